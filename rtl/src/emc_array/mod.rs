@@ -1,0 +1,353 @@
+//! The EMC array: 64 enhanced memory chips, 16,384 bit-serial pixel processors.
+//!
+//! Seed 003 §III.4.1 and §III.4.2.5.1: each PE has 208 bits of memory, an Enable register, a
+//! Carry register and a bit-serial ALU. All PEs execute the same [`ArrayOp`] each 40 MHz cycle.
+//!
+//! **Model choice** (docs/model-choices.md, "EMC geometry"): EMC `k` covers the 8-column ×
+//! 32-row block with chip column `k % 16` and chip row `k / 16`, so the four AEO stripes fall
+//! on chip boundaries.
+//!
+//! State is bit-sliced ([`plane`]): 208 memory planes, Enable and Carry, each 256 `u64`.
+
+pub mod alu;
+pub mod plane;
+
+use crate::trace::{bit, Traced, Tracer};
+use alu::{enable_eval, Lut};
+use plane::{Plane, ONES_PLANE, PLANE_WORDS, ZERO_PLANE};
+
+/// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
+pub const MEM_BITS: usize = 208;
+/// EMCs on a Renderer (seed 003 §III.4.1).
+pub const NUM_EMCS: usize = 64;
+/// Columns of PEs per EMC (model choice, "EMC geometry").
+pub const EMC_COLS: usize = 8;
+/// Rows of PEs per EMC (model choice, "EMC geometry").
+pub const EMC_ROWS: usize = 32;
+/// EMCs per row of chips.
+pub const EMCS_PER_ROW: usize = plane::ARRAY_DIM / EMC_COLS;
+
+/// The EMC (chip number 0..64) holding pixel (x, y).
+pub fn emc_of(x: usize, y: usize) -> usize {
+    (y / EMC_ROWS) * EMCS_PER_ROW + x / EMC_COLS
+}
+
+/// The second ALU operand, as the IGC selected it for this cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BSource {
+    /// Constant 0 (also the value of a broadcast scalar bit that is 0).
+    #[default]
+    Zero,
+    /// Constant 1 (a broadcast scalar bit that is 1).
+    One,
+    /// The memory bit at this address.
+    Mem(u8),
+    /// Each PE's own Enable register.
+    Enable,
+}
+
+/// One cycle's operation of the whole array: what the IGC's PE-array fields asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ArrayOp {
+    /// Port A memory address (`None`: A reads 0).
+    pub a: Option<u8>,
+    /// Port B source.
+    pub b: BSource,
+    /// Result truth table, index `(a<<2)|(b<<1)|c`.
+    pub lut_r: u8,
+    /// Carry truth table, same index.
+    pub lut_c: u8,
+    /// Enable truth table, index `(e<<1)|r`.
+    pub lut_e: u8,
+    /// Write Carry (all PEs).
+    pub cry_we: bool,
+    /// Write Enable (all PEs).
+    pub en_we: bool,
+    /// Write the result to this memory address.
+    pub w: Option<u8>,
+    /// Write memory at every PE (true) or only where Enable is set (false).
+    pub wr_all: bool,
+}
+
+impl ArrayOp {
+    /// An operation that changes nothing.
+    pub fn is_nop(&self) -> bool {
+        !self.cry_we && !self.en_we && self.w.is_none()
+    }
+}
+
+/// What a probe pixel saw in the last cycle (for the waveform).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProbeSample {
+    pub a: bool,
+    pub b: bool,
+    pub carry_in: bool,
+    pub alu_out: bool,
+    pub carry_out: bool,
+    /// The memory bit written this cycle (its new value), and whether it was written.
+    pub mem_write: bool,
+    pub mem_written: bool,
+}
+
+/// A pixel chosen for tracing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub x: usize,
+    pub y: usize,
+    pub last: ProbeSample,
+}
+
+/// The array of 128×128 pixel processors.
+#[derive(Clone)]
+pub struct EmcArray {
+    /// Pixel memory: `mem[bit]` is the plane of bit `bit` of every PE.
+    pub mem: Box<[Plane; MEM_BITS]>,
+    /// Enable registers.
+    pub enable: Box<Plane>,
+    /// Carry registers.
+    pub carry: Box<Plane>,
+    /// OR of Enable per AEO stripe (status bits 0-3 are these; seed §III.4.1-6).
+    stripes: [bool; 4],
+    /// Probe pixels (tracing only; empty when tracing is off).
+    probes: Vec<Probe>,
+    /// The last operation (for the waveform).
+    last_op: ArrayOp,
+}
+
+impl Default for EmcArray {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EmcArray {
+    /// A freshly powered array: memory, Enable and Carry cleared.
+    pub fn new() -> Self {
+        let mem: Box<[Plane; MEM_BITS]> = vec![ZERO_PLANE; MEM_BITS]
+            .into_boxed_slice()
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("length is MEM_BITS"));
+        EmcArray {
+            mem,
+            enable: Box::new(ZERO_PLANE),
+            carry: Box::new(ZERO_PLANE),
+            stripes: [false; 4],
+            probes: Vec::new(),
+            last_op: ArrayOp::default(),
+        }
+    }
+
+    /// AEO: global NOR of the Enable registers (seed §III.4.1-6).
+    pub fn aeo(&self) -> bool {
+        !self.stripes.iter().any(|&s| s)
+    }
+
+    /// The four stripe ORs (status word bits 0-3, the inverses of AEO0..AEO3).
+    pub fn stripes(&self) -> [bool; 4] {
+        self.stripes
+    }
+
+    /// Add a probe pixel traced as `pixel_<x>_<y>`. Coordinates must be < 128.
+    pub fn add_probe(&mut self, x: usize, y: usize) {
+        if x < plane::ARRAY_DIM
+            && y < plane::ARRAY_DIM
+            && !self.probes.iter().any(|p| p.x == x && p.y == y)
+        {
+            self.probes.push(Probe {
+                x,
+                y,
+                last: ProbeSample::default(),
+            });
+        }
+    }
+
+    /// The probe pixels.
+    pub fn probes(&self) -> &[Probe] {
+        &self.probes
+    }
+
+    /// Recompute the stripe ORs from the Enable plane (after a direct write by a testbench).
+    pub fn refresh_aeo(&mut self) {
+        let acc = self.enable.iter().fold(0u64, |acc, w| acc | w);
+        self.stripes = std::array::from_fn(|k| acc & plane::stripe_mask(k) != 0);
+    }
+
+    /// Read an unsigned field `mem[lsb : len]` (len ≤ 64) of pixel (x, y), for testbenches.
+    pub fn peek(&self, x: usize, y: usize, lsb: usize, len: usize) -> u64 {
+        (0..len.min(64))
+            .filter(|i| lsb + i < MEM_BITS && plane::get(&self.mem[lsb + i], x, y))
+            .fold(0, |v, i| v | 1 << i)
+    }
+
+    /// Write an unsigned field `mem[lsb : len]` (len ≤ 64) of pixel (x, y), for testbenches.
+    pub fn poke(&mut self, x: usize, y: usize, lsb: usize, len: usize, value: u64) {
+        for i in 0..len.min(64) {
+            if lsb + i < MEM_BITS {
+                plane::set(&mut self.mem[lsb + i], x, y, (value >> i) & 1 != 0);
+            }
+        }
+    }
+
+    /// Execute one cycle's operation on all 16,384 PEs (the clock edge).
+    pub fn step(&mut self, op: &ArrayOp) {
+        self.last_op = *op;
+        if op.is_nop() {
+            if !self.probes.is_empty() {
+                for p in &mut self.probes {
+                    p.last = ProbeSample::default();
+                }
+            }
+            return;
+        }
+        if !self.probes.is_empty() {
+            self.sample_probes(op);
+        }
+        // Fold constant inputs into the truth tables, so the loop reads only real planes.
+        let (mut tr, mut tc) = (op.lut_r, op.lut_c);
+        let a_addr = op.a.filter(|&a| (a as usize) < MEM_BITS);
+        if a_addr.is_none() {
+            tr = Lut::fix_a(tr, false);
+            tc = Lut::fix_a(tc, false);
+        }
+        let b_plane_sel = match op.b {
+            BSource::Zero => {
+                tr = Lut::fix_b(tr, false);
+                tc = Lut::fix_b(tc, false);
+                None
+            }
+            BSource::One => {
+                tr = Lut::fix_b(tr, true);
+                tc = Lut::fix_b(tc, true);
+                None
+            }
+            BSource::Mem(b) if (b as usize) < MEM_BITS => Some(Some(b as usize)),
+            BSource::Mem(_) => {
+                tr = Lut::fix_b(tr, false);
+                tc = Lut::fix_b(tc, false);
+                None
+            }
+            BSource::Enable => Some(None),
+        };
+        let w = op.w.map(|w| w as usize).filter(|&w| w < MEM_BITS);
+        let lr = Lut::new(tr);
+        let lc = Lut::new(tc);
+
+        // Inputs are copied word by word before any write of that word, so A, B and W may
+        // name the same plane (seed note 12: no restriction on overlapping).
+        let mut en_acc = 0u64;
+        for i in 0..PLANE_WORDS {
+            let a = match a_addr {
+                Some(a) => self.mem[a as usize][i],
+                None => 0,
+            };
+            let b = match b_plane_sel {
+                Some(Some(b)) => self.mem[b][i],
+                Some(None) => self.enable[i],
+                None => 0,
+            };
+            let c = self.carry[i];
+            let e = self.enable[i];
+            let r = lr.eval(a, b, c);
+            if let Some(w) = w {
+                let old = self.mem[w][i];
+                self.mem[w][i] = if op.wr_all { r } else { (r & e) | (old & !e) };
+            }
+            if op.cry_we {
+                self.carry[i] = lc.eval(a, b, c);
+            }
+            if op.en_we {
+                let ne = enable_eval(op.lut_e, e, r);
+                self.enable[i] = ne;
+                en_acc |= ne;
+            }
+        }
+        if op.en_we {
+            self.stripes = std::array::from_fn(|k| en_acc & plane::stripe_mask(k) != 0);
+        }
+    }
+
+    fn sample_probes(&mut self, op: &ArrayOp) {
+        let mem = &self.mem;
+        let get = |p: &Plane, x, y| plane::get(p, x, y);
+        for p in &mut self.probes {
+            let (x, y) = (p.x, p.y);
+            let a =
+                op.a.filter(|&a| (a as usize) < MEM_BITS)
+                    .is_some_and(|a| get(&mem[a as usize], x, y));
+            let b = match op.b {
+                BSource::Zero => false,
+                BSource::One => true,
+                BSource::Mem(b) => (b as usize) < MEM_BITS && get(&mem[b as usize], x, y),
+                BSource::Enable => get(&self.enable, x, y),
+            };
+            let c = get(&self.carry, x, y);
+            let e = get(&self.enable, x, y);
+            let r = Lut::eval_bit(op.lut_r, a, b, c);
+            let written = op.w.is_some_and(|w| (w as usize) < MEM_BITS) && (op.wr_all || e);
+            p.last = ProbeSample {
+                a,
+                b,
+                carry_in: c,
+                alu_out: r,
+                carry_out: Lut::eval_bit(op.lut_c, a, b, c),
+                mem_write: written && r,
+                mem_written: written,
+            };
+        }
+    }
+
+    /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
+    pub fn trace_probes(&self, t: &mut dyn Tracer) {
+        for p in &self.probes {
+            t.push_scope(&format!("pixel_{}_{}", p.x, p.y));
+            bit(t, "enable", plane::get(&self.enable, p.x, p.y));
+            bit(t, "carry", plane::get(&self.carry, p.x, p.y));
+            bit(t, "alu_a", p.last.a);
+            bit(t, "alu_b", p.last.b);
+            bit(t, "alu_cin", p.last.carry_in);
+            bit(t, "alu_out", p.last.alu_out);
+            bit(t, "alu_cout", p.last.carry_out);
+            bit(t, "mem_we", p.last.mem_written);
+            bit(t, "mem_wdata", p.last.mem_write);
+            t.bits("emc", 6, emc_of(p.x, p.y) as u64);
+            t.pop_scope();
+        }
+    }
+
+    /// A constant plane of ones, for callers that need one.
+    pub fn ones() -> &'static Plane {
+        &ONES_PLANE
+    }
+}
+
+impl Traced for EmcArray {
+    fn trace(&self, t: &mut dyn Tracer) {
+        t.push_scope("emc_array");
+        bit(t, "aeo", self.aeo());
+        for k in 0..4 {
+            bit(t, &format!("stripe{k}"), self.stripes[k]);
+        }
+        t.bits("enable_count", 15, plane::count(&self.enable) as u64);
+        t.bits("carry_count", 15, plane::count(&self.carry) as u64);
+        let op = &self.last_op;
+        t.bits("a_addr", 8, op.a.map_or(0, |a| a as u64));
+        bit(t, "a_en", op.a.is_some());
+        let (b_sel, b_addr) = match op.b {
+            BSource::Zero => ("0", 0),
+            BSource::One => ("1", 0),
+            BSource::Mem(b) => ("mem", b as u64),
+            BSource::Enable => ("enable", 0),
+        };
+        t.text("b_src", b_sel);
+        t.bits("b_addr", 8, b_addr);
+        t.bits("lut_r", 8, op.lut_r as u64);
+        t.bits("lut_c", 8, op.lut_c as u64);
+        t.bits("lut_e", 4, op.lut_e as u64);
+        bit(t, "cry_we", op.cry_we);
+        bit(t, "en_we", op.en_we);
+        bit(t, "mem_we", op.w.is_some());
+        t.bits("w_addr", 8, op.w.map_or(0, |w| w as u64));
+        bit(t, "wr_all", op.wr_all);
+        t.pop_scope();
+    }
+}

@@ -1,0 +1,504 @@
+//! The IGC microinstruction: 128 bits in four 32-bit store words (W0..W3).
+//!
+//! ```text
+//! W0  PE-array ALU      [7:0] LUT_R  [15:8] LUT_C  [19:16] LUT_E  [20] EN_WE  [21] CRY_WE
+//!                       [22] MEM_WE  [23] WR_ALL   [26:24] B_SRC  [28:27] B_EXT  [31:29] QEE_OP
+//! W1  address gens      [3:0] A_BASE [5:4] A_IDX   [9:6] B_BASE   [11:10] B_IDX
+//!                       [15:12] W_BASE [17:16] W_IDX [20:18] B_LIM [21] reserved
+//!                       [26:22] FC_BOOL [31:27] FC_CONST
+//! W2  sequencer         [3:0] SEQ    [14:4] TARGET  [15] reserved  [18:16] L_LOAD
+//!                       [20:19] I_OP [23:21] MISC   [31:24] IMM8
+//! W3  flow control      the R5xx US_FC fields at their seed-000 bit positions (issue 5)
+//! ```
+//!
+//! Fields that later issues fill (QEE_OP, B_SRC=TREE, A/B/W_IDX=aL, FC_*, W3, SEQ codes 9-15,
+//! MISC 3-7) are reserved now: a microinstruction that sets them is *illegal* and faults the
+//! IGC (see docs/microcode.md). Every field is documented in docs/microcode.md.
+
+use std::fmt;
+
+/// Store words per microinstruction.
+pub const WORDS_PER_UINST: usize = 4;
+
+/// A bit field of the microinstruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub word: usize,
+    pub shift: u32,
+    pub width: u32,
+}
+
+impl Field {
+    const fn new(name: &'static str, word: usize, shift: u32, width: u32) -> Field {
+        Field {
+            name,
+            word,
+            shift,
+            width,
+        }
+    }
+    /// Extract the field.
+    #[inline]
+    pub fn get(&self, w: &[u32; 4]) -> u32 {
+        (w[self.word] >> self.shift) & ((1u64 << self.width) - 1) as u32
+    }
+    /// Insert a value (masked to the width).
+    pub fn put(&self, w: &mut [u32; 4], v: u32) {
+        let mask = ((1u64 << self.width) - 1) as u32;
+        w[self.word] = (w[self.word] & !(mask << self.shift)) | ((v & mask) << self.shift);
+    }
+    /// Largest value the field holds.
+    pub fn max(&self) -> u32 {
+        ((1u64 << self.width) - 1) as u32
+    }
+}
+
+pub const LUT_R: Field = Field::new("LUT_R", 0, 0, 8);
+pub const LUT_C: Field = Field::new("LUT_C", 0, 8, 8);
+pub const LUT_E: Field = Field::new("LUT_E", 0, 16, 4);
+pub const EN_WE: Field = Field::new("EN_WE", 0, 20, 1);
+pub const CRY_WE: Field = Field::new("CRY_WE", 0, 21, 1);
+pub const MEM_WE: Field = Field::new("MEM_WE", 0, 22, 1);
+pub const WR_ALL: Field = Field::new("WR_ALL", 0, 23, 1);
+pub const B_SRC: Field = Field::new("B_SRC", 0, 24, 3);
+pub const B_EXT: Field = Field::new("B_EXT", 0, 27, 2);
+pub const QEE_OP: Field = Field::new("QEE_OP", 0, 29, 3);
+pub const A_BASE: Field = Field::new("A_BASE", 1, 0, 4);
+pub const A_IDX: Field = Field::new("A_IDX", 1, 4, 2);
+pub const B_BASE: Field = Field::new("B_BASE", 1, 6, 4);
+pub const B_IDX: Field = Field::new("B_IDX", 1, 10, 2);
+pub const W_BASE: Field = Field::new("W_BASE", 1, 12, 4);
+pub const W_IDX: Field = Field::new("W_IDX", 1, 16, 2);
+pub const B_LIM: Field = Field::new("B_LIM", 1, 18, 3);
+pub const W1_RSVD: Field = Field::new("W1_RSVD", 1, 21, 1);
+pub const FC_BOOL: Field = Field::new("FC_BOOL", 1, 22, 5);
+pub const FC_CONST: Field = Field::new("FC_CONST", 1, 27, 5);
+pub const SEQ: Field = Field::new("SEQ", 2, 0, 4);
+pub const TARGET: Field = Field::new("TARGET", 2, 4, 11);
+pub const W2_RSVD: Field = Field::new("W2_RSVD", 2, 15, 1);
+pub const L_LOAD: Field = Field::new("L_LOAD", 2, 16, 3);
+pub const I_OP: Field = Field::new("I_OP", 2, 19, 2);
+pub const MISC: Field = Field::new("MISC", 2, 21, 3);
+pub const IMM8: Field = Field::new("IMM8", 2, 24, 8);
+pub const FC_WORD: Field = Field::new("FC", 3, 0, 32);
+
+/// Every field, in layout order (for documentation and the assembler's listing).
+pub const FIELDS: &[Field] = &[
+    LUT_R, LUT_C, LUT_E, EN_WE, CRY_WE, MEM_WE, WR_ALL, B_SRC, B_EXT, QEE_OP, A_BASE, A_IDX,
+    B_BASE, B_IDX, W_BASE, W_IDX, B_LIM, W1_RSVD, FC_BOOL, FC_CONST, SEQ, TARGET, W2_RSVD, L_LOAD,
+    I_OP, MISC, IMM8, FC_WORD,
+];
+
+/// Number of operand registers OPR0..OPR4 (fields F0..F4 of the opcode and P words).
+pub const NUM_OPR: usize = 5;
+
+/// Source of ALU input B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BSrc {
+    /// Constant 0.
+    Zero = 0,
+    /// Pixel memory at the B address.
+    Mem = 1,
+    /// Bit `min(B address, 31)` of the scalar `sca` (the C register): `sca[n]` sign-extends.
+    Sca = 2,
+    /// Each PE's Enable register.
+    Enable = 4,
+    /// Constant 1.
+    One = 5,
+}
+
+/// Extension of operand B past a length (seed notes 7 and 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BExt {
+    None = 0,
+    /// When I ≥ OPR[B_LIM], B reads 0 (unsigned source).
+    Zero = 1,
+    /// When I ≥ OPR[B_LIM], B reads the sign bit `mem[B_BASE + OPR[B_LIM] - 1]`.
+    Sign = 2,
+}
+
+/// Base of an address generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// Port unused (A reads 0; W does not write; B must then not be `Mem`).
+    Off,
+    /// Operand register OPR0..OPR4.
+    Opr(u8),
+    /// Absolute: base 0 (address = index, e.g. IMM-free constant addressing via I).
+    Abs,
+}
+
+/// Index added to the base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Idx {
+    None = 0,
+    /// The bit counter I.
+    I = 1,
+    /// I counted from the top: `OPR[B_LIM] - 1 - I` (walks a segment MSB first, e.g. for an
+    /// overlapping CPY).
+    IRev = 3,
+}
+
+/// An address generator: `base + index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddrGen {
+    pub base: Base,
+    pub idx: Idx,
+}
+
+/// Sequencer operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seq {
+    /// PC + 1.
+    Next = 0,
+    /// PC = TARGET.
+    Jump = 1,
+    /// If L > 1: L -= 1, PC = TARGET; else L = 0, PC + 1.
+    Loop = 2,
+    /// End of command: take the next command from the Stream Parser (stall until one is
+    /// ready) and go to its dispatch-RAM entry.
+    Dispatch = 3,
+    /// PC = TARGET if AEO is asserted, else PC + 1.
+    JAeo = 4,
+    /// PC = TARGET if AEO is not asserted, else PC + 1.
+    JNAeo = 5,
+    /// As `Loop`, but dispatch instead of falling through when the loop ends.
+    LoopD = 6,
+    /// Stay here forever (the HANG command).
+    Hang = 7,
+    /// PC = TARGET if OPR[IMM8 bits 2:0] > OPR[IMM8 bits 6:4] (unsigned), else PC + 1.
+    JOprGt = 8,
+}
+
+/// Loop-counter load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LLoad {
+    None,
+    /// L = OPR[k].
+    Opr(u8),
+    /// L = IMM8.
+    Imm,
+}
+
+/// Bit-counter operation (after the cycle's addresses were formed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IOp {
+    Keep = 0,
+    Clear = 1,
+    Inc = 2,
+}
+
+/// Miscellaneous control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Misc {
+    None = 0,
+    /// Turn on the IGC "indicator" signal (status bit 31).
+    IndOn = 1,
+    /// Turn it off.
+    IndOff = 2,
+}
+
+/// A decoded microinstruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Microinstruction {
+    pub lut_r: u8,
+    pub lut_c: u8,
+    pub lut_e: u8,
+    pub en_we: bool,
+    pub cry_we: bool,
+    pub mem_we: bool,
+    pub wr_all: bool,
+    pub b_src: BSrc,
+    pub b_ext: BExt,
+    pub a: AddrGen,
+    pub b: AddrGen,
+    pub w: AddrGen,
+    pub b_lim: u8,
+    pub seq: Seq,
+    pub target: u16,
+    pub l_load: LLoad,
+    pub i_op: IOp,
+    pub misc: Misc,
+    pub imm: u8,
+}
+
+/// Why a microinstruction cannot execute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Illegal(pub String);
+
+impl fmt::Display for Illegal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Default for Microinstruction {
+    /// The all-zero microinstruction: no array operation, `Seq::Next`.
+    fn default() -> Self {
+        decode(&[0; 4]).unwrap_or_else(|_| unreachable!("zero word is legal"))
+    }
+}
+
+fn illegal<T>(field: &Field, v: u32, why: &str) -> Result<T, Illegal> {
+    Err(Illegal(format!("{} = {} is {}", field.name, v, why)))
+}
+
+fn base(field: &Field, v: u32) -> Result<Base, Illegal> {
+    match v {
+        0 => Ok(Base::Off),
+        1..=5 => Ok(Base::Opr(v as u8 - 1)),
+        6 => Ok(Base::Abs),
+        _ => illegal(field, v, "reserved"),
+    }
+}
+
+fn idx(field: &Field, v: u32) -> Result<Idx, Illegal> {
+    match v {
+        0 => Ok(Idx::None),
+        1 => Ok(Idx::I),
+        3 => Ok(Idx::IRev),
+        _ => illegal(
+            field,
+            v,
+            "aL-relative addressing (reserved for the flow-control unit)",
+        ),
+    }
+}
+
+/// Decode four store words.
+pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
+    let b_src = match B_SRC.get(w) {
+        0 => BSrc::Zero,
+        1 => BSrc::Mem,
+        2 => BSrc::Sca,
+        3 => return illegal(&B_SRC, 3, "TREE (reserved for the QEE)"),
+        4 => BSrc::Enable,
+        5 => BSrc::One,
+        v => return illegal(&B_SRC, v, "reserved"),
+    };
+    let b_ext = match B_EXT.get(w) {
+        0 => BExt::None,
+        1 => BExt::Zero,
+        2 => BExt::Sign,
+        v => return illegal(&B_EXT, v, "reserved"),
+    };
+    if QEE_OP.get(w) != 0 {
+        return illegal(&QEE_OP, QEE_OP.get(w), "reserved for the QEE");
+    }
+    for f in [W1_RSVD, W2_RSVD, FC_BOOL, FC_CONST] {
+        if f.get(w) != 0 {
+            return illegal(&f, f.get(w), "reserved (must be 0)");
+        }
+    }
+    if w[3] != 0 {
+        return illegal(
+            &FC_WORD,
+            w[3],
+            "a flow-control word (reserved for the flow-control unit)",
+        );
+    }
+    let b_lim = B_LIM.get(w);
+    if b_lim as usize >= NUM_OPR {
+        return illegal(&B_LIM, b_lim, "not an operand register (0..=4)");
+    }
+    let seq = match SEQ.get(w) {
+        0 => Seq::Next,
+        1 => Seq::Jump,
+        2 => Seq::Loop,
+        3 => Seq::Dispatch,
+        4 => Seq::JAeo,
+        5 => Seq::JNAeo,
+        6 => Seq::LoopD,
+        7 => Seq::Hang,
+        8 => Seq::JOprGt,
+        v => return illegal(&SEQ, v, "reserved (9-15 are for the flow-control unit)"),
+    };
+    let l_load = match L_LOAD.get(w) {
+        0 => LLoad::None,
+        v @ 1..=5 => LLoad::Opr(v as u8 - 1),
+        6 => LLoad::Imm,
+        v => return illegal(&L_LOAD, v, "reserved"),
+    };
+    let i_op = match I_OP.get(w) {
+        0 => IOp::Keep,
+        1 => IOp::Clear,
+        2 => IOp::Inc,
+        v => return illegal(&I_OP, v, "reserved"),
+    };
+    let misc = match MISC.get(w) {
+        0 => Misc::None,
+        1 => Misc::IndOn,
+        2 => Misc::IndOff,
+        v => return illegal(&MISC, v, "reserved"),
+    };
+    let a = AddrGen {
+        base: base(&A_BASE, A_BASE.get(w))?,
+        idx: idx(&A_IDX, A_IDX.get(w))?,
+    };
+    let b = AddrGen {
+        base: base(&B_BASE, B_BASE.get(w))?,
+        idx: idx(&B_IDX, B_IDX.get(w))?,
+    };
+    let wg = AddrGen {
+        base: base(&W_BASE, W_BASE.get(w))?,
+        idx: idx(&W_IDX, W_IDX.get(w))?,
+    };
+    let mem_we = MEM_WE.get(w) != 0;
+    if mem_we && wg.base == Base::Off {
+        return illegal(&W_BASE, 0, "off while MEM_WE is set");
+    }
+    if b_src == BSrc::Mem && b.base == Base::Off {
+        return illegal(&B_BASE, 0, "off while B_SRC = MEM");
+    }
+    Ok(Microinstruction {
+        lut_r: LUT_R.get(w) as u8,
+        lut_c: LUT_C.get(w) as u8,
+        lut_e: LUT_E.get(w) as u8,
+        en_we: EN_WE.get(w) != 0,
+        cry_we: CRY_WE.get(w) != 0,
+        mem_we,
+        wr_all: WR_ALL.get(w) != 0,
+        b_src,
+        b_ext,
+        a,
+        b,
+        w: wg,
+        b_lim: b_lim as u8,
+        seq,
+        target: TARGET.get(w) as u16,
+        l_load,
+        i_op,
+        misc,
+        imm: IMM8.get(w) as u8,
+    })
+}
+
+fn base_code(b: Base) -> u32 {
+    match b {
+        Base::Off => 0,
+        Base::Opr(k) => k as u32 + 1,
+        Base::Abs => 6,
+    }
+}
+
+/// Encode into four store words (inverse of [`decode`]).
+pub fn encode(m: &Microinstruction) -> [u32; 4] {
+    let mut w = [0u32; 4];
+    LUT_R.put(&mut w, m.lut_r as u32);
+    LUT_C.put(&mut w, m.lut_c as u32);
+    LUT_E.put(&mut w, m.lut_e as u32);
+    EN_WE.put(&mut w, m.en_we as u32);
+    CRY_WE.put(&mut w, m.cry_we as u32);
+    MEM_WE.put(&mut w, m.mem_we as u32);
+    WR_ALL.put(&mut w, m.wr_all as u32);
+    B_SRC.put(&mut w, m.b_src as u32);
+    B_EXT.put(&mut w, m.b_ext as u32);
+    A_BASE.put(&mut w, base_code(m.a.base));
+    A_IDX.put(&mut w, m.a.idx as u32);
+    B_BASE.put(&mut w, base_code(m.b.base));
+    B_IDX.put(&mut w, m.b.idx as u32);
+    W_BASE.put(&mut w, base_code(m.w.base));
+    W_IDX.put(&mut w, m.w.idx as u32);
+    B_LIM.put(&mut w, m.b_lim as u32);
+    SEQ.put(&mut w, m.seq as u32);
+    TARGET.put(&mut w, m.target as u32);
+    L_LOAD.put(
+        &mut w,
+        match m.l_load {
+            LLoad::None => 0,
+            LLoad::Opr(k) => k as u32 + 1,
+            LLoad::Imm => 6,
+        },
+    );
+    I_OP.put(&mut w, m.i_op as u32);
+    MISC.put(&mut w, m.misc as u32);
+    IMM8.put(&mut w, m.imm as u32);
+    w
+}
+
+impl Seq {
+    /// Mnemonic, as the waveform shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Seq::Next => "NEXT",
+            Seq::Jump => "JUMP",
+            Seq::Loop => "LOOP",
+            Seq::Dispatch => "DISPATCH",
+            Seq::JAeo => "JAEO",
+            Seq::JNAeo => "JNAEO",
+            Seq::LoopD => "LOOPD",
+            Seq::Hang => "HANG",
+            Seq::JOprGt => "JOPRGT",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_do_not_overlap_and_fill_their_words() {
+        let mut used = [0u64; 4];
+        for f in FIELDS {
+            let m = ((1u64 << f.width) - 1) << f.shift;
+            assert_eq!(used[f.word] & m, 0, "{} overlaps", f.name);
+            used[f.word] |= m;
+        }
+        for u in used {
+            assert_eq!(u, 0xffff_ffff);
+        }
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let m = Microinstruction {
+            lut_r: 0x96,
+            lut_c: 0xe8,
+            lut_e: 0b1000,
+            en_we: true,
+            cry_we: true,
+            mem_we: true,
+            wr_all: false,
+            b_src: BSrc::Mem,
+            b_ext: BExt::Sign,
+            a: AddrGen {
+                base: Base::Opr(1),
+                idx: Idx::I,
+            },
+            b: AddrGen {
+                base: Base::Opr(2),
+                idx: Idx::I,
+            },
+            w: AddrGen {
+                base: Base::Opr(0),
+                idx: Idx::I,
+            },
+            b_lim: 4,
+            seq: Seq::LoopD,
+            target: 0x7ff,
+            l_load: LLoad::Opr(3),
+            i_op: IOp::Inc,
+            misc: Misc::IndOn,
+            imm: 200,
+        };
+        assert_eq!(decode(&encode(&m)), Ok(m));
+    }
+
+    #[test]
+    fn reserved_fields_are_illegal() {
+        let mut w = [0u32; 4];
+        B_SRC.put(&mut w, 3);
+        assert!(decode(&w).is_err());
+        let mut w = [0u32; 4];
+        w[3] = 1;
+        assert!(decode(&w).is_err());
+        let mut w = [0u32; 4];
+        SEQ.put(&mut w, 9);
+        assert!(decode(&w).is_err());
+        let mut w = [0u32; 4];
+        MEM_WE.put(&mut w, 1);
+        assert!(decode(&w).is_err(), "write with W port off");
+    }
+}

@@ -1,0 +1,480 @@
+//! The Image Generation Controller (IGC): a microsequencer with a writable microcode store.
+//!
+//! Seed 003 §III.4.2: the IGC receives commands from the Stream Parser and executes them on
+//! the EMC array. Here the command set is *microcode*: the hardware below provides the
+//! datapath (operand registers, bit counter I, loop counter L, address generators, the
+//! scalar) and the sequencer; what a command does and how long it takes comes from the
+//! microcode loaded with RMODEON / MCWRITE / MCREAD / RMODEOFF (§III.4.2.5.3).
+//!
+//! - [`opcode`]: the opcode and P word layout.
+//! - [`microinstruction`]: the 128-bit microinstruction.
+//! - [`store`]: control store and dispatch RAM.
+//! - [`llpr`]: the command registers the Stream Parser fills.
+
+pub mod llpr;
+pub mod microinstruction;
+pub mod opcode;
+pub mod store;
+
+use crate::emc_array::{ArrayOp, BSource, MEM_BITS};
+use crate::trace::{bit, Traced, Tracer};
+use llpr::{Llpr, COEF_C};
+use microinstruction::{
+    AddrGen, BExt, BSrc, Base, IOp, Idx, LLoad, Microinstruction, Misc, Seq, NUM_OPR,
+};
+use opcode::{
+    OpcodeWord, CMD_FBITS, CMD_MCREAD, CMD_MCWRITE, CMD_NOOP, CMD_RMODEOFF, CMD_RMODEON, FBITS_MAX,
+    HARDWIRED_BASE,
+};
+use store::{McStore, CONTROL_STORE_UINSTS};
+
+/// What the IGC is doing this cycle (an FSM, traced by name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IgcState {
+    /// Loading microcode: only MCWRITE, MCREAD, NOOP, RMODEOFF and FBITS are legal.
+    RMode,
+    /// Executing a microinstruction of a command's routine.
+    Run,
+    /// At a DISPATCH with no command from the parser.
+    WaitCmd,
+    /// Executing HANG: stuck until a Ring reset.
+    Hang,
+    /// Stopped on an illegal microinstruction: stuck until a Ring reset or RMODEON.
+    Fault,
+}
+
+impl IgcState {
+    /// Name shown in the waveform.
+    pub fn name(self) -> &'static str {
+        match self {
+            IgcState::RMode => "RMODE",
+            IgcState::Run => "RUN",
+            IgcState::WaitCmd => "WAIT_CMD",
+            IgcState::Hang => "HANG",
+            IgcState::Fault => "FAULT",
+        }
+    }
+}
+
+/// Something the IGC did this cycle that the board or the simulator must know about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IgcEvent {
+    /// A microcoded command was taken; its routine starts at `entry` next cycle.
+    Dispatch { cmd: u8, opcode: u32, entry: u16 },
+    /// A command executed by the IGC control logic (RMode commands, RMODEON).
+    Control { cmd: u8, opcode: u32 },
+    /// A formatting error in the command stream as the IGC sees it (status bit 29 and an
+    /// error message): an illegal command in RMode, an opcode without microcode, a bad FBITS.
+    FormatError(String),
+    /// The IGC stopped on an illegal microinstruction (no status bit in the seed; the
+    /// simulator reports it and stops).
+    Fault { pc: u16, why: String },
+    /// Something suspicious with no hardware effect (e.g. an address past the 208 bits).
+    Diagnostic(String),
+}
+
+/// The IGC's registers.
+#[derive(Clone)]
+pub struct Igc {
+    pub store: McStore,
+    pub state: IgcState,
+    /// Microprogram counter.
+    pub pc: u16,
+    /// Operand registers OPR0..OPR4, latched from fields F0..F4 at dispatch.
+    pub opr: [u32; NUM_OPR],
+    /// The latched opcode and P word of the executing command.
+    pub opcode: u32,
+    pub pword: u32,
+    /// Coefficient registers A..F (C is also the scalar `sca`).
+    pub coef: [u32; 6],
+    /// Fractional bits of the QEE (seed §III.4.2.5.1-1).
+    pub fbits: u8,
+    /// Bit counter I.
+    pub i: u8,
+    /// Loop counter L.
+    pub l: u8,
+    /// The "indicator" signal (status bit 31), INDON/INDOFF.
+    pub indicator: bool,
+    /// The last executed microinstruction (for the waveform).
+    pub last: Microinstruction,
+    /// The PC of the last executed microinstruction.
+    pub last_pc: u16,
+    /// Commands taken since reset.
+    pub commands: u64,
+}
+
+impl Default for Igc {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Igc {
+    /// The IGC after a Ring reset: in RMode, PC 0, empty store (seed §III.4.2.5.3: "After a
+    /// Ring reset, the IGC is guaranteed to be in RMode already").
+    pub fn new() -> Self {
+        Igc {
+            store: McStore::new(),
+            state: IgcState::RMode,
+            pc: 0,
+            opr: [0; NUM_OPR],
+            opcode: 0,
+            pword: 0,
+            coef: [0; 6],
+            fbits: 0,
+            i: 0,
+            l: 0,
+            indicator: false,
+            last: Microinstruction::default(),
+            last_pc: 0,
+            commands: 0,
+        }
+    }
+
+    /// The scalar `sca` (the C coefficient register).
+    pub fn sca(&self) -> u32 {
+        self.coef[COEF_C]
+    }
+
+    /// Whether the IGC is stuck (HANG or an illegal microinstruction).
+    pub fn stuck(&self) -> bool {
+        matches!(self.state, IgcState::Hang | IgcState::Fault)
+    }
+
+    /// One 40 MHz cycle. Takes a command from `llpr` when the microcode dispatches (or, in
+    /// RMode, whenever one is there), and returns the operation for the EMC array.
+    pub fn step(&mut self, llpr: &mut Llpr, aeo: bool, events: &mut Vec<IgcEvent>) -> ArrayOp {
+        match self.state {
+            IgcState::RMode => {
+                self.rmode_step(llpr, events);
+                ArrayOp::default()
+            }
+            IgcState::Hang | IgcState::Fault => ArrayOp::default(),
+            IgcState::Run | IgcState::WaitCmd => self.run_step(llpr, aeo, events),
+        }
+    }
+
+    fn rmode_step(&mut self, llpr: &mut Llpr, events: &mut Vec<IgcEvent>) {
+        if !llpr.go {
+            return;
+        }
+        llpr.go = false;
+        let op = OpcodeWord(llpr.opcode);
+        let cmd = op.cmd();
+        events.push(IgcEvent::Control {
+            cmd,
+            opcode: llpr.opcode,
+        });
+        match cmd {
+            CMD_MCWRITE => {
+                if let Err(e) = self.store.write(op.hardwired_addr(), llpr.coef[COEF_C]) {
+                    events.push(IgcEvent::FormatError(e));
+                }
+            }
+            CMD_MCREAD => self.set_pc(op.hardwired_addr(), events),
+            // "a NOOP() or MCREAD(0) command is used to reset the IGC program counter"
+            CMD_NOOP => self.pc = 0,
+            CMD_RMODEON => {}
+            CMD_RMODEOFF => self.leave_rmode(),
+            CMD_FBITS if op.fbits_load() => {
+                self.load_fbits(op, events);
+                self.leave_rmode();
+            }
+            _ => events.push(IgcEvent::FormatError(format!(
+                "opcode {:#010x} (CMD {:#04x}) is not allowed in RMode: only MCWRITE, MCREAD, NOOP, RMODEOFF and FBITS are",
+                llpr.opcode, cmd
+            ))),
+        }
+    }
+
+    fn set_pc(&mut self, addr: u32, events: &mut Vec<IgcEvent>) {
+        if addr as usize >= CONTROL_STORE_UINSTS {
+            events.push(IgcEvent::FormatError(format!(
+                "MCREAD address {addr:#x} is outside the control store (0..{CONTROL_STORE_UINSTS:#x})"
+            )));
+        } else {
+            self.pc = addr as u16;
+        }
+    }
+
+    fn leave_rmode(&mut self) {
+        self.state = IgcState::Run;
+    }
+
+    fn load_fbits(&mut self, op: OpcodeWord, events: &mut Vec<IgcEvent>) {
+        let n = op.fbits();
+        if n > FBITS_MAX {
+            events.push(IgcEvent::FormatError(format!(
+                "FBITS field {n} is out of range 0..=30; FBITS left at {}",
+                self.fbits
+            )));
+        } else {
+            self.fbits = n as u8;
+        }
+    }
+
+    fn addr(&self, g: AddrGen) -> Option<u32> {
+        let base = match g.base {
+            Base::Off => return None,
+            Base::Opr(k) => self.opr[k as usize],
+            Base::Abs => 0,
+        };
+        Some(match g.idx {
+            Idx::None => base,
+            Idx::I => base + self.i as u32,
+            Idx::IRev => {
+                (base + self.opr[self.last.b_lim as usize]).wrapping_sub(1 + self.i as u32)
+            }
+        })
+    }
+
+    fn mem_addr(&self, a: u32, port: &str, events: &mut Vec<IgcEvent>) -> Option<u8> {
+        if (a as usize) < MEM_BITS {
+            Some(a as u8)
+        } else {
+            events.push(IgcEvent::Diagnostic(format!(
+                "microinstruction at PC {} addressed pixel-memory bit {a} on port {port}, past the {MEM_BITS} bits; the access was dropped",
+                self.last_pc
+            )));
+            None
+        }
+    }
+
+    fn array_op(&self, m: &Microinstruction, events: &mut Vec<IgcEvent>) -> ArrayOp {
+        let a = self.addr(m.a).and_then(|a| self.mem_addr(a, "A", events));
+        let mut b_addr = self.addr(m.b).unwrap_or(0);
+        let lim = self.opr[m.b_lim as usize];
+        let extended = m.b_ext != BExt::None && self.i as u32 >= lim;
+        if extended && m.b_ext == BExt::Sign {
+            b_addr = self
+                .addr(AddrGen {
+                    base: m.b.base,
+                    idx: Idx::None,
+                })
+                .unwrap_or(0)
+                + lim.saturating_sub(1);
+        }
+        let b = match m.b_src {
+            BSrc::Zero => BSource::Zero,
+            BSrc::One => BSource::One,
+            BSrc::Enable => BSource::Enable,
+            BSrc::Mem if extended && m.b_ext == BExt::Zero => BSource::Zero,
+            BSrc::Mem => match self.mem_addr(b_addr, "B", events) {
+                Some(b) => BSource::Mem(b),
+                None => BSource::Zero,
+            },
+            BSrc::Sca if extended && m.b_ext == BExt::Zero => BSource::Zero,
+            BSrc::Sca => {
+                if (self.sca() >> b_addr.min(31)) & 1 != 0 {
+                    BSource::One
+                } else {
+                    BSource::Zero
+                }
+            }
+        };
+        let w = if m.mem_we {
+            self.addr(m.w).and_then(|w| self.mem_addr(w, "W", events))
+        } else {
+            None
+        };
+        ArrayOp {
+            a,
+            b,
+            lut_r: m.lut_r,
+            lut_c: m.lut_c,
+            lut_e: m.lut_e,
+            cry_we: m.cry_we,
+            en_we: m.en_we,
+            w,
+            wr_all: m.wr_all,
+        }
+    }
+
+    fn run_step(&mut self, llpr: &mut Llpr, aeo: bool, events: &mut Vec<IgcEvent>) -> ArrayOp {
+        let pc = self.pc;
+        let m = match self.store.uinst(pc) {
+            Ok(m) => *m,
+            Err(e) => {
+                events.push(IgcEvent::Fault {
+                    pc,
+                    why: e.to_string(),
+                });
+                self.state = IgcState::Fault;
+                return ArrayOp::default();
+            }
+        };
+        if self.state == IgcState::WaitCmd {
+            // Stalled at a DISPATCH (or a finished LOOPD): the array idles until a command
+            // arrives.
+            self.dispatch(llpr, events);
+            return ArrayOp::default();
+        }
+        self.last = m;
+        self.last_pc = pc;
+        let op = self.array_op(&m, events);
+        match m.misc {
+            Misc::None => {}
+            Misc::IndOn => self.indicator = true,
+            Misc::IndOff => self.indicator = false,
+        }
+        let next = (pc as usize + 1) as u16 % CONTROL_STORE_UINSTS as u16;
+        let mut dispatch = false;
+        let mut new_pc = next;
+        match m.seq {
+            Seq::Next => {}
+            Seq::Jump => new_pc = m.target,
+            Seq::Loop | Seq::LoopD => {
+                if self.l > 1 {
+                    self.l -= 1;
+                    new_pc = m.target;
+                } else {
+                    self.l = 0;
+                    dispatch = m.seq == Seq::LoopD;
+                }
+            }
+            Seq::Dispatch => dispatch = true,
+            Seq::JAeo if aeo => new_pc = m.target,
+            Seq::JNAeo if !aeo => new_pc = m.target,
+            Seq::JAeo | Seq::JNAeo => {}
+            Seq::JOprGt => {
+                let x = self.opr[(m.imm & 7) as usize % NUM_OPR];
+                let y = self.opr[((m.imm >> 4) & 7) as usize % NUM_OPR];
+                if x > y {
+                    new_pc = m.target;
+                }
+            }
+            Seq::Hang => {
+                self.state = IgcState::Hang;
+                return op;
+            }
+        }
+        match m.i_op {
+            IOp::Keep => {}
+            IOp::Clear => self.i = 0,
+            IOp::Inc => self.i = self.i.wrapping_add(1),
+        }
+        match m.l_load {
+            LLoad::None => {}
+            LLoad::Opr(k) => self.l = self.opr[k as usize] as u8,
+            LLoad::Imm => self.l = m.imm,
+        }
+        if dispatch {
+            self.dispatch(llpr, events);
+        } else {
+            self.state = IgcState::Run;
+            self.pc = new_pc;
+        }
+        op
+    }
+
+    /// Take the next command from the parser, if there is one.
+    fn dispatch(&mut self, llpr: &mut Llpr, events: &mut Vec<IgcEvent>) {
+        if !llpr.go {
+            self.state = IgcState::WaitCmd;
+            return;
+        }
+        llpr.go = false;
+        let op = OpcodeWord(llpr.opcode);
+        let cmd = op.cmd();
+        self.state = IgcState::Run;
+        if cmd >= HARDWIRED_BASE {
+            events.push(IgcEvent::Control {
+                cmd,
+                opcode: llpr.opcode,
+            });
+            match cmd {
+                CMD_RMODEON => self.state = IgcState::RMode,
+                CMD_RMODEOFF => {}
+                CMD_MCWRITE | CMD_MCREAD => events.push(IgcEvent::FormatError(format!(
+                    "{} outside RMode (send RMODEON first); command ignored",
+                    if cmd == CMD_MCWRITE { "MCWRITE" } else { "MCREAD" }
+                ))),
+                _ => events.push(IgcEvent::FormatError(format!(
+                    "opcode {:#010x}: CMD {cmd:#04x} is a reserved IGC-control code; command ignored",
+                    llpr.opcode
+                ))),
+            }
+            if self.state != IgcState::RMode {
+                self.state = IgcState::WaitCmd;
+            }
+            return;
+        }
+        let Some(entry) = self.store.entry(cmd) else {
+            events.push(IgcEvent::FormatError(format!(
+                "opcode {:#010x}: no microcode routine for CMD {cmd:#04x} (dispatch RAM entry not valid); command ignored",
+                llpr.opcode
+            )));
+            self.state = IgcState::WaitCmd;
+            return;
+        };
+        // Latch the command into the operand registers.
+        self.opcode = llpr.opcode;
+        self.pword = if op.long() { llpr.p } else { 0 };
+        let pf = opcode::p_fields(self.pword);
+        self.opr = [op.f0() & 0xff, pf[0], pf[1], pf[2], pf[3]];
+        for k in 0..6 {
+            if llpr.coef_mask & (1 << k) != 0 {
+                self.coef[k] = llpr.coef[k];
+            }
+        }
+        if op.fbits_load() {
+            self.load_fbits(op, events);
+        }
+        self.commands += 1;
+        self.pc = entry;
+        events.push(IgcEvent::Dispatch {
+            cmd,
+            opcode: llpr.opcode,
+            entry,
+        });
+    }
+}
+
+impl Traced for Igc {
+    fn trace(&self, t: &mut dyn Tracer) {
+        t.push_scope("igc");
+        t.text("state", self.state.name());
+        bit(t, "rmode", self.state == IgcState::RMode);
+        t.bits("pc", 11, self.pc as u64);
+        t.bits("upc", 11, self.last_pc as u64);
+        t.bits("cmd", 8, (self.opcode & 0xff) as u64);
+        t.bits("opcode", 32, self.opcode as u64);
+        t.bits("pword", 32, self.pword as u64);
+        for (k, v) in self.opr.iter().enumerate() {
+            t.bits(&format!("opr{k}"), 8, *v as u64);
+        }
+        t.bits("sca", 32, self.sca() as u64);
+        t.bits("fbits", 5, self.fbits as u64);
+        t.bits("i", 8, self.i as u64);
+        t.bits("l", 8, self.l as u64);
+        bit(t, "indicator", self.indicator);
+        t.bits("commands", 32, self.commands);
+        t.push_scope("uinst");
+        let m = &self.last;
+        t.text("seq", m.seq.name());
+        t.bits("target", 11, m.target as u64);
+        t.bits("lut_r", 8, m.lut_r as u64);
+        t.bits("lut_c", 8, m.lut_c as u64);
+        t.bits("lut_e", 4, m.lut_e as u64);
+        bit(t, "mem_we", m.mem_we);
+        bit(t, "cry_we", m.cry_we);
+        bit(t, "en_we", m.en_we);
+        bit(t, "wr_all", m.wr_all);
+        t.text(
+            "b_src",
+            match m.b_src {
+                BSrc::Zero => "0",
+                BSrc::Mem => "MEM",
+                BSrc::Sca => "SCA",
+                BSrc::Enable => "ENABLE",
+                BSrc::One => "1",
+            },
+        );
+        let w = self.store.uinst_words(self.last_pc);
+        for (k, v) in w.iter().enumerate() {
+            t.bits(&format!("w{k}"), 32, *v as u64);
+        }
+        t.pop_scope();
+        t.pop_scope();
+    }
+}

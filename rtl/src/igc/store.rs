@@ -1,0 +1,93 @@
+//! The IGC's writable microcode store: the control store and the dispatch RAM.
+//!
+//! Loaded only through the command stream (MCWRITE writes `sca[32]` at an address; seed 003
+//! §III.4.2.5.3). The store starts empty (all zero) at power-up. Address map (our choice,
+//! docs/microcode.md "Store map"):
+//!
+//! - words `0 .. CONTROL_STORE_WORDS`: microinstruction `p` occupies words `4p .. 4p+3`;
+//! - words `DISPATCH_BASE .. DISPATCH_BASE + 256`: the dispatch RAM, one word per CMD value:
+//!   bit 31 = valid, bits 10:0 = the entry address of the command's routine.
+
+use super::microinstruction::{decode, Illegal, Microinstruction, WORDS_PER_UINST};
+
+/// Microinstructions in the control store (the TARGET field is 11 bits).
+pub const CONTROL_STORE_UINSTS: usize = 2048;
+/// 32-bit words of the control store.
+pub const CONTROL_STORE_WORDS: usize = CONTROL_STORE_UINSTS * WORDS_PER_UINST;
+/// First word of the dispatch RAM.
+pub const DISPATCH_BASE: usize = CONTROL_STORE_WORDS;
+/// Entries of the dispatch RAM (one per CMD value).
+pub const DISPATCH_ENTRIES: usize = 256;
+/// Total MCWRITE address space.
+pub const STORE_WORDS: usize = DISPATCH_BASE + DISPATCH_ENTRIES;
+/// Valid bit of a dispatch-RAM entry.
+pub const DISPATCH_VALID: u32 = 1 << 31;
+/// Mask of the entry address in a dispatch-RAM entry.
+pub const DISPATCH_ADDR_MASK: u32 = (CONTROL_STORE_UINSTS - 1) as u32;
+
+/// The microcode store with a decoded copy of every microinstruction (updated on write).
+#[derive(Clone)]
+pub struct McStore {
+    words: Vec<u32>,
+    decoded: Vec<Result<Microinstruction, Illegal>>,
+    /// Number of MCWRITEs since reset (for reports).
+    pub writes: u64,
+}
+
+impl Default for McStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl McStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        McStore {
+            words: vec![0; STORE_WORDS],
+            decoded: vec![Ok(Microinstruction::default()); CONTROL_STORE_UINSTS],
+            writes: 0,
+        }
+    }
+
+    /// Write one word (MCWRITE). Out-of-range addresses are refused.
+    pub fn write(&mut self, addr: u32, value: u32) -> Result<(), String> {
+        let a = addr as usize;
+        if a >= STORE_WORDS {
+            return Err(format!(
+                "MCWRITE address {addr:#x} is outside the microcode store (0..{STORE_WORDS:#x})"
+            ));
+        }
+        self.words[a] = value;
+        self.writes += 1;
+        if a < CONTROL_STORE_WORDS {
+            let p = a / WORDS_PER_UINST;
+            let w: [u32; 4] = std::array::from_fn(|k| self.words[p * WORDS_PER_UINST + k]);
+            self.decoded[p] = decode(&w);
+        }
+        Ok(())
+    }
+
+    /// Read one word.
+    pub fn read(&self, addr: u32) -> Option<u32> {
+        self.words.get(addr as usize).copied()
+    }
+
+    /// The decoded microinstruction at `pc` (wrapped into the store).
+    #[inline]
+    pub fn uinst(&self, pc: u16) -> &Result<Microinstruction, Illegal> {
+        &self.decoded[pc as usize % CONTROL_STORE_UINSTS]
+    }
+
+    /// The raw words of the microinstruction at `pc`.
+    pub fn uinst_words(&self, pc: u16) -> [u32; 4] {
+        let p = pc as usize % CONTROL_STORE_UINSTS;
+        std::array::from_fn(|k| self.words[p * WORDS_PER_UINST + k])
+    }
+
+    /// The dispatch-RAM entry address for `cmd`, if valid.
+    pub fn entry(&self, cmd: u8) -> Option<u16> {
+        let e = self.words[DISPATCH_BASE + cmd as usize];
+        (e & DISPATCH_VALID != 0).then_some((e & DISPATCH_ADDR_MASK) as u16)
+    }
+}

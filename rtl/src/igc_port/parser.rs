@@ -1,0 +1,273 @@
+//! The Stream Parser (seed 003 §III.4.1-1 and §III.4.2.1).
+//!
+//! It strips the destination word of each message, parses the body into IGC commands (opcode,
+//! P word when bit 31 is set, coefficients by CoefMode and bit 19, the lookup-table mode) and
+//! hands each complete command to the IGC's LLPR registers (WrEnLLPR per word, GoLLPR per
+//! command). It reads at most one FIFO word per 40 MHz cycle (docs/model-choices.md, "Stream
+//! Parser rate"). A message that ends in the middle of a command is a formatting error: the
+//! partial command is dropped and parsing restarts with the new message. A flush-able message
+//! (destination LSB = 1) that starts while AEO is asserted is read and discarded.
+
+use super::rxfifo::{RxFifo, RxWord};
+use crate::igc::llpr::{Llpr, COEF_A, COEF_B, COEF_C, COEF_D, COEF_E, COEF_F};
+use crate::igc::opcode::OpcodeWord;
+use crate::trace::{bit, Traced, Tracer};
+
+/// Coefficient order for CoefMode 01.
+const SEQ_C: &[usize] = &[COEF_C];
+/// Coefficient order for CoefMode 10.
+const SEQ_ABC: &[usize] = &[COEF_A, COEF_B, COEF_C];
+/// Coefficient order for CoefMode 11 with bit 19 set (seed §III.4.2.1 table).
+const SEQ_DEFABC: &[usize] = &[COEF_D, COEF_E, COEF_F, COEF_A, COEF_B, COEF_C];
+
+/// Parser FSM state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParserState {
+    /// Expecting the destination word of a message.
+    Dest,
+    /// Expecting an opcode (or the next message).
+    Opcode,
+    /// Expecting the P word.
+    PWord,
+    /// Expecting coefficient number `k` of the command's sequence.
+    Coef(u8),
+    /// Lookup-table mode: expecting a C word (the one with bit 31 set ends the table).
+    Table,
+    /// Discarding a flushed message.
+    Flush,
+}
+
+impl ParserState {
+    /// Name shown in the waveform.
+    pub fn name(self) -> &'static str {
+        match self {
+            ParserState::Dest => "DEST",
+            ParserState::Opcode => "OPCODE",
+            ParserState::PWord => "PWORD",
+            ParserState::Coef(_) => "COEF",
+            ParserState::Table => "TABLE",
+            ParserState::Flush => "FLUSH",
+        }
+    }
+}
+
+/// Something the parser reports to the board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParserEvent {
+    /// A command was left hanging at a message boundary (status bit 29, error message).
+    FormatError(String),
+    /// A flush-able message was discarded because AEO was asserted.
+    Flushed { dest: u32 },
+}
+
+/// The Stream Parser's registers.
+#[derive(Clone, Debug)]
+pub struct StreamParser {
+    pub state: ParserState,
+    /// The command being assembled.
+    cur: Llpr,
+    /// A complete command waiting for the LLPR registers to be free.
+    held: bool,
+    /// Coefficient sequence of the current command.
+    coef_seq: &'static [usize],
+    /// The message's destination word.
+    pub dest: u32,
+    /// Words read from the FIFO since reset.
+    pub words_read: u64,
+    /// Pulses of this cycle (for the waveform).
+    pub wr_en_llpr: bool,
+    pub go_llpr: bool,
+    pub fifo_read: bool,
+    /// The word read this cycle.
+    pub word: u32,
+    /// Messages flushed since reset.
+    pub flushed: u64,
+}
+
+impl Default for StreamParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StreamParser {
+    /// The parser after reset: waiting for a message.
+    pub fn new() -> Self {
+        StreamParser {
+            state: ParserState::Dest,
+            cur: Llpr::default(),
+            held: false,
+            coef_seq: &[],
+            dest: 0,
+            words_read: 0,
+            wr_en_llpr: false,
+            go_llpr: false,
+            fifo_read: false,
+            word: 0,
+            flushed: 0,
+        }
+    }
+
+    /// Whether the parser holds part or all of a command.
+    pub fn busy(&self) -> bool {
+        self.held
+            || matches!(
+                self.state,
+                ParserState::PWord | ParserState::Coef(_) | ParserState::Table
+            )
+    }
+
+    /// One 40 MHz cycle. `aeo` is the array's AEO signal; `llpr` the IGC's command registers.
+    pub fn step(
+        &mut self,
+        fifo: &mut RxFifo,
+        llpr: &mut Llpr,
+        aeo: bool,
+        events: &mut Vec<ParserEvent>,
+    ) {
+        self.wr_en_llpr = false;
+        self.go_llpr = false;
+        self.fifo_read = false;
+        if self.held {
+            if llpr.go {
+                return;
+            }
+            self.hand_over(llpr);
+            self.held = false;
+        }
+        let Some(RxWord { word, sop }) = fifo.pop() else {
+            return;
+        };
+        self.fifo_read = true;
+        self.word = word;
+        self.words_read += 1;
+        if sop {
+            if matches!(
+                self.state,
+                ParserState::PWord | ParserState::Coef(_) | ParserState::Table
+            ) {
+                events.push(ParserEvent::FormatError(format!(
+                    "message ended in the middle of a command (opcode {:#010x}, parser in {}); the command was dropped",
+                    self.cur.opcode,
+                    self.state.name()
+                )));
+            }
+            self.dest = word;
+            self.state = if word & 1 == 1 && aeo {
+                self.flushed += 1;
+                events.push(ParserEvent::Flushed { dest: word });
+                ParserState::Flush
+            } else {
+                ParserState::Opcode
+            };
+            return;
+        }
+        match self.state {
+            ParserState::Flush => {}
+            // A word without the start tag where a destination is expected cannot come from
+            // the Ring model; treat it as the destination of a message.
+            ParserState::Dest => {
+                self.dest = word;
+                self.state = ParserState::Opcode;
+            }
+            ParserState::Opcode => {
+                let op = OpcodeWord(word);
+                self.cur = Llpr {
+                    go: false,
+                    opcode: word,
+                    p: 0,
+                    coef: [0; 6],
+                    coef_mask: 0,
+                };
+                self.wr_en_llpr = true;
+                self.coef_seq = match op.coef_words() {
+                    Some(0) => &[],
+                    Some(1) => SEQ_C,
+                    Some(3) => SEQ_ABC,
+                    _ => SEQ_DEFABC,
+                };
+                self.after_p(op, llpr);
+                if op.long() {
+                    self.state = ParserState::PWord;
+                }
+            }
+            ParserState::PWord => {
+                self.cur.p = word;
+                self.wr_en_llpr = true;
+                self.after_p(OpcodeWord(self.cur.opcode), llpr);
+            }
+            ParserState::Coef(k) => {
+                let idx = self.coef_seq[k as usize];
+                self.cur.coef[idx] = word;
+                self.cur.coef_mask |= 1 << idx;
+                self.wr_en_llpr = true;
+                if k as usize + 1 == self.coef_seq.len() {
+                    self.complete(llpr);
+                    self.state = ParserState::Opcode;
+                } else {
+                    self.state = ParserState::Coef(k + 1);
+                }
+            }
+            ParserState::Table => {
+                self.cur.coef[COEF_C] = word;
+                self.cur.coef_mask = 1 << COEF_C;
+                self.wr_en_llpr = true;
+                self.complete(llpr);
+                if word & (1 << 31) != 0 {
+                    self.state = ParserState::Opcode;
+                }
+            }
+        }
+    }
+
+    /// After the opcode (short command) or the P word: decide what follows.
+    fn after_p(&mut self, op: OpcodeWord, llpr: &mut Llpr) {
+        if op.long() && self.state != ParserState::PWord {
+            return; // the P word comes next
+        }
+        if op.table_mode() {
+            self.state = ParserState::Table;
+        } else if self.coef_seq.is_empty() {
+            self.complete(llpr);
+            self.state = ParserState::Opcode;
+        } else {
+            self.state = ParserState::Coef(0);
+        }
+    }
+
+    /// The command is complete: give it to the IGC now, or hold it until the LLPR is free.
+    fn complete(&mut self, llpr: &mut Llpr) {
+        if llpr.go {
+            self.held = true;
+        } else {
+            self.hand_over(llpr);
+        }
+    }
+
+    fn hand_over(&mut self, llpr: &mut Llpr) {
+        *llpr = self.cur;
+        llpr.go = true;
+        self.go_llpr = true;
+    }
+
+    /// Whether the parser is stalled on a held command (for cycle attribution).
+    pub fn held(&self) -> bool {
+        self.held
+    }
+}
+
+impl Traced for StreamParser {
+    fn trace(&self, t: &mut dyn Tracer) {
+        t.push_scope("parser");
+        t.text("state", self.state.name());
+        bit(t, "fifo_read", self.fifo_read);
+        t.bits("word", 32, self.word as u64);
+        bit(t, "WrEnLLPR", self.wr_en_llpr);
+        bit(t, "GoLLPR", self.go_llpr);
+        bit(t, "held", self.held);
+        t.bits("dest", 32, self.dest as u64);
+        t.bits("opcode", 32, self.cur.opcode as u64);
+        t.bits("coef_mask", 6, self.cur.coef_mask as u64);
+        t.pop_scope();
+    }
+}

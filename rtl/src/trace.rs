@@ -1,0 +1,90 @@
+//! The tracer interface: how a hardware block shows its registers to a waveform writer.
+//!
+//! A block implements [`Traced`]; its `trace` method walks its registers and calls the
+//! [`Tracer`] once per signal, inside named scopes. The walk must visit the same signals in
+//! the same order on every call (the set may depend only on configuration fixed before the
+//! first call, such as the probe pixels), so a sink can declare the signals on the first walk
+//! and afterwards match values to signals by position alone, without hashing names.
+//!
+//! The blocks do no I/O: writers (VCD, FST) live in the `pp5-sim` crate. When tracing is off
+//! nobody calls `trace`, so it costs nothing in the clocked step.
+
+/// Receives the signals of a block, one call per signal, in a stable order.
+pub trait Tracer {
+    /// Enter a child scope (a hardware block), e.g. `igc` inside `renderer`.
+    fn push_scope(&mut self, name: &str);
+    /// Leave the current scope.
+    fn pop_scope(&mut self);
+    /// A register or wire of `width` bits (1..=64); only the low `width` bits of `value` count.
+    fn bits(&mut self, name: &str, width: u32, value: u64);
+    /// A signal whose value is a name: an FSM state, a decoded opcode or field.
+    /// Writers show it as a string in GTKWave.
+    fn text(&mut self, name: &str, value: &str);
+}
+
+/// A block whose registers can be traced.
+pub trait Traced {
+    /// Walk every register of the block (see the module comment for the ordering rule).
+    fn trace(&self, t: &mut dyn Tracer);
+}
+
+/// Shorthand for a 1-bit signal.
+#[inline]
+pub fn bit(t: &mut dyn Tracer, name: &str, value: bool) {
+    t.bits(name, 1, value as u64);
+}
+
+/// A tracer that records the signals it is shown as `(path, width, value)`; used by tests
+/// and by the simulator's `--peek`-style reports. Text signals have width 0.
+#[derive(Debug, Default, Clone)]
+pub struct Recorder {
+    scope: Vec<String>,
+    /// Every signal seen, in visiting order: hierarchical name, width, numeric value, text.
+    pub signals: Vec<(String, u32, u64, String)>,
+}
+
+impl Recorder {
+    fn path(&self, name: &str) -> String {
+        let mut p = self.scope.join(".");
+        if !p.is_empty() {
+            p.push('.');
+        }
+        p.push_str(name);
+        p
+    }
+
+    /// The numeric value of the signal with this hierarchical name, if it was recorded.
+    pub fn value(&self, path: &str) -> Option<u64> {
+        self.signals.iter().find(|s| s.0 == path).map(|s| s.2)
+    }
+
+    /// The text value of the string signal with this hierarchical name.
+    pub fn text_value(&self, path: &str) -> Option<&str> {
+        self.signals
+            .iter()
+            .find(|s| s.0 == path)
+            .map(|s| s.3.as_str())
+    }
+}
+
+impl Tracer for Recorder {
+    fn push_scope(&mut self, name: &str) {
+        self.scope.push(name.to_string());
+    }
+    fn pop_scope(&mut self) {
+        self.scope.pop();
+    }
+    fn bits(&mut self, name: &str, width: u32, value: u64) {
+        let mask = if width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        let p = self.path(name);
+        self.signals.push((p, width, value & mask, String::new()));
+    }
+    fn text(&mut self, name: &str, value: &str) {
+        let p = self.path(name);
+        self.signals.push((p, 0, 0, value.to_string()));
+    }
+}

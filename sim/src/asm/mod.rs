@@ -1,0 +1,6 @@
+//! Assemblers: the IGC microcode assembler (our `asmpp5`) and its opcode table.
+
+pub mod expr;
+pub mod header;
+pub mod microcode;
+pub mod opcodes;

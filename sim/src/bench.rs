@@ -1,0 +1,56 @@
+//! `pp5 bench`: simulated 40 MHz cycles per wall-clock second, tracing off and on, measured in
+//! one run so the ratio is meaningful on a shared machine.
+
+use crate::asm::microcode::McImage;
+use crate::demo::alu_stream;
+use crate::engine::SimOptions;
+use crate::session::{run, RunSpec, WaveSpec};
+use std::path::Path;
+use std::time::Instant;
+
+/// One measurement.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchFigure {
+    pub name: String,
+    pub cycles: u64,
+    pub seconds: f64,
+    pub cycles_per_sec: f64,
+}
+
+/// Run the ALU-heavy stream `reps` rounds with tracing off, then with a VCD of the default
+/// scopes and probes into `dir`. Returns the figures.
+pub fn bench(image: &McImage, reps: usize, dir: &Path) -> Result<Vec<BenchFigure>, String> {
+    let stream = alu_stream(&image.table, reps).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let vcd = dir.join("pp5-bench.vcd");
+    for (name, wave) in [
+        ("tracing off", None),
+        (
+            "VCD, default probes",
+            Some(WaveSpec {
+                gtkw: false,
+                ..WaveSpec::new(&vcd)
+            }),
+        ),
+    ] {
+        let spec = RunSpec {
+            image,
+            boot: true,
+            stream: &stream,
+            opts: SimOptions::default(),
+            wave,
+        };
+        let t = Instant::now();
+        let r = run(spec, |_, _, _| {}, None).map_err(|e| e.to_string())?;
+        let secs = t.elapsed().as_secs_f64();
+        let cycles = r.sim.board.cycle;
+        out.push(BenchFigure {
+            name: name.into(),
+            cycles,
+            seconds: secs,
+            cycles_per_sec: cycles as f64 / secs.max(1e-9),
+        });
+    }
+    let _ = std::fs::remove_file(&vcd);
+    Ok(out)
+}

@@ -1,0 +1,19 @@
+//! # pp5-sim: the simulation engine around the Renderer model
+//!
+//! - [`engine`]: the run loop, the Ring source, the timing log and diagnostics.
+//! - [`session`]: one run from inputs to results (boot, stream, waveform, `.gtkw`).
+//! - [`trace`]: waveform writers (VCD, FST) and GTKWave save files, fed by the
+//!   [`pp5_rtl::trace::Tracer`] interface.
+//! - [`asm`]: the microcode assembler and the opcode table it generates.
+//! - [`stream`]: command streams: text format, binary Ring-message format, builder API.
+//! - [`report`]: run summaries as tables, JSON and CSV.
+//! - [`demo`], [`bench`]: the built-in example and the speed benchmark.
+
+pub mod asm;
+pub mod bench;
+pub mod demo;
+pub mod engine;
+pub mod report;
+pub mod session;
+pub mod stream;
+pub mod trace;

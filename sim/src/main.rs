@@ -1,0 +1,410 @@
+//! `pp5`: the command-line front end of pp5-rtl.
+//!
+//! Exit codes (for scripts): 0 success; 1 I/O or internal error; 2 usage error; 3 bad input
+//! (stream, microcode or file); 4 simulated hardware error (error bits set, IGC stuck);
+//! 5 the cycle limit stopped the run; 130 interrupted.
+
+use clap::{Args, Parser, Subcommand};
+use pp5_sim::asm::microcode::{self, McImage};
+use pp5_sim::engine::{SimOptions, StopReason};
+use pp5_sim::report::Summary;
+use pp5_sim::session::{run, RunError, RunSpec, WaveSpec};
+use pp5_sim::stream::{binary, text, Stream};
+use pp5_sim::trace::{gtkwave_command, TraceConfig, WaveFormat};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+const EXIT_IO: u8 = 1;
+const EXIT_INPUT: u8 = 3;
+const EXIT_HW_ERROR: u8 = 4;
+const EXIT_LIMIT: u8 = 5;
+const EXIT_INTERRUPTED: u8 = 130;
+
+#[derive(Parser)]
+#[command(name = "pp5", version, about = "Cycle-accurate signal-level model of the Pixel-Planes 5 Renderer", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the built-in example stream and write a waveform plus a GTKWave save file.
+    Demo {
+        /// Waveform to write (.vcd or .fst); a .gtkw is written beside it.
+        #[arg(long, default_value = "pp5-demo.vcd")]
+        wave: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run a command stream (text .pp5s or binary Ring messages).
+    Run {
+        /// The stream file.
+        stream: PathBuf,
+        #[command(flatten)]
+        common: Common,
+        /// Write a VCD waveform (and a .gtkw beside it).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+        /// Write an FST waveform (and a .gtkw beside it).
+        #[arg(long)]
+        fst: Option<PathBuf>,
+    },
+    /// Assemble IGC microcode: write the image (JSON) and print the opcode table.
+    Asm {
+        /// Microcode source (.pp5uc); the standard microcode if omitted.
+        source: Option<PathBuf>,
+        /// Image file to write.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Also write a C header with I_/P_/Ix_ macros (our igc_opcodes.h).
+        #[arg(long)]
+        header: Option<PathBuf>,
+    },
+    /// Assemble a text stream to binary Ring messages, or disassemble binary to text.
+    Stream {
+        /// Input (text or binary, detected by content).
+        input: PathBuf,
+        /// Output file (default: standard output for text, required for binary).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Microcode whose opcode table names the commands.
+        #[arg(long)]
+        microcode: Option<PathBuf>,
+    },
+    /// Measure simulated cycles per second, tracing off and with a VCD, in one run.
+    Bench {
+        /// Rounds of the ALU-heavy stream.
+        #[arg(long, default_value_t = 400)]
+        reps: usize,
+    },
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    /// Microcode source (.pp5uc) or image (.json); default: the standard microcode.
+    #[arg(long)]
+    microcode: Option<PathBuf>,
+    /// Probe pixel traced in the waveform, as X,Y (repeatable).
+    #[arg(long, value_parser = parse_xy)]
+    probe: Vec<(usize, usize)>,
+    /// Trace only these scopes (path prefixes such as renderer.igc; repeatable).
+    #[arg(long)]
+    scope: Vec<String>,
+    /// Trace only cycles FIRST:LAST.
+    #[arg(long, value_parser = parse_window)]
+    window: Option<(u64, u64)>,
+    /// Stop after this many 40 MHz cycles.
+    #[arg(long, default_value_t = 100_000_000)]
+    max_cycles: u64,
+    /// Print pixel memory mem[ADDR:LEN] of pixel X,Y after the run (repeatable).
+    #[arg(long, value_parser = parse_peek)]
+    peek: Vec<(usize, usize, usize, usize)>,
+    /// Write all pixel memory to a file (16,384 pixels row-major × 26 bytes, bit 0 first).
+    #[arg(long)]
+    dump_mem: Option<PathBuf>,
+    /// Do not load the microcode through the stream first (write the store directly).
+    #[arg(long)]
+    no_boot: bool,
+    /// Report format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
+    report: String,
+    /// Command rows to print in the table (0 = all).
+    #[arg(long, default_value_t = 40)]
+    rows: usize,
+}
+
+fn parse_xy(s: &str) -> Result<(usize, usize), String> {
+    let v = nums(s, 2)?;
+    if v[0] >= 128 || v[1] >= 128 {
+        return Err("pixel coordinates are 0..=127".into());
+    }
+    Ok((v[0], v[1]))
+}
+
+fn parse_peek(s: &str) -> Result<(usize, usize, usize, usize), String> {
+    let v = nums(s, 4)?;
+    if v[0] >= 128 || v[1] >= 128 {
+        return Err("pixel coordinates are 0..=127".into());
+    }
+    if v[3] == 0 || v[3] > 64 || v[2] + v[3] > 208 {
+        return Err("ADDR,LEN must be a segment of 1..=64 bits inside the 208".into());
+    }
+    Ok((v[0], v[1], v[2], v[3]))
+}
+
+fn parse_window(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once(':').ok_or("use FIRST:LAST")?;
+    let a: u64 = a.trim().parse().map_err(|_| "bad FIRST")?;
+    let b: u64 = b.trim().parse().map_err(|_| "bad LAST")?;
+    if b < a {
+        return Err("LAST is before FIRST".into());
+    }
+    Ok((a, b))
+}
+
+fn nums(s: &str, n: usize) -> Result<Vec<usize>, String> {
+    let v: Result<Vec<usize>, _> = s.split(',').map(|x| x.trim().parse::<usize>()).collect();
+    let v = v.map_err(|_| format!("expected {n} comma-separated numbers, got `{s}`"))?;
+    if v.len() != n {
+        return Err(format!("expected {n} comma-separated numbers, got `{s}`"));
+    }
+    Ok(v)
+}
+
+/// An error with its exit code.
+struct Fail(u8, String);
+
+fn input(msg: impl Into<String>) -> Fail {
+    Fail(EXIT_INPUT, msg.into())
+}
+
+fn load_microcode(path: &Option<PathBuf>) -> Result<McImage, Fail> {
+    match path {
+        None => microcode::assemble(microcode::STANDARD_SOURCE, microcode::STANDARD_NAME)
+            .map_err(|e| input(e.to_string())),
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).map_err(|e| input(format!("{}: {e}", p.display())))?;
+            McImage::load(&text, &p.display().to_string()).map_err(input)
+        }
+    }
+}
+
+fn load_stream(path: &Path, image: &McImage) -> Result<Stream, Fail> {
+    let bytes = std::fs::read(path).map_err(|e| input(format!("{}: {e}", path.display())))?;
+    if binary::is_binary(&bytes) {
+        binary::read(&bytes[..]).map_err(|e| input(e.to_string()))
+    } else {
+        let text = String::from_utf8(bytes).map_err(|_| {
+            input(format!(
+                "{}: neither a binary Ring-message file nor UTF-8 text",
+                path.display()
+            ))
+        })?;
+        text::parse(&text, &path.display().to_string(), &image.table)
+            .map_err(|e| input(e.to_string()))
+    }
+}
+
+fn simulate(
+    stream: &Stream,
+    common: &Common,
+    wave: Option<PathBuf>,
+    image: &McImage,
+) -> Result<u8, Fail> {
+    let mut opts = SimOptions {
+        max_cycles: common.max_cycles,
+        ..SimOptions::default()
+    };
+    if !common.probe.is_empty() {
+        opts.probes = common.probe.clone();
+    }
+    let wave = wave.map(|p| WaveSpec {
+        format: WaveFormat::from_path(&p).unwrap_or(WaveFormat::Vcd),
+        cfg: TraceConfig {
+            scopes: common.scope.clone(),
+            window: common.window,
+        },
+        gtkw: true,
+        path: p,
+    });
+    let spec = RunSpec {
+        image,
+        boot: !common.no_boot,
+        stream,
+        opts,
+        wave: wave.clone(),
+    };
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        // A second Ctrl-C while the first is handled falls back to the default handler.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let total_words = stream.total_words() as u64;
+    let bar = indicatif::ProgressBar::new(total_words.max(1));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} words  {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let progress = |cycle: u64, delivered: u64, total: u64| {
+        if cycle >= 1 << 22 {
+            bar.set_length(total.max(1));
+            bar.set_position(delivered);
+            bar.set_message(format!("{cycle} cycles"));
+        }
+    };
+    let result = run(spec, progress, Some(&interrupt));
+    bar.finish_and_clear();
+    let r = match result {
+        Ok(r) => r,
+        Err(RunError::Input(m)) => return Err(input(m)),
+        Err(RunError::Io(e)) => return Err(Fail(EXIT_IO, format!("writing the waveform: {e}"))),
+    };
+    let summary = Summary::of(&r.sim, &r.stop);
+    match common.report.as_str() {
+        "json" => println!("{}", summary.json()),
+        "csv" => print!("{}", summary.csv()),
+        _ => print!("{}", summary.table(common.rows)),
+    }
+    for &(x, y, a, l) in &common.peek {
+        let v = r.sim.board.array.peek(x, y, a, l);
+        eprintln!("peek pixel ({x},{y}) mem[{a}:{l}] = {v} ({v:#x})");
+    }
+    if let Some(p) = &common.dump_mem {
+        let mut out = Vec::with_capacity(128 * 128 * 26);
+        for y in 0..128 {
+            for x in 0..128 {
+                for byte in 0..26 {
+                    out.push(r.sim.board.array.peek(x, y, byte * 8, 8) as u8);
+                }
+            }
+        }
+        std::fs::write(p, out).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
+        eprintln!("pixel memory written to {}", p.display());
+    }
+    if let Some(w) = &wave {
+        eprintln!(
+            "waveform: {} ({} signals)",
+            w.path.display(),
+            r.signals.len()
+        );
+        eprintln!("open it:  {}", gtkwave_command(&w.path, &w.gtkw_path()));
+    }
+    Ok(match r.stop {
+        StopReason::Interrupted => EXIT_INTERRUPTED,
+        StopReason::MaxCycles => EXIT_LIMIT,
+        StopReason::Stuck(_) => EXIT_HW_ERROR,
+        StopReason::Done if !summary.error_bits.is_empty() => EXIT_HW_ERROR,
+        StopReason::Done => 0,
+    })
+}
+
+fn write_or_print(path: &Option<PathBuf>, text: &str) -> Result<(), Fail> {
+    match path {
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))
+        }
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn main_inner(cli: Cli) -> Result<u8, Fail> {
+    match cli.cmd {
+        Cmd::Demo { wave, common } => {
+            let image = load_microcode(&common.microcode)?;
+            let stream = pp5_sim::demo::demo_stream(&image.table).map_err(input)?;
+            let src = wave.with_extension("pp5s");
+            let _ = std::fs::write(&src, pp5_sim::demo::DEMO_STREAM);
+            eprintln!("demo stream: {} (edit it and `pp5 run` it)", src.display());
+            simulate(&stream, &common, Some(wave), &image)
+        }
+        Cmd::Run {
+            stream,
+            common,
+            vcd,
+            fst,
+        } => {
+            let image = load_microcode(&common.microcode)?;
+            let s = load_stream(&stream, &image)?;
+            if vcd.is_some() && fst.is_some() {
+                return Err(Fail(2, "choose one of --vcd and --fst".into()));
+            }
+            simulate(&s, &common, vcd.or(fst), &image)
+        }
+        Cmd::Asm {
+            source,
+            output,
+            header,
+        } => {
+            let image = load_microcode(&source)?;
+            if let Some(o) = &output {
+                let json = serde_json::to_string_pretty(&image)
+                    .map_err(|e| Fail(EXIT_IO, e.to_string()))?;
+                write_or_print(&Some(o.clone()), &json)?;
+                eprintln!(
+                    "image: {} ({} microinstructions, {} store words)",
+                    o.display(),
+                    image.uinsts,
+                    image.words.len()
+                );
+            }
+            if let Some(h) = &header {
+                write_or_print(
+                    &Some(h.clone()),
+                    &pp5_sim::asm::header::c_header(&image.table),
+                )?;
+            }
+            print!("{}", pp5_sim::asm::header::table_text(&image));
+            Ok(0)
+        }
+        Cmd::Stream {
+            input: inp,
+            output,
+            microcode,
+        } => {
+            let image = load_microcode(&microcode)?;
+            let bytes =
+                std::fs::read(&inp).map_err(|e| input(format!("{}: {e}", inp.display())))?;
+            if binary::is_binary(&bytes) {
+                let s = binary::read(&bytes[..]).map_err(|e| input(e.to_string()))?;
+                write_or_print(&output, &text::disassemble(&s, &image.table))?;
+            } else {
+                let s = load_stream(&inp, &image)?;
+                let out = output.ok_or_else(|| Fail(2, "binary output needs -o FILE".into()))?;
+                let f = std::fs::File::create(&out)
+                    .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", out.display())))?;
+                binary::write(&s, std::io::BufWriter::new(f))
+                    .map_err(|e| Fail(EXIT_IO, e.to_string()))?;
+                eprintln!(
+                    "{}: {} messages, {} words",
+                    out.display(),
+                    s.messages.len(),
+                    s.total_words()
+                );
+            }
+            Ok(0)
+        }
+        Cmd::Bench { reps } => {
+            let image = load_microcode(&None)?;
+            let figs = pp5_sim::bench::bench(&image, reps, &std::env::temp_dir())
+                .map_err(|e| Fail(EXIT_IO, e))?;
+            println!(
+                "{:<24} {:>12} {:>10} {:>16}",
+                "run", "cycles", "seconds", "cycles/s"
+            );
+            for f in &figs {
+                println!(
+                    "{:<24} {:>12} {:>10.3} {:>16.0}",
+                    f.name, f.cycles, f.seconds, f.cycles_per_sec
+                );
+            }
+            if let [off, on] = &figs[..] {
+                println!(
+                    "tracing slowdown (VCD on / off): {:.2}x",
+                    off.cycles_per_sec / on.cycles_per_sec.max(1e-9)
+                );
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match main_inner(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(Fail(code, msg)) => {
+            eprintln!("pp5: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}

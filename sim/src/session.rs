@@ -1,0 +1,151 @@
+//! One simulation run from inputs to results: boot the microcode through the stream, queue
+//! the user's messages, run with or without a waveform, and close the waveform (and write
+//! its `.gtkw`) however the run ended. The CLI, the demo, the benchmark and the tests all go
+//! through here.
+
+use crate::asm::microcode::McImage;
+use crate::engine::{RingMessage, Sim, SimOptions, StopReason};
+use crate::stream::{Port, Stream};
+use crate::trace::{write_gtkw, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Where and how to write a waveform.
+#[derive(Clone, Debug)]
+pub struct WaveSpec {
+    pub path: PathBuf,
+    pub format: WaveFormat,
+    pub cfg: TraceConfig,
+    /// Also write `<path without extension>.gtkw`.
+    pub gtkw: bool,
+}
+
+impl WaveSpec {
+    /// A waveform of the default scopes at `path` (format from the extension, VCD otherwise).
+    pub fn new(path: &Path) -> WaveSpec {
+        WaveSpec {
+            path: path.to_path_buf(),
+            format: WaveFormat::from_path(path).unwrap_or(WaveFormat::Vcd),
+            cfg: TraceConfig::default(),
+            gtkw: true,
+        }
+    }
+
+    /// The `.gtkw` path beside the waveform.
+    pub fn gtkw_path(&self) -> PathBuf {
+        self.path.with_extension("gtkw")
+    }
+}
+
+/// Inputs of a run.
+pub struct RunSpec<'a> {
+    pub image: &'a McImage,
+    /// Load the microcode through the stream first (the default, as the hardware must).
+    pub boot: bool,
+    pub stream: &'a Stream,
+    pub opts: SimOptions,
+    pub wave: Option<WaveSpec>,
+}
+
+/// Outputs of a run.
+pub struct RunResult {
+    pub sim: Sim,
+    pub stop: StopReason,
+    /// Signals written to the waveform, if one was written.
+    pub signals: Vec<SignalInfo>,
+}
+
+/// Problems with the inputs (as opposed to I/O errors).
+#[derive(Debug)]
+pub enum RunError {
+    Input(String),
+    Io(io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Input(m) => f.write_str(m),
+            RunError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<io::Error> for RunError {
+    fn from(e: io::Error) -> Self {
+        RunError::Io(e)
+    }
+}
+
+/// Build the simulation for `spec` without running it.
+pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
+    let bs = spec
+        .stream
+        .messages
+        .iter()
+        .filter(|m| m.port == Port::Bs)
+        .count();
+    if bs > 0 {
+        return Err(RunError::Input(format!(
+            "the stream has {bs} message(s) for the BS port, which this model does not have yet; remove them or send them to the IGC port"
+        )));
+    }
+    let mut sim = Sim::new(&spec.opts, spec.image.table.clone());
+    if spec.boot {
+        sim.queue_boot(spec.image);
+    } else {
+        // Without a boot the store is written directly (a testbench shortcut, never the
+        // default): the IGC still starts in RMode, so leave it as RMODEOFF would.
+        for &(a, v) in &spec.image.words {
+            sim.board.igc.store.write(a, v).map_err(RunError::Input)?;
+        }
+        sim.board.igc.state = pp5_rtl::igc::IgcState::Run;
+        sim.board.igc.pc = 0;
+    }
+    for m in &spec.stream.messages {
+        sim.queue(RingMessage {
+            dest: m.dest,
+            body: m.body.clone(),
+        });
+    }
+    Ok(sim)
+}
+
+/// Run `spec` to the end. The waveform is closed and its `.gtkw` written on every path out,
+/// including errors of the run itself.
+pub fn run(
+    spec: RunSpec,
+    progress: impl FnMut(u64, u64, u64),
+    interrupt: Option<&std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> Result<RunResult, RunError> {
+    let mut sim = prepare(&spec)?;
+    if let Some(flag) = interrupt {
+        sim.set_interrupt_flag(flag.clone());
+    }
+    let mut wave = match &spec.wave {
+        Some(w) => Some(WaveWriter::create(
+            &w.path,
+            w.format,
+            w.cfg.clone(),
+            &sim.board,
+        )?),
+        None => None,
+    };
+    let stop = sim.run(wave.as_mut(), progress);
+    let signals = wave
+        .as_ref()
+        .map(|w| w.signals().to_vec())
+        .unwrap_or_default();
+    let closed = match wave {
+        Some(w) => w.finish(),
+        None => Ok(()),
+    };
+    if let Some(w) = &spec.wave {
+        if w.gtkw {
+            write_gtkw(&w.gtkw_path(), &w.path, &signals)?;
+        }
+    }
+    let stop = stop?;
+    closed?;
+    Ok(RunResult { sim, stop, signals })
+}

@@ -1,0 +1,551 @@
+//! The text command-stream format (`.pp5s`) and its disassembler.
+//!
+//! ```text
+//! # comment (also ';'); a line ending in '\' continues on the next line
+//! CLEAR 0 8                      # before any `message`: implicit IGC message, auto-split
+//! message igc flush              # message [igc|bs] [flush] [dest=N] [oversize|auto]
+//! SCAIntoMEM_S1 16 8 -3          # macro name (optional IGC_ prefix), args, then scalar
+//! SCAIntoMEM_TBL 0 8 1 2 3       # table values; bit 31 is set on the last one
+//! TREEIntoMEM_Q6 0 10 1.0 2.0 0.5 0 0 0x3f800000   # A B C D E F (floats or raw 0x bits)
+//! MCWRITE 12 0xdeadbeef
+//! word 0x80000012 7              # raw words
+//! message bs
+//! BS_RECEIVE 3 0 2 fill=7        # or `ramp`, or 256 data words
+//! BS_SENDSTATUS 1 0x40
+//! ```
+//!
+//! Numbers: decimal, `0x` hex, `0b` binary (`_` separators allowed); negative decimals are
+//! two's complement (scalars, raw words, `dest`); command arguments are unsigned. QEE
+//! coefficients are floats (`1.5`, `-0.1`, `1e3`, `inf`) encoded with `f32::to_bits`, or raw
+//! `0x`/`0b` bits.
+//!
+//! `message` options: `igc` (default) or `bs`; `flush` sets the destination LSB (IGC only);
+//! `dest=N` gives a raw destination word (for `bs`, the commands then all go into the body;
+//! without it a BS message's first word, normally the first command's opcode, is the
+//! destination, seed §III.4.1-2); `oversize` lifts the [`MAX_MESSAGE_WORDS`] limit; `auto`
+//! splits the message at command boundaries like the implicit one (IGC only).
+
+use super::builder::{
+    self, coef_slot, receive_text, resolve_macro, Limit, MessageOpts, Slot, StreamBuilder,
+};
+use super::{bs, Port, Stream, StreamError, MAX_MESSAGE_WORDS};
+use crate::asm::opcodes::{EncodeError, Form, OpcodeTable, OperandClass};
+use pp5_rtl::igc::opcode::{p_fields, OpcodeWord, LONG_BIT};
+
+/// Parse a text stream. `file` is used in error messages only.
+pub fn parse(src: &str, file: &str, table: &OpcodeTable) -> Result<Stream, StreamError> {
+    let mut b = StreamBuilder::new(table);
+    for (line, tokens) in logical_lines(src) {
+        b.at_line(line);
+        parse_line(&mut b, &tokens).map_err(|e| StreamError::new(file, line, e))?;
+    }
+    Ok(b.finish())
+}
+
+/// Split `src` into logical lines (comments removed, `\` continuations joined), each with
+/// the 1-based number of its first physical line and its tokens. Blank lines are skipped.
+fn logical_lines(src: &str) -> Vec<(usize, Vec<&str>)> {
+    let mut out = Vec::new();
+    let mut pending: Option<(usize, Vec<&str>)> = None;
+    for (i, raw) in src.lines().enumerate() {
+        let code = match raw.find(['#', ';']) {
+            Some(p) => &raw[..p],
+            None => raw,
+        };
+        let code = code.trim_end();
+        let (code, cont) = match code.strip_suffix('\\') {
+            Some(c) => (c, true),
+            None => (code, false),
+        };
+        let entry = pending.get_or_insert_with(|| (i + 1, Vec::new()));
+        entry.1.extend(code.split_whitespace());
+        if !cont {
+            if let Some(e) = pending.take() {
+                if !e.1.is_empty() {
+                    out.push(e);
+                }
+            }
+        }
+    }
+    if let Some(e) = pending.take() {
+        if !e.1.is_empty() {
+            out.push(e);
+        }
+    }
+    out
+}
+
+fn parse_line(b: &mut StreamBuilder<'_>, tokens: &[&str]) -> Result<(), String> {
+    let Some((&head, rest)) = tokens.split_first() else {
+        return Ok(());
+    };
+    let enc = |e: EncodeError| e.0;
+    match head {
+        "message" => {
+            let opts = parse_message_opts(rest)?;
+            b.begin(opts).map_err(enc)?;
+        }
+        "word" => {
+            if rest.is_empty() {
+                return Err("`word` needs at least one value".into());
+            }
+            let ws = rest
+                .iter()
+                .enumerate()
+                .map(|(i, t)| parse_int(t).map_err(|e| format!("word value {}: {e}", i + 1)))
+                .collect::<Result<Vec<_>, _>>()?;
+            b.words(&ws).map_err(enc)?;
+        }
+        name if bs::NAMES.contains(&name) => parse_bs(b, name, rest)?,
+        name => {
+            let (spec, form) = resolve_macro(b.table(), name).map_err(enc)?;
+            builder::check_count(spec, form, rest.len()).map_err(enc)?;
+            let n = spec.args.len();
+            let slot = coef_slot(spec);
+            let mut values = Vec::with_capacity(rest.len());
+            for (i, t) in rest.iter().enumerate() {
+                let (kind, what) = if i < n {
+                    (
+                        Slot::Arg,
+                        format!("argument {} ({})", i + 1, spec.args[i].name),
+                    )
+                } else {
+                    (slot, format!("coefficient/scalar {}", i + 1 - n))
+                };
+                let v = parse_slot(kind, t).map_err(|e| format!("{name}: {what}: {e}"))?;
+                values.push(v);
+            }
+            b.igc(name, &values).map_err(enc)?;
+        }
+    }
+    Ok(())
+}
+
+fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
+    let mut port = None;
+    let mut flush = false;
+    let mut dest = None;
+    let mut limit = None;
+    for &t in tokens {
+        match t {
+            "igc" | "bs" => {
+                if port.is_some() {
+                    return Err("`message`: the port is given twice".into());
+                }
+                port = Some(if t == "igc" { Port::Igc } else { Port::Bs });
+            }
+            "flush" => flush = true,
+            "oversize" | "auto" => {
+                if limit.is_some() {
+                    return Err("`message`: give at most one of `oversize`, `auto`".into());
+                }
+                limit = Some(if t == "auto" {
+                    Limit::AutoSplit
+                } else {
+                    Limit::Oversize
+                });
+            }
+            _ => match t.strip_prefix("dest=") {
+                Some(v) => {
+                    if dest.is_some() {
+                        return Err("`message`: `dest=` is given twice".into());
+                    }
+                    dest = Some(parse_int(v).map_err(|e| format!("`message` dest: {e}"))?);
+                }
+                None => {
+                    return Err(format!(
+                        "`message`: unknown option `{t}` (expected igc, bs, flush, dest=N, oversize, auto)"
+                    ))
+                }
+            },
+        }
+    }
+    Ok(MessageOpts {
+        port: port.unwrap_or(Port::Igc),
+        flush,
+        dest,
+        limit: limit.unwrap_or(Limit::Strict),
+    })
+}
+
+fn parse_bs(b: &mut StreamBuilder<'_>, name: &str, rest: &[&str]) -> Result<(), String> {
+    let enc = |e: EncodeError| e.0;
+    let want = |n: usize, usage: &str| {
+        if rest.len() == n {
+            Ok(())
+        } else {
+            Err(format!(
+                "{name} takes {n} value(s), got {} (usage: {usage})",
+                rest.len()
+            ))
+        }
+    };
+    let arg = |i: usize, what: &str| {
+        parse_int(rest[i]).map_err(|e| format!("{name}: argument {} ({what}): {e}", i + 1))
+    };
+    match name {
+        "BS_NOOP" => {
+            want(0, "BS_NOOP")?;
+            b.bs_noop().map_err(enc)?;
+        }
+        "BS_PBS" => {
+            want(0, "BS_PBS")?;
+            b.bs_pbs().map_err(enc)?;
+        }
+        "BS_VIGC" => {
+            want(0, "BS_VIGC")?;
+            b.bs_vigc().map_err(enc)?;
+        }
+        "BS_SENDSTATUS" => {
+            want(2, "BS_SENDSTATUS id retaddr")?;
+            b.bs_sendstatus(arg(0, "id")?, arg(1, "retaddr")?)
+                .map_err(enc)?;
+        }
+        "BS_TRANSMIT" => {
+            want(4, "BS_TRANSMIT sector scanline no_scanlines retaddr")?;
+            b.bs_transmit(
+                arg(0, "sector")?,
+                arg(1, "scanline")?,
+                arg(2, "no_scanlines")?,
+                arg(3, "retaddr")?,
+            )
+            .map_err(enc)?;
+        }
+        _ => {
+            // BS_RECEIVE sector scanline no_scanlines <data... | fill=N | ramp>
+            const USAGE: &str =
+                "BS_RECEIVE sector scanline no_scanlines <128*no_scanlines words | fill=N | ramp>";
+            if rest.len() < 4 {
+                return Err(format!(
+                    "{name} takes at least 4 value(s), got {} (usage: {USAGE})",
+                    rest.len()
+                ));
+            }
+            let (sector, scanline, n) = (
+                arg(0, "sector")?,
+                arg(1, "scanline")?,
+                arg(2, "no_scanlines")?,
+            );
+            bs::check_region(name, sector, scanline, n)?;
+            let len = bs::SCANLINE_WORDS * n as usize;
+            let data: Vec<u32> = match &rest[3..] {
+                [one] if one.starts_with("fill=") => {
+                    let v = parse_int(&one["fill=".len()..])
+                        .map_err(|e| format!("{name}: fill value: {e}"))?;
+                    vec![v; len]
+                }
+                ["ramp"] => (0..len as u32).collect(),
+                words => {
+                    if words.len() != len {
+                        return Err(format!(
+                            "{name} with no_scanlines = {n} needs {len} data words (128 × no_scanlines), \
+                             `fill=N` or `ramp`; got {} (usage: {USAGE})",
+                            words.len()
+                        ));
+                    }
+                    words
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            parse_int(t).map_err(|e| format!("{name}: data word {}: {e}", i + 1))
+                        })
+                        .collect::<Result<_, _>>()?
+                }
+            };
+            b.bs_receive(sector, scanline, &data).map_err(enc)?;
+        }
+    }
+    Ok(())
+}
+
+fn parse_slot(slot: Slot, t: &str) -> Result<u32, String> {
+    match slot {
+        Slot::Arg => parse_uint(t),
+        Slot::Scalar | Slot::Raw => parse_int(t),
+        Slot::Coef => parse_coef(t),
+    }
+}
+
+/// An unsigned integer: decimal, `0x` hex or `0b` binary, `_` separators allowed.
+pub fn parse_uint(t: &str) -> Result<u32, String> {
+    let bad = |why: &str| Err(format!("bad number `{t}`{why}"));
+    if t.starts_with('-') {
+        return bad(" (must not be negative here)");
+    }
+    let clean: String = t.chars().filter(|&c| c != '_').collect();
+    let (digits, radix) = if let Some(h) = clean
+        .strip_prefix("0x")
+        .or_else(|| clean.strip_prefix("0X"))
+    {
+        (h, 16)
+    } else if let Some(b) = clean
+        .strip_prefix("0b")
+        .or_else(|| clean.strip_prefix("0B"))
+    {
+        (b, 2)
+    } else {
+        (clean.as_str(), 10)
+    };
+    if digits.is_empty() || digits.starts_with('+') {
+        return bad("");
+    }
+    match u64::from_str_radix(digits, radix) {
+        Ok(v) if v <= u64::from(u32::MAX) => Ok(v as u32),
+        Ok(_) => bad(" (does not fit in 32 bits)"),
+        Err(_) if digits.chars().all(|c| c.is_digit(radix)) => bad(" (does not fit in 32 bits)"),
+        Err(_) => bad(""),
+    }
+}
+
+/// An integer that may be negative (two's complement): `-3` is `0xfffffffd`.
+pub fn parse_int(t: &str) -> Result<u32, String> {
+    match t.strip_prefix('-') {
+        Some(m) => {
+            let v = parse_uint(m).map_err(|_| format!("bad number `{t}`"))?;
+            if v > 1 << 31 {
+                return Err(format!("bad number `{t}` (below -2^31)"));
+            }
+            Ok(v.wrapping_neg())
+        }
+        None => parse_uint(t),
+    }
+}
+
+/// A QEE coefficient: a float (IEEE single bits) or raw `0x`/`0b` bits.
+pub fn parse_coef(t: &str) -> Result<u32, String> {
+    let mag = t.strip_prefix('-').unwrap_or(t);
+    if mag.starts_with("0x")
+        || mag.starts_with("0X")
+        || mag.starts_with("0b")
+        || mag.starts_with("0B")
+    {
+        return parse_int(t);
+    }
+    let f: f32 = t.parse().map_err(|_| {
+        format!("bad number `{t}` (expected a float such as 1.5, -0.1, 1e3, or raw 0x bits)")
+    })?;
+    let spelled_inf = mag.eq_ignore_ascii_case("inf") || mag.eq_ignore_ascii_case("infinity");
+    if f.is_infinite() && !spelled_inf {
+        return Err(format!(
+            "bad number `{t}` (out of single-precision range; write `inf` if you mean it)"
+        ));
+    }
+    Ok(f.to_bits())
+}
+
+/// Disassemble a stream into text that [`parse`] reads back to the same words.
+///
+/// Commands are recognised with `table`; anything it cannot decode (unknown CMD, bits the
+/// table's encoder would not produce, a command cut off by the end of its message, bogus BS
+/// commands) is printed as `word` lines with a comment saying why.
+pub fn disassemble(stream: &Stream, table: &OpcodeTable) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "# pp5 command stream: {} message(s), {} word(s)\n",
+        stream.messages.len(),
+        stream.total_words()
+    ));
+    for (k, m) in stream.messages.iter().enumerate() {
+        out.push('\n');
+        let mut head = format!("message {}", m.port);
+        if m.port == Port::Igc {
+            match m.dest {
+                0 => {}
+                1 => head.push_str(" flush"),
+                d => head.push_str(&format!(" dest={d:#x}")),
+            }
+        }
+        if m.len_words() > MAX_MESSAGE_WORDS {
+            head.push_str(" oversize");
+        }
+        out.push_str(&format!(
+            "{head}    # message {k}: {} word(s)\n",
+            m.len_words()
+        ));
+        match m.port {
+            Port::Igc => disassemble_igc(&m.body, table, &mut out),
+            Port::Bs => disassemble_bs(&m.words(), table, &mut out),
+        }
+    }
+    out
+}
+
+/// Raw words as `word` lines (8 per line), the first one carrying `why` as a comment.
+fn word_lines(ws: &[u32], why: &str, out: &mut String) {
+    for (i, chunk) in ws.chunks(8).enumerate() {
+        out.push_str("word");
+        for w in chunk {
+            out.push_str(&format!(" {w:#010x}"));
+        }
+        if i == 0 && !why.is_empty() {
+            out.push_str(&format!("    # {why}"));
+        }
+        out.push('\n');
+    }
+}
+
+/// Whether `text` parses (as one command in a message to `port`) back to exactly `words`.
+fn reparses_to(text: &str, port: Port, words: &[u32], table: &OpcodeTable) -> bool {
+    let mut b = StreamBuilder::new(table);
+    let opts = MessageOpts {
+        port,
+        flush: false,
+        dest: Some(0),
+        limit: Limit::Oversize,
+    };
+    if b.begin(opts).is_err() {
+        return false;
+    }
+    let ok = logical_lines(text)
+        .iter()
+        .all(|(_, toks)| parse_line(&mut b, toks).is_ok());
+    let s = b.finish();
+    ok && s.messages.len() == 1 && s.messages[0].body == words
+}
+
+fn disassemble_igc(body: &[u32], table: &OpcodeTable, out: &mut String) {
+    let mut i = 0;
+    while i < body.len() {
+        let op = OpcodeWord(body[i]);
+        let start = i + 1 + usize::from(op.long());
+        let end = match op.coef_words() {
+            Some(n) => Some(start + n),
+            None => body
+                .get(start..)
+                .and_then(|r| r.iter().position(|&w| w & LONG_BIT != 0))
+                .map(|p| start + p + 1),
+        };
+        let end = match end {
+            Some(e) if e <= body.len() => e,
+            _ => {
+                word_lines(
+                    &body[i..],
+                    "truncated command: the message ends inside it",
+                    out,
+                );
+                return;
+            }
+        };
+        let cmd = &body[i..end];
+        match decode_igc(cmd, table) {
+            Ok(text) => {
+                out.push_str(&text);
+                out.push('\n');
+            }
+            Err(why) => word_lines(cmd, &why, out),
+        }
+        i = end;
+    }
+}
+
+/// Decode one whole IGC command (its words as the stream parser would delimit them).
+fn decode_igc(words: &[u32], table: &OpcodeTable) -> Result<String, String> {
+    let op = OpcodeWord(words[0]);
+    let Some(spec) = table.by_cmd(op.cmd()) else {
+        return Err(format!("CMD {:#04x} is not in the opcode table", op.cmd()));
+    };
+    let form = if matches!(spec.class, OperandClass::Plain | OperandClass::HardwiredC) {
+        Form::Plain
+    } else {
+        match Form::all_for(spec.class)
+            .iter()
+            .find(|f| f.modes() == (op.qee_mode(), op.coef_mode()))
+        {
+            Some(&f) => f,
+            None => {
+                return Err(format!(
+                    "{}: QEEMode {} / CoefMode {} is none of its forms",
+                    spec.name,
+                    op.qee_mode(),
+                    op.coef_mode()
+                ))
+            }
+        }
+    };
+    let p = if spec.long() {
+        words.get(1).copied()
+    } else {
+        None
+    };
+    let mut values = Vec::new();
+    let mut field = 0usize;
+    for a in &spec.args {
+        use crate::asm::opcodes::ArgKind;
+        let v = match a.kind {
+            ArgKind::Fbits => op.fbits(),
+            ArgKind::StoreAddr => op.hardwired_addr(),
+            _ => {
+                let v = if field == 0 {
+                    Some(op.f0())
+                } else {
+                    p.and_then(|p| p_fields(p).get(field - 1).copied())
+                };
+                field += 1;
+                v.ok_or_else(|| format!("{}: operand fields do not decode", spec.name))?
+            }
+        };
+        values.push(v);
+    }
+    let coef_start = 1 + usize::from(spec.long());
+    let mut coefs = builder::to_macro_order(form, words.get(coef_start..).unwrap_or(&[]));
+    if form == Form::Tbl {
+        if let Some(last) = coefs.last_mut() {
+            *last &= !LONG_BIT;
+        }
+    }
+    values.extend(coefs);
+    let text = builder::canonical_text(spec, form, &values);
+    if reparses_to(&text, Port::Igc, words, table) {
+        Ok(text)
+    } else {
+        Err(format!(
+            "looks like {} but is not what the encoder produces",
+            builder::macro_name(spec, form)
+        ))
+    }
+}
+
+fn disassemble_bs(words: &[u32], table: &OpcodeTable, out: &mut String) {
+    let mut i = 0;
+    while i < words.len() {
+        let Some(h) = bs::Head::decode(words[i]) else {
+            word_lines(&words[i..=i], "bogus BS command", out);
+            i += 1;
+            continue;
+        };
+        let end = i + 1 + h.arg_words();
+        if end > words.len() {
+            word_lines(
+                &words[i..],
+                "truncated BS command: the message ends inside it",
+                out,
+            );
+            return;
+        }
+        let args = &words[i + 1..end];
+        let text = match h {
+            bs::Head::SendStatus => format!("BS_SENDSTATUS {:#x} {:#x}", args[0], args[1]),
+            bs::Head::Transmit {
+                sector,
+                scanline,
+                no_scanlines,
+            } => format!(
+                "BS_TRANSMIT {sector} {scanline} {no_scanlines} {:#x}",
+                args[0]
+            ),
+            bs::Head::Receive {
+                sector,
+                scanline,
+                no_scanlines,
+            } => receive_text(sector, scanline, no_scanlines, args, true),
+            _ => h.name().to_string(),
+        };
+        if reparses_to(&text, Port::Bs, &words[i..end], table) {
+            out.push_str(&text);
+            out.push('\n');
+        } else {
+            word_lines(&words[i..end], "BS command that does not re-encode", out);
+        }
+        i = end;
+    }
+}

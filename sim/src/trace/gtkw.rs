@@ -1,0 +1,236 @@
+//! GTKWave save files (`.gtkw`) that open a ready view of a trace.
+//!
+//! Format notes (GTKWave 3.3 `savefile.c`, `analyzer.h`): a line `@<hex>` sets the trace
+//! flags for the following trace lines; a line `-<text>` is a blank/comment trace; signal
+//! lines are full hierarchical names, vectors with the range GTKWave gives them
+//! (`name[w-1:0]` for a VCD/FST wire of width `w > 1`, no range for a VCD `string`). Flags
+//! used here:
+//!
+//! | flags      | meaning                                             |
+//! |------------|-----------------------------------------------------|
+//! | `22`       | hex, right-justified (multi-bit signals)            |
+//! | `28`       | binary, right-justified (1-bit signals, VCD strings) |
+//! | `820`      | ASCII, right-justified (FST text vectors)           |
+//! | `800200`   | group begin (blank trace carrying the group name)   |
+//! | `1000200`  | group end                                           |
+//!
+//! The zoom line is `*<z> <marker>`: GTKWave shows `2^-z / 200` time units per pixel.
+
+use super::SignalInfo;
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+const FLAGS_HEX: u32 = 0x22;
+const FLAGS_BIN: u32 = 0x28;
+const FLAGS_ASCII: u32 = 0x820;
+const FLAGS_GROUP_BEGIN: u32 = 0x80_0200;
+const FLAGS_GROUP_END: u32 = 0x100_0200;
+
+/// Window size written to `[size]`, and the panes.
+const WINDOW_W: u32 = 1400;
+const WINDOW_H: u32 = 900;
+const SST_WIDTH: u32 = 240;
+const SIGNALS_WIDTH: u32 = 320;
+/// Cycles visible at the initial zoom.
+const VISIBLE_CYCLES: u64 = 200;
+
+/// The name GTKWave gives this signal (full path, `[w-1:0]` for vectors).
+fn gtkwave_name(s: &SignalInfo) -> String {
+    if s.width > 1 {
+        format!("{}[{}:0]", s.path, s.width - 1)
+    } else {
+        s.path.clone()
+    }
+}
+
+fn flags_for(s: &SignalInfo) -> u32 {
+    if s.is_text {
+        if s.width > 1 {
+            FLAGS_ASCII
+        } else {
+            FLAGS_BIN
+        }
+    } else if s.width > 1 {
+        FLAGS_HEX
+    } else {
+        FLAGS_BIN
+    }
+}
+
+fn scope_of(path: &str) -> &str {
+    match path.rfind('.') {
+        Some(i) => &path[..i],
+        None => "",
+    }
+}
+
+/// The zoom value that shows `VISIBLE_CYCLES` cycles across the wave pane.
+fn initial_zoom() -> f64 {
+    let pane_px = f64::from(WINDOW_W - SST_WIDTH - SIGNALS_WIDTH);
+    let span_ps = (VISIBLE_CYCLES * pp5_rtl::clock::CYCLE_PS) as f64;
+    let ps_per_px = span_ps / pane_px;
+    // GTKWave: time units per pixel = 2^-zoom / 200.
+    -(ps_per_px * 200.0).log2()
+}
+
+fn canonical_dir(p: &Path) -> PathBuf {
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// The `[dumpfile]` path: the bare file name if the wave file sits in the save file's
+/// directory, else an absolute path.
+fn dumpfile_path(gtkw_path: &Path, wave_path: &Path) -> io::Result<String> {
+    let same_dir = canonical_dir(gtkw_path) == canonical_dir(wave_path);
+    let p = match (same_dir, wave_path.file_name()) {
+        (true, Some(name)) => PathBuf::from(name),
+        _ => std::path::absolute(wave_path)?,
+    };
+    Ok(p.to_string_lossy().into_owned())
+}
+
+/// Build the text of a `.gtkw` save file for `signals` (as returned by
+/// [`super::WaveWriter::signals`]).
+pub(crate) fn render_gtkw(dumpfile: &str, signals: &[SignalInfo]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "[*]");
+    let _ = writeln!(
+        out,
+        "[*] pp5-sim {} GTKWave save file",
+        env!("CARGO_PKG_VERSION")
+    );
+    let _ = writeln!(out, "[*]");
+    let _ = writeln!(out, "[dumpfile] \"{dumpfile}\"");
+    let _ = writeln!(out, "[timestart] 0");
+    let _ = writeln!(out, "[size] {WINDOW_W} {WINDOW_H}");
+    let _ = writeln!(out, "[pos] -1 -1");
+    let _ = writeln!(out, "*{:.6} -1", initial_zoom());
+
+    // Scopes in first-seen order; every ancestor of a signal's scope is opened in the tree.
+    let mut scopes: Vec<&str> = Vec::new();
+    let mut open: Vec<&str> = Vec::new();
+    for s in signals {
+        let scope = scope_of(&s.path);
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+        let mut end = 0;
+        while let Some(i) = scope[end..].find('.').map(|i| i + end) {
+            if !open.contains(&&scope[..i]) {
+                open.push(&scope[..i]);
+            }
+            end = i + 1;
+        }
+        if !scope.is_empty() && !open.contains(&scope) {
+            open.push(scope);
+        }
+    }
+    for o in &open {
+        let _ = writeln!(out, "[treeopen] {o}.");
+    }
+    let _ = writeln!(out, "[sst_width] {SST_WIDTH}");
+    let _ = writeln!(out, "[signals_width] {SIGNALS_WIDTH}");
+    let _ = writeln!(out, "[sst_expanded] 1");
+    let _ = writeln!(out, "[sst_vpaned_height] 200");
+
+    let mut flags: Option<u32> = None;
+    let mut set_flags = |out: &mut String, f: u32| {
+        if flags != Some(f) {
+            let _ = writeln!(out, "@{f:x}");
+            flags = Some(f);
+        }
+    };
+
+    // The clock(s) first, outside any group.
+    let is_clk = |s: &SignalInfo| {
+        !s.is_text && s.width == 1 && s.path.ends_with(".clk") && !scope_of(&s.path).contains('.')
+    };
+    let clk_index = signals.iter().position(is_clk);
+    if let Some(i) = clk_index {
+        set_flags(&mut out, flags_for(&signals[i]));
+        let _ = writeln!(out, "{}", gtkwave_name(&signals[i]));
+    }
+
+    // One group per scope, in first-seen order.
+    for scope in scopes {
+        let members: Vec<&SignalInfo> = signals
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| Some(*i) != clk_index && scope_of(&s.path) == scope)
+            .map(|(_, s)| s)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let label = if scope.is_empty() { "(root)" } else { scope };
+        set_flags(&mut out, FLAGS_GROUP_BEGIN);
+        let _ = writeln!(out, "-{label}");
+        for s in members {
+            set_flags(&mut out, flags_for(s));
+            let _ = writeln!(out, "{}", gtkwave_name(s));
+        }
+        set_flags(&mut out, FLAGS_GROUP_END);
+        let _ = writeln!(out, "-{label}");
+    }
+    let _ = writeln!(out, "[pattern_trace] 1");
+    let _ = writeln!(out, "[pattern_trace] 0");
+    out
+}
+
+/// Write a GTKWave save file at `gtkw_path` that opens `wave_path` with `signals` grouped by
+/// scope (`clk` first, then one group per scope in first-seen order), vectors in hex, 1-bit
+/// signals in binary, text as strings (FST text vectors in ASCII), zoomed to the first ~200
+/// cycles.
+pub fn write_gtkw(gtkw_path: &Path, wave_path: &Path, signals: &[SignalInfo]) -> io::Result<()> {
+    let dumpfile = dumpfile_path(gtkw_path, wave_path)?;
+    std::fs::write(gtkw_path, render_gtkw(&dumpfile, signals))
+}
+
+/// Quote a path for a POSIX shell if it holds anything but plain characters.
+fn shell_word(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./+,:=@%".contains(c));
+    if plain {
+        s.into_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The command that opens `wave` with the save file `gtkw`: `gtkwave <wave> <gtkw>` (paths
+/// quoted for a POSIX shell when needed).
+pub fn gtkwave_command(wave: &Path, gtkw: &Path) -> String {
+    format!("gtkwave {} {}", shell_word(wave), shell_word(gtkw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zoom_shows_about_200_cycles() {
+        let z = initial_zoom();
+        let ps_per_px = 2f64.powf(-z) / 200.0;
+        let visible = ps_per_px * f64::from(WINDOW_W - SST_WIDTH - SIGNALS_WIDTH);
+        let cycles = visible / pp5_rtl::clock::CYCLE_PS as f64;
+        assert!((cycles - 200.0).abs() < 1.0, "{cycles}");
+    }
+
+    #[test]
+    fn command_quotes_odd_paths() {
+        assert_eq!(
+            gtkwave_command(Path::new("w/a.vcd"), Path::new("w/a.gtkw")),
+            "gtkwave w/a.vcd w/a.gtkw"
+        );
+        assert_eq!(
+            gtkwave_command(Path::new("my run/a.vcd"), Path::new("it's.gtkw")),
+            "gtkwave 'my run/a.vcd' 'it'\\''s.gtkw'"
+        );
+    }
+}

@@ -1,0 +1,732 @@
+//! Waveform writers (VCD and FST) and GTKWave save files.
+//!
+//! A [`WaveWriter`] is fed by the [`pp5_rtl::trace::Tracer`] interface: [`WaveWriter::create`]
+//! walks the top block once to declare the selected signals in a scope hierarchy that mirrors
+//! the walk, and [`WaveWriter::sample`] walks it again after every 40 MHz cycle and writes the
+//! values that changed. Values are matched to signals by their position in the walk, so a
+//! sample hashes no names and, in steady state, allocates nothing.
+//!
+//! # What the files contain
+//!
+//! - Timescale 1 ps. Cycle `c` is sampled at `c * CYCLE_PS`; the writer's own 1-bit `clk`
+//!   (declared first, inside the top scope) is `1` at `c * CYCLE_PS` and `0` at
+//!   `c * CYCLE_PS + HALF_CYCLE_PS`.
+//! - Bits signals are wires of their width; GTKWave names a vector `name[w-1:0]`.
+//! - Text signals (FSM states, decoded opcodes):
+//!   - VCD: `string` variables (`$var string 1 <id> name $end`, changes `s<text> <id>`).
+//!     VCD tokens cannot hold whitespace, so spaces and control characters are written as
+//!     `_`, and the empty text is written as `-`.
+//!   - FST: `fst-writer` 0.3 has no variable-length string signals, so a text is written as
+//!     a [`FST_TEXT_BITS`]-bit vector holding its first [`FST_TEXT_CHARS`] bytes, 8 bits per
+//!     byte, the first byte in the most significant bits and NUL bytes as padding. In
+//!     GTKWave choose *Data Format → ASCII* (the `.gtkw` written by [`write_gtkw`] already
+//!     does); GTKWave skips the NUL bytes. Longer texts are truncated.
+//! - Change-only dumping: the first sample in the window writes every selected signal (in a
+//!   VCD inside `$dumpvars ... $end` at `#0`), later samples only the signals whose value
+//!   changed.
+//! - A window starting at cycle `W > 0`: both formats begin at time 0 with every wire
+//!   unknown (`x`) and hold the first real values at `W * CYCLE_PS`. In a VCD that is a
+//!   `$dumpvars` block at `#0` setting the wires to `x` (string variables, which have no
+//!   unknown value, are left out of it), followed at `#W*CYCLE_PS` by the first sample as
+//!   ordinary changes; in an FST it is the initial all-`x` frame, which `fst-writer` always
+//!   places at time 0. No known value lies outside the window.
+//!
+//! # Failure behaviour
+//!
+//! Nothing here panics on bad input: a walk whose shape differs from the declaration gives an
+//! [`io::ErrorKind::InvalidData`] error and writes nothing for that sample; a non-increasing
+//! cycle number gives [`io::ErrorKind::InvalidInput`]. A writer dropped without
+//! [`WaveWriter::finish`] (early stop, error path, unwinding) still closes its file, so the
+//! trace of a stopped run is valid up to the last sample.
+
+mod fst;
+mod gtkw;
+mod vcd;
+
+pub use gtkw::{gtkwave_command, write_gtkw};
+
+use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
+use pp5_rtl::trace::{Traced, Tracer};
+use std::io;
+use std::path::Path;
+
+/// Number of text bytes an FST text signal holds (see the module documentation).
+pub const FST_TEXT_CHARS: u32 = 32;
+/// Width in bits of an FST text signal: 8 bits per byte.
+pub const FST_TEXT_BITS: u32 = FST_TEXT_CHARS * 8;
+
+/// Longest scope or signal name accepted (the FST hierarchy limit).
+const MAX_NAME_LEN: usize = 512;
+
+/// Which signals and which cycles to record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceConfig {
+    /// Hierarchical path prefixes such as `renderer.igc` or `renderer.pixel_3_4`; a signal is
+    /// kept if its full path equals a prefix or continues it at a `.` boundary. Empty = all.
+    /// The writer's `clk` is always kept.
+    pub scopes: Vec<String>,
+    /// Inclusive range `(first, last)` of 40 MHz cycle numbers to record; `None` = whole run.
+    pub window: Option<(u64, u64)>,
+}
+
+impl TraceConfig {
+    /// True if the signal with this full hierarchical path is selected by [`Self::scopes`].
+    pub fn selects(&self, path: &str) -> bool {
+        if self.scopes.is_empty() {
+            return true;
+        }
+        self.scopes.iter().any(|prefix| {
+            let p = prefix.trim_end_matches('.');
+            p.is_empty()
+                || path == p
+                || (path.len() > p.len() && path.starts_with(p) && path.as_bytes()[p.len()] == b'.')
+        })
+    }
+
+    /// True if cycle `cycle` lies inside [`Self::window`].
+    pub fn in_window(&self, cycle: u64) -> bool {
+        match self.window {
+            None => true,
+            Some((first, last)) => first <= cycle && cycle <= last,
+        }
+    }
+}
+
+/// Waveform file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WaveFormat {
+    /// Value Change Dump (IEEE 1364), text.
+    Vcd,
+    /// Fast Signal Trace (GTKWave's compressed binary format).
+    Fst,
+}
+
+impl WaveFormat {
+    /// The format named by the file's extension (`.vcd` or `.fst`, any case).
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?;
+        if ext.eq_ignore_ascii_case("vcd") {
+            Some(WaveFormat::Vcd)
+        } else if ext.eq_ignore_ascii_case("fst") {
+            Some(WaveFormat::Fst)
+        } else {
+            None
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            WaveFormat::Vcd => "vcd",
+            WaveFormat::Fst => "fst",
+        }
+    }
+}
+
+/// One declared signal of a wave file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignalInfo {
+    /// Full hierarchical path, scopes joined by `.`, e.g. `renderer.igc.pc`.
+    pub path: String,
+    /// Width in bits as declared in the file. For text signals: 0 in a VCD (a variable-length
+    /// `string`), [`FST_TEXT_BITS`] in an FST (the fixed-width ASCII encoding).
+    pub width: u32,
+    /// True for a text signal (FSM state name, decoded opcode).
+    pub is_text: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Declaration: the first walk, turned into a hierarchy for the sinks and a per-position table.
+
+/// One item of the declared hierarchy, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DeclItem {
+    Scope(String),
+    Up,
+    /// The writer's 1-bit clock, always the first variable of the top scope.
+    Clk,
+    Var {
+        slot: usize,
+        name: String,
+        width: u32,
+        is_text: bool,
+    },
+}
+
+/// What the walk shows at one position.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// 0 for text.
+    width: u32,
+    is_text: bool,
+    /// Index into the value tables, or `NOT_SELECTED`.
+    slot: u32,
+}
+
+const NOT_SELECTED: u32 = u32::MAX;
+
+/// A selected signal's kind, by slot.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    width: u32,
+    is_text: bool,
+}
+
+enum RawEvent {
+    Push(String),
+    Pop,
+    Sig {
+        name: String,
+        width: u32,
+        is_text: bool,
+    },
+}
+
+/// Records the declaration walk.
+#[derive(Default)]
+struct Collector {
+    events: Vec<RawEvent>,
+}
+
+impl Tracer for Collector {
+    fn push_scope(&mut self, name: &str) {
+        self.events.push(RawEvent::Push(sanitize_name(name)));
+    }
+    fn pop_scope(&mut self) {
+        self.events.push(RawEvent::Pop);
+    }
+    fn bits(&mut self, name: &str, width: u32, _value: u64) {
+        self.events.push(RawEvent::Sig {
+            name: sanitize_name(name),
+            width,
+            is_text: false,
+        });
+    }
+    fn text(&mut self, name: &str, _value: &str) {
+        self.events.push(RawEvent::Sig {
+            name: sanitize_name(name),
+            width: 0,
+            is_text: true,
+        });
+    }
+}
+
+/// Names become single tokens: whitespace and control characters turn into `_`, the empty
+/// name into `_`.
+fn sanitize_name(name: &str) -> String {
+    if name.is_empty() {
+        return "_".to_string();
+    }
+    name.chars()
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+fn invalid_data(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.into())
+}
+
+fn invalid_input(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg.into())
+}
+
+/// The result of the declaration walk.
+struct Layout {
+    items: Vec<DeclItem>,
+    entries: Vec<Entry>,
+    slots: Vec<Slot>,
+    signals: Vec<SignalInfo>,
+}
+
+struct Frame {
+    name: String,
+    path: String,
+    emitted: bool,
+}
+
+impl Layout {
+    /// Name of the scope that wraps a walk with signals outside any scope.
+    const SYNTHETIC_TOP: &'static str = "top";
+
+    fn build(events: Vec<RawEvent>, cfg: &TraceConfig, text_width: u32) -> io::Result<Layout> {
+        // Validate the shape first; signals outside every scope (or a walk without scopes)
+        // get a synthetic top scope.
+        let mut depth = 0usize;
+        let mut has_scope = false;
+        let mut sig_at_root = false;
+        for e in &events {
+            match e {
+                RawEvent::Push(name) => {
+                    if name.len() > MAX_NAME_LEN {
+                        return Err(invalid_input(format!("scope name too long: {name:.40}...")));
+                    }
+                    depth += 1;
+                    has_scope = true;
+                }
+                RawEvent::Pop => {
+                    if depth == 0 {
+                        return Err(invalid_data("pop_scope without a matching push_scope"));
+                    }
+                    depth -= 1;
+                }
+                RawEvent::Sig {
+                    name,
+                    width,
+                    is_text,
+                } => {
+                    if name.len() > MAX_NAME_LEN {
+                        return Err(invalid_input(format!(
+                            "signal name too long: {name:.40}..."
+                        )));
+                    }
+                    if !is_text && !(1..=64).contains(width) {
+                        return Err(invalid_input(format!(
+                            "signal `{name}` has width {width}; widths must be 1..=64"
+                        )));
+                    }
+                    sig_at_root |= depth == 0;
+                }
+            }
+        }
+        let wrap = !has_scope || sig_at_root;
+
+        let mut items = Vec::new();
+        let mut entries = Vec::new();
+        let mut slots = Vec::new();
+        let mut signals = Vec::new();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut top_done = false;
+
+        fn declare_top(items: &mut Vec<DeclItem>, signals: &mut Vec<SignalInfo>, path: &str) {
+            items.push(DeclItem::Clk);
+            signals.push(SignalInfo {
+                path: format!("{path}.clk"),
+                width: 1,
+                is_text: false,
+            });
+        }
+
+        if wrap {
+            let name = Self::SYNTHETIC_TOP.to_string();
+            items.push(DeclItem::Scope(name.clone()));
+            declare_top(&mut items, &mut signals, &name);
+            stack.push(Frame {
+                path: name.clone(),
+                name,
+                emitted: true,
+            });
+            top_done = true;
+        }
+
+        for e in events {
+            match e {
+                RawEvent::Push(name) => {
+                    let path = match stack.last() {
+                        Some(f) => format!("{}.{}", f.path, name),
+                        None => name.clone(),
+                    };
+                    let mut frame = Frame {
+                        name,
+                        path,
+                        emitted: false,
+                    };
+                    if !top_done {
+                        items.push(DeclItem::Scope(frame.name.clone()));
+                        declare_top(&mut items, &mut signals, &frame.path);
+                        frame.emitted = true;
+                        top_done = true;
+                    }
+                    stack.push(frame);
+                }
+                RawEvent::Pop => {
+                    if let Some(f) = stack.pop() {
+                        if f.emitted {
+                            items.push(DeclItem::Up);
+                        }
+                    }
+                }
+                RawEvent::Sig {
+                    name,
+                    width,
+                    is_text,
+                } => {
+                    let path = match stack.last() {
+                        Some(f) => format!("{}.{}", f.path, name),
+                        None => name.clone(),
+                    };
+                    let selected = cfg.selects(&path);
+                    let slot = if selected {
+                        for f in stack.iter_mut().filter(|f| !f.emitted) {
+                            items.push(DeclItem::Scope(f.name.clone()));
+                            f.emitted = true;
+                        }
+                        let slot = slots.len();
+                        slots.push(Slot { width, is_text });
+                        let declared = if is_text { text_width } else { width };
+                        items.push(DeclItem::Var {
+                            slot,
+                            name,
+                            width,
+                            is_text,
+                        });
+                        signals.push(SignalInfo {
+                            path,
+                            width: declared,
+                            is_text,
+                        });
+                        u32::try_from(slot).map_err(|_| invalid_input("too many signals"))?
+                    } else {
+                        NOT_SELECTED
+                    };
+                    entries.push(Entry {
+                        width,
+                        is_text,
+                        slot,
+                    });
+                }
+            }
+        }
+        while let Some(f) = stack.pop() {
+            if f.emitted {
+                items.push(DeclItem::Up);
+            }
+        }
+        Ok(Layout {
+            items,
+            entries,
+            slots,
+            signals,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sinks: the format-specific back ends.
+
+/// A format back end. Calls per written sample: `begin`, then `bits`/`text` for each changed
+/// signal, then `end`.
+pub(crate) trait Sink {
+    /// Rising edge at `time_ps`: timestamp, the initial dump if `first` (see the module
+    /// documentation for a window starting later), `clk = 1`.
+    fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()>;
+    fn bits(&mut self, slot: usize, width: u32, value: u64) -> io::Result<()>;
+    fn text(&mut self, slot: usize, value: &str) -> io::Result<()>;
+    /// Close an open `$dumpvars` block; falling edge at `fall_ps`: `clk = 0`.
+    fn end(&mut self, fall_ps: u64, first: bool) -> io::Result<()>;
+    /// Flush and close the file. Called at most once by the writer.
+    fn finish(&mut self) -> io::Result<()>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The writer.
+
+/// Writes a VCD or FST waveform of a [`Traced`] block, one sample per 40 MHz cycle.
+pub struct WaveWriter {
+    /// `None` once finished.
+    sink: Option<Box<dyn Sink>>,
+    format: WaveFormat,
+    cfg: TraceConfig,
+    entries: Vec<Entry>,
+    slots: Vec<Slot>,
+    signals: Vec<SignalInfo>,
+    last_bits: Vec<u64>,
+    last_text: Vec<String>,
+    next_bits: Vec<u64>,
+    next_text: Vec<String>,
+    dirty: Vec<u32>,
+    /// Cycle of the last written sample.
+    last_cycle: Option<u64>,
+}
+
+impl std::fmt::Debug for WaveWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WaveWriter")
+            .field("format", &self.format)
+            .field("cfg", &self.cfg)
+            .field("signals", &self.signals.len())
+            .field("last_cycle", &self.last_cycle)
+            .field("finished", &self.sink.is_none())
+            .finish()
+    }
+}
+
+impl WaveWriter {
+    /// Walk `top` once, declare every selected signal (plus `clk` in the top scope) and
+    /// create the file at `path`. The walk happens before the file is created, so a walk that
+    /// is malformed (unbalanced scopes, widths outside 1..=64) leaves no file behind.
+    pub fn create(
+        path: &Path,
+        format: WaveFormat,
+        cfg: TraceConfig,
+        top: &dyn Traced,
+    ) -> io::Result<WaveWriter> {
+        let mut collector = Collector::default();
+        top.trace(&mut collector);
+        let text_width = match format {
+            WaveFormat::Vcd => 0,
+            WaveFormat::Fst => FST_TEXT_BITS,
+        };
+        let layout = Layout::build(collector.events, &cfg, text_width)?;
+        let sink: Box<dyn Sink> = match format {
+            WaveFormat::Vcd => Box::new(vcd::VcdSink::create(
+                path,
+                &layout.items,
+                layout.slots.len(),
+            )?),
+            WaveFormat::Fst => Box::new(fst::FstSink::create(
+                path,
+                &layout.items,
+                layout.slots.len(),
+            )?),
+        };
+        let n = layout.slots.len();
+        Ok(WaveWriter {
+            sink: Some(sink),
+            format,
+            cfg,
+            entries: layout.entries,
+            slots: layout.slots,
+            signals: layout.signals,
+            last_bits: vec![0; n],
+            last_text: vec![String::new(); n],
+            next_bits: vec![0; n],
+            next_text: vec![String::new(); n],
+            dirty: Vec::with_capacity(n),
+            last_cycle: None,
+        })
+    }
+
+    /// The declared signals in declaration order, `clk` first.
+    pub fn signals(&self) -> &[SignalInfo] {
+        &self.signals
+    }
+
+    /// The file format.
+    pub fn format(&self) -> WaveFormat {
+        self.format
+    }
+
+    /// The configuration the writer was created with.
+    pub fn config(&self) -> &TraceConfig {
+        &self.cfg
+    }
+
+    /// Record cycle `cycle`; call after the cycle's registers were updated. Writes, at
+    /// `cycle * CYCLE_PS`, `clk = 1` and every selected signal that changed since the last
+    /// written sample (everything on the first one), then `clk = 0` half a cycle later.
+    /// Outside the window it does nothing (the walk is skipped).
+    pub fn sample(&mut self, cycle: u64, top: &dyn Traced) -> io::Result<()> {
+        if !self.cfg.in_window(cycle) {
+            return Ok(());
+        }
+        let Some(sink) = self.sink.as_mut() else {
+            return Err(io::Error::other("wave writer already finished"));
+        };
+        if let Some(last) = self.last_cycle {
+            if cycle <= last {
+                return Err(invalid_input(format!(
+                    "sample cycle {cycle} does not follow the previous sample cycle {last}"
+                )));
+            }
+        }
+        let (rise, fall) = cycle
+            .checked_mul(CYCLE_PS)
+            .and_then(|t| t.checked_add(HALF_CYCLE_PS).map(|f| (t, f)))
+            .ok_or_else(|| invalid_input(format!("cycle {cycle} overflows the time axis")))?;
+        let first = self.last_cycle.is_none();
+
+        self.dirty.clear();
+        let mut sampler = Sampler {
+            entries: &self.entries,
+            pos: 0,
+            bad: false,
+            force: first,
+            last_bits: &self.last_bits,
+            last_text: &self.last_text,
+            next_bits: &mut self.next_bits,
+            next_text: &mut self.next_text,
+            dirty: &mut self.dirty,
+        };
+        top.trace(&mut sampler);
+        let (pos, bad) = (sampler.pos, sampler.bad);
+        if bad || pos != self.entries.len() {
+            self.dirty.clear();
+            return Err(invalid_data(format!(
+                "trace walk does not match the declaration: {pos} signals visited, {} declared{}",
+                self.entries.len(),
+                if bad {
+                    ", or a signal changed kind or width"
+                } else {
+                    ""
+                }
+            )));
+        }
+
+        sink.begin(rise, first)?;
+        for &slot in &self.dirty {
+            let slot = slot as usize;
+            let kind = self.slots[slot];
+            if kind.is_text {
+                std::mem::swap(&mut self.last_text[slot], &mut self.next_text[slot]);
+                sink.text(slot, &self.last_text[slot])?;
+            } else {
+                self.last_bits[slot] = self.next_bits[slot];
+                sink.bits(slot, kind.width, self.last_bits[slot])?;
+            }
+        }
+        sink.end(fall, first)?;
+        self.last_cycle = Some(cycle);
+        Ok(())
+    }
+
+    /// Flush and close the file (an FST gets its final header here).
+    pub fn finish(mut self) -> io::Result<()> {
+        match self.sink.take() {
+            Some(mut sink) => sink.finish(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for WaveWriter {
+    fn drop(&mut self) {
+        if let Some(mut sink) = self.sink.take() {
+            let _ = sink.finish();
+        }
+    }
+}
+
+#[inline]
+fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// The per-sample walk: compares each value with the last written one, by position.
+struct Sampler<'a> {
+    entries: &'a [Entry],
+    pos: usize,
+    bad: bool,
+    /// First sample: every selected signal counts as changed.
+    force: bool,
+    last_bits: &'a [u64],
+    last_text: &'a [String],
+    next_bits: &'a mut [u64],
+    next_text: &'a mut [String],
+    dirty: &'a mut Vec<u32>,
+}
+
+impl Sampler<'_> {
+    #[inline]
+    fn next_entry(&mut self) -> Option<Entry> {
+        let e = self.entries.get(self.pos).copied();
+        self.pos += 1;
+        if e.is_none() {
+            self.bad = true;
+        }
+        e
+    }
+}
+
+impl Tracer for Sampler<'_> {
+    fn push_scope(&mut self, _name: &str) {}
+    fn pop_scope(&mut self) {}
+
+    fn bits(&mut self, _name: &str, width: u32, value: u64) {
+        let Some(e) = self.next_entry() else { return };
+        if e.is_text || e.width != width {
+            self.bad = true;
+            return;
+        }
+        if e.slot == NOT_SELECTED {
+            return;
+        }
+        let slot = e.slot as usize;
+        let v = value & mask(width);
+        if self.force || self.last_bits.get(slot) != Some(&v) {
+            if let Some(n) = self.next_bits.get_mut(slot) {
+                *n = v;
+                self.dirty.push(e.slot);
+            }
+        }
+    }
+
+    fn text(&mut self, _name: &str, value: &str) {
+        let Some(e) = self.next_entry() else { return };
+        if !e.is_text {
+            self.bad = true;
+            return;
+        }
+        if e.slot == NOT_SELECTED {
+            return;
+        }
+        let slot = e.slot as usize;
+        if self.force || self.last_text.get(slot).map(String::as_str) != Some(value) {
+            if let Some(n) = self.next_text.get_mut(slot) {
+                n.clear();
+                n.push_str(value);
+                self.dirty.push(e.slot);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_selection_respects_dot_boundaries() {
+        let cfg = TraceConfig {
+            scopes: vec!["renderer.igc".into(), "renderer.pixel_3_4.".into()],
+            window: None,
+        };
+        assert!(cfg.selects("renderer.igc.pc"));
+        assert!(cfg.selects("renderer.igc"));
+        assert!(!cfg.selects("renderer.igc2.pc"));
+        assert!(cfg.selects("renderer.pixel_3_4.acc"));
+        assert!(!cfg.selects("renderer.pixel_3_45.acc"));
+        assert!(!cfg.selects("renderer.status"));
+        assert!(TraceConfig::default().selects("anything"));
+    }
+
+    #[test]
+    fn window_is_inclusive() {
+        let cfg = TraceConfig {
+            scopes: vec![],
+            window: Some((3, 5)),
+        };
+        assert!(!cfg.in_window(2));
+        assert!(cfg.in_window(3) && cfg.in_window(5));
+        assert!(!cfg.in_window(6));
+    }
+
+    #[test]
+    fn format_from_extension() {
+        assert_eq!(
+            WaveFormat::from_path(Path::new("a/b.vcd")),
+            Some(WaveFormat::Vcd)
+        );
+        assert_eq!(
+            WaveFormat::from_path(Path::new("b.FST")),
+            Some(WaveFormat::Fst)
+        );
+        assert_eq!(WaveFormat::from_path(Path::new("b.txt")), None);
+        assert_eq!(WaveFormat::from_path(Path::new("vcd")), None);
+    }
+
+    #[test]
+    fn names_become_tokens() {
+        assert_eq!(sanitize_name("a b\tc"), "a_b_c");
+        assert_eq!(sanitize_name(""), "_");
+    }
+}

@@ -1,0 +1,208 @@
+//! VCD back end: the `vcd` crate over a 1 MiB `BufWriter<File>`.
+//!
+//! The header (scopes, variables, timescale) and the timestamps go through [`vcd::Writer`];
+//! value changes are formatted into a reused line buffer with pre-rendered identifier codes
+//! and written in one call, so a sample does not allocate.
+
+use super::{DeclItem, Sink};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use vcd::{IdCode, SimulationCommand, TimescaleUnit, VarType};
+
+const BUF_BYTES: usize = 1 << 20;
+
+pub(crate) struct VcdSink {
+    w: vcd::Writer<BufWriter<File>>,
+    clk: Box<[u8]>,
+    /// Identifier code of each slot, as written in the file.
+    ids: Vec<Box<[u8]>>,
+    /// Per slot: a multi-bit vector (else a 1-bit wire or a string).
+    vector: Vec<bool>,
+    /// Per slot: a string.
+    string: Vec<bool>,
+    /// Inside the `$dumpvars` block of the first sample.
+    in_dumpvars: bool,
+    line: Vec<u8>,
+    finished: bool,
+}
+
+fn id_bytes(id: IdCode) -> Box<[u8]> {
+    id.to_string().into_bytes().into_boxed_slice()
+}
+
+impl VcdSink {
+    pub(crate) fn create(path: &Path, items: &[DeclItem], nslots: usize) -> io::Result<VcdSink> {
+        let file = File::create(path)?;
+        let mut w = vcd::Writer::new(BufWriter::with_capacity(BUF_BYTES, file));
+        w.version(concat!("pp5-sim ", env!("CARGO_PKG_VERSION")))?;
+        w.comment("Pixel-Planes 5 Renderer model; clk = 40 MHz, one sample per cycle")?;
+        w.timescale(1, TimescaleUnit::PS)?;
+        let mut clk = None;
+        let mut ids: Vec<Option<Box<[u8]>>> = vec![None; nslots];
+        let mut vector = vec![false; nslots];
+        let mut string = vec![false; nslots];
+        for item in items {
+            match item {
+                DeclItem::Scope(name) => w.add_module(name)?,
+                DeclItem::Up => w.upscope()?,
+                DeclItem::Clk => clk = Some(id_bytes(w.add_wire(1, "clk")?)),
+                DeclItem::Var {
+                    slot,
+                    name,
+                    width,
+                    is_text,
+                } => {
+                    let id = if *is_text {
+                        w.add_var(VarType::String, 1, name, None)?
+                    } else {
+                        w.add_wire(*width, name)?
+                    };
+                    if let Some(s) = ids.get_mut(*slot) {
+                        *s = Some(id_bytes(id));
+                        vector[*slot] = !*is_text && *width > 1;
+                        string[*slot] = *is_text;
+                    }
+                }
+            }
+        }
+        w.enddefinitions()?;
+        let clk = clk.ok_or_else(|| io::Error::other("declaration without clk"))?;
+        let ids = ids
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| io::Error::other("declaration misses a signal"))?;
+        Ok(VcdSink {
+            w,
+            clk,
+            ids,
+            vector,
+            string,
+            in_dumpvars: false,
+            line: Vec::with_capacity(128),
+            finished: false,
+        })
+    }
+
+    fn id(&self, slot: usize) -> io::Result<&[u8]> {
+        self.ids
+            .get(slot)
+            .map(|b| &b[..])
+            .ok_or_else(|| io::Error::other("unknown signal slot"))
+    }
+
+    fn clk(&mut self, v: bool) -> io::Result<()> {
+        self.line.clear();
+        self.line.push(if v { b'1' } else { b'0' });
+        self.line.extend_from_slice(&self.clk);
+        self.line.push(b'\n');
+        self.w.writer().write_all(&self.line)
+    }
+}
+
+impl Sink for VcdSink {
+    fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()> {
+        if first && time_ps > 0 {
+            // The window starts later: `$dumpvars` at #0 with every wire unknown (strings have
+            // no unknown value and are left out), then the first sample as plain changes.
+            self.w.timestamp(0)?;
+            self.w.begin(SimulationCommand::Dumpvars)?;
+            let mut line = std::mem::take(&mut self.line);
+            line.clear();
+            line.push(b'x');
+            line.extend_from_slice(&self.clk);
+            line.push(b'\n');
+            for (slot, id) in self.ids.iter().enumerate() {
+                if self.string[slot] {
+                    continue;
+                }
+                line.extend_from_slice(if self.vector[slot] { b"bx " } else { b"x" });
+                line.extend_from_slice(id);
+                line.push(b'\n');
+            }
+            let r = self.w.writer().write_all(&line);
+            self.line = line;
+            r?;
+            self.w.end()?;
+            self.w.timestamp(time_ps)?;
+        } else {
+            self.w.timestamp(time_ps)?;
+            if first {
+                self.w.begin(SimulationCommand::Dumpvars)?;
+                self.in_dumpvars = true;
+            }
+        }
+        self.clk(true)
+    }
+
+    fn bits(&mut self, slot: usize, width: u32, value: u64) -> io::Result<()> {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        if width == 1 {
+            line.push(b'0' + (value & 1) as u8);
+        } else {
+            // Leading zeros are left out (VCD zero-extends a shorter binary value).
+            let n = 64 - value.max(1).leading_zeros() as usize;
+            let mut digits = [0u8; 64];
+            for (i, d) in digits[..n].iter_mut().enumerate() {
+                *d = b'0' + ((value >> (n - 1 - i)) & 1) as u8;
+            }
+            line.push(b'b');
+            line.extend_from_slice(&digits[..n]);
+            line.push(b' ');
+        }
+        let r = match self.id(slot) {
+            Ok(id) => {
+                line.extend_from_slice(id);
+                line.push(b'\n');
+                self.w.writer().write_all(&line)
+            }
+            Err(e) => Err(e),
+        };
+        self.line = line;
+        r
+    }
+
+    fn text(&mut self, slot: usize, value: &str) -> io::Result<()> {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        line.push(b's');
+        if value.is_empty() {
+            line.push(b'-');
+        }
+        // A VCD value is one token: whitespace and control characters become `_`.
+        line.extend(
+            value
+                .bytes()
+                .map(|b| if b <= b' ' || b == 0x7f { b'_' } else { b }),
+        );
+        line.push(b' ');
+        let r = match self.id(slot) {
+            Ok(id) => {
+                line.extend_from_slice(id);
+                line.push(b'\n');
+                self.w.writer().write_all(&line)
+            }
+            Err(e) => Err(e),
+        };
+        self.line = line;
+        r
+    }
+
+    fn end(&mut self, fall_ps: u64, _first: bool) -> io::Result<()> {
+        if self.in_dumpvars {
+            self.in_dumpvars = false;
+            self.w.end()?;
+        }
+        self.w.timestamp(fall_ps)?;
+        self.clk(false)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        self.w.flush()
+    }
+}

@@ -1,0 +1,1 @@
+//! Reference models and testbench helpers for pp5-rtl.
