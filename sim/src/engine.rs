@@ -141,6 +141,7 @@ impl Default for SimOptions {
 pub const MAX_DIAGNOSTICS: usize = 1000;
 
 /// A simulation: the board, its Ring input, and the logs.
+#[derive(Clone)]
 pub struct Sim {
     pub board: Renderer,
     pub source: RingSource,

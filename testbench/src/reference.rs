@@ -1,0 +1,1 @@
+//! Plain per-pixel reference models (see the module docs inside).
