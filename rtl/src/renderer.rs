@@ -238,7 +238,6 @@ impl Traced for Renderer {
     fn trace(&self, t: &mut dyn Tracer) {
         t.push_scope("renderer");
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
-        t.bits("cycle", 48, self.cycle.wrapping_sub(1));
         t.bits("status", 32, self.status() as u64);
         t.bits("leds", 16, self.leds() as u64);
         bit(t, "aeo", self.array.aeo());

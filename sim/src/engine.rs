@@ -309,9 +309,22 @@ impl Sim {
         }
     }
 
-    /// Whether the run can stop because nothing is left to do.
+    /// Whether the run can stop because nothing is left to do. A stream whose last message
+    /// ends in the middle of a command counts as done: the parser waits for words that will
+    /// never come (the hardware reports the formatting error only when a next message
+    /// starts), and nothing else can happen.
     pub fn done(&self) -> bool {
-        self.source.is_empty() && self.board.quiescent()
+        self.source.is_empty() && (self.board.quiescent() || self.starved_mid_command())
+    }
+
+    /// The parser holds part of a command and has no more words to read, with the IGC idle.
+    fn starved_mid_command(&self) -> bool {
+        let b = &self.board;
+        b.igc_port.parser.busy()
+            && !b.igc_port.parser.held()
+            && b.igc_port.rxfifo.is_empty()
+            && !b.llpr.go
+            && matches!(b.igc.state, IgcState::WaitCmd | IgcState::RMode)
     }
 
     /// Step one 40 MHz cycle (Ring delivery, board, bookkeeping).
@@ -348,6 +361,16 @@ impl Sim {
         let mut stuck_since: Option<u64> = None;
         loop {
             if self.done() {
+                if self.starved_mid_command() {
+                    let p = &self.board.igc_port.parser;
+                    self.diag(
+                        "warning",
+                        format!(
+                            "the stream ended in the middle of a command (parser in {}): it was not executed",
+                            p.state.name()
+                        ),
+                    );
+                }
                 return Ok(StopReason::Done);
             }
             if self.board.cycle >= self.max_cycles {

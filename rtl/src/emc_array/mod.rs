@@ -10,11 +10,12 @@
 //! State is bit-sliced ([`plane`]): 208 memory planes, Enable and Carry, each 256 `u64`.
 
 pub mod alu;
+mod kernel;
 pub mod plane;
 
 use crate::trace::{bit, Traced, Tracer};
-use alu::{enable_eval, Lut};
-use plane::{Plane, ONES_PLANE, PLANE_WORDS, ZERO_PLANE};
+use alu::Lut;
+use plane::{Plane, ONES_PLANE, ZERO_PLANE};
 
 /// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
 pub const MEM_BITS: usize = 208;
@@ -90,11 +91,52 @@ pub struct ProbeSample {
 }
 
 /// A pixel chosen for tracing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Probe {
     pub x: usize,
     pub y: usize,
     pub last: ProbeSample,
+    /// Scope name in the waveform, `pixel_<x>_<y>`.
+    pub scope: String,
+}
+
+/// Population count of Enable for the waveform, recomputed only when Enable changed since
+/// the last trace (tracing must not slow the array step). `u32::MAX` = unknown.
+#[derive(Debug)]
+struct Counts {
+    enable: std::sync::atomic::AtomicU32,
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        Counts {
+            enable: std::sync::atomic::AtomicU32::new(u32::MAX),
+        }
+    }
+}
+
+impl Clone for Counts {
+    fn clone(&self) -> Self {
+        Counts::default()
+    }
+}
+
+impl Counts {
+    fn invalidate(&self) {
+        self.enable
+            .store(u32::MAX, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn enable(&self, p: &Plane) -> u32 {
+        use std::sync::atomic::Ordering::Relaxed;
+        match self.enable.load(Relaxed) {
+            u32::MAX => {
+                let n = plane::count(p);
+                self.enable.store(n, Relaxed);
+                n
+            }
+            n => n,
+        }
+    }
 }
 
 /// The array of 128×128 pixel processors.
@@ -112,6 +154,11 @@ pub struct EmcArray {
     probes: Vec<Probe>,
     /// The last operation (for the waveform).
     last_op: ArrayOp,
+    /// Scratch planes: the next Carry, a copy of Enable, the ALU result.
+    cbuf: Box<Plane>,
+    bbuf: Box<Plane>,
+    rbuf: Box<Plane>,
+    counts: Counts,
 }
 
 impl Default for EmcArray {
@@ -134,6 +181,10 @@ impl EmcArray {
             stripes: [false; 4],
             probes: Vec::new(),
             last_op: ArrayOp::default(),
+            cbuf: Box::new(ZERO_PLANE),
+            bbuf: Box::new(ZERO_PLANE),
+            rbuf: Box::new(ZERO_PLANE),
+            counts: Counts::default(),
         }
     }
 
@@ -157,6 +208,7 @@ impl EmcArray {
                 x,
                 y,
                 last: ProbeSample::default(),
+                scope: format!("pixel_{x}_{y}"),
             });
         }
     }
@@ -168,6 +220,7 @@ impl EmcArray {
 
     /// Recompute the stripe ORs from the Enable plane (after a direct write by a testbench).
     pub fn refresh_aeo(&mut self) {
+        self.counts = Counts::default();
         let acc = self.enable.iter().fold(0u64, |acc, w| acc | w);
         self.stripes = std::array::from_fn(|k| acc & plane::stripe_mask(k) != 0);
     }
@@ -191,6 +244,9 @@ impl EmcArray {
     /// Execute one cycle's operation on all 16,384 PEs (the clock edge).
     pub fn step(&mut self, op: &ArrayOp) {
         self.last_op = *op;
+        if op.en_we {
+            self.counts.invalidate();
+        }
         if op.is_nop() {
             if !self.probes.is_empty() {
                 for p in &mut self.probes {
@@ -202,17 +258,18 @@ impl EmcArray {
         if !self.probes.is_empty() {
             self.sample_probes(op);
         }
-        // Fold constant inputs into the truth tables, so the loop reads only real planes.
+        // Fold constant inputs into the truth tables, so the loops read only real planes.
         let (mut tr, mut tc) = (op.lut_r, op.lut_c);
-        let a_addr = op.a.filter(|&a| (a as usize) < MEM_BITS);
+        let a_addr = op.a.map(|a| a as usize).filter(|&a| a < MEM_BITS);
         if a_addr.is_none() {
             tr = Lut::fix_a(tr, false);
             tc = Lut::fix_a(tc, false);
         }
-        let b_plane_sel = match op.b {
-            BSource::Zero => {
-                tr = Lut::fix_b(tr, false);
-                tc = Lut::fix_b(tc, false);
+        let mut b_from_enable = false;
+        let b_addr = match op.b {
+            BSource::Mem(b) if (b as usize) < MEM_BITS => Some(b as usize),
+            BSource::Enable => {
+                b_from_enable = true;
                 None
             }
             BSource::One => {
@@ -220,49 +277,71 @@ impl EmcArray {
                 tc = Lut::fix_b(tc, true);
                 None
             }
-            BSource::Mem(b) if (b as usize) < MEM_BITS => Some(Some(b as usize)),
-            BSource::Mem(_) => {
+            BSource::Zero | BSource::Mem(_) => {
                 tr = Lut::fix_b(tr, false);
                 tc = Lut::fix_b(tc, false);
                 None
             }
-            BSource::Enable => Some(None),
         };
+        if b_from_enable {
+            // Enable may be rewritten in the same pass: read a copy.
+            *self.bbuf = *self.enable;
+        }
         let w = op.w.map(|w| w as usize).filter(|&w| w < MEM_BITS);
-        let lr = Lut::new(tr);
-        let lc = Lut::new(tc);
-
-        // Inputs are copied word by word before any write of that word, so A, B and W may
-        // name the same plane (seed note 12: no restriction on overlapping).
-        let mut en_acc = 0u64;
-        for i in 0..PLANE_WORDS {
-            let a = match a_addr {
-                Some(a) => self.mem[a as usize][i],
-                None => 0,
-            };
-            let b = match b_plane_sel {
-                Some(Some(b)) => self.mem[b][i],
-                Some(None) => self.enable[i],
-                None => 0,
-            };
-            let c = self.carry[i];
-            let e = self.enable[i];
-            let r = lr.eval(a, b, c);
-            if let Some(w) = w {
-                let old = self.mem[w][i];
-                self.mem[w][i] = if op.wr_all { r } else { (r & e) | (old & !e) };
-            }
-            if op.cry_we {
-                self.carry[i] = lc.eval(a, b, c);
-            }
-            if op.en_we {
-                let ne = enable_eval(op.lut_e, e, r);
-                self.enable[i] = ne;
-                en_acc |= ne;
+        if let Some(x) = w {
+            if !op.en_we && a_addr != Some(x) && b_addr != Some(x) && !b_from_enable {
+                let (lo, rest) = self.mem.split_at_mut(x);
+                if let Some((wp, hi)) = rest.split_first_mut() {
+                    let pick = |p: Option<usize>| -> &Plane {
+                        match p {
+                            Some(p) if p < x => &lo[p],
+                            Some(p) => &hi[p - x - 1],
+                            None => &ZERO_PLANE,
+                        }
+                    };
+                    let (a, b) = (pick(a_addr), pick(b_addr));
+                    let tcs = op.cry_we.then_some(tc);
+                    if kernel::try_fused_write(
+                        tr,
+                        tcs,
+                        op.wr_all,
+                        wp,
+                        a,
+                        b,
+                        &mut self.carry,
+                        &self.enable,
+                    ) {
+                        return;
+                    }
+                }
             }
         }
+        let zero: &Plane = &ZERO_PLANE;
+        let a: &Plane = match a_addr {
+            Some(x) => &self.mem[x],
+            None => zero,
+        };
+        let b: &Plane = match b_addr {
+            Some(x) => &self.mem[x],
+            None if b_from_enable => &self.bbuf,
+            None => zero,
+        };
+        // Registers update together at the clock edge: every pass reads the old values.
+        if op.cry_we {
+            kernel::carry_plane(tc, &mut self.cbuf, a, b, &self.carry);
+        }
+        if w.is_some() || op.en_we {
+            kernel::result_plane(tr, &mut self.rbuf, a, b, &self.carry);
+        }
+        if let Some(x) = w {
+            kernel::blend(&mut self.mem[x], &self.rbuf, &self.enable, op.wr_all);
+        }
         if op.en_we {
-            self.stripes = std::array::from_fn(|k| en_acc & plane::stripe_mask(k) != 0);
+            let acc = kernel::enable_update(&mut self.enable, &self.rbuf, op.lut_e);
+            self.stripes = std::array::from_fn(|k| acc & plane::stripe_mask(k) != 0);
+        }
+        if op.cry_we {
+            std::mem::swap(&mut self.carry, &mut self.cbuf);
         }
     }
 
@@ -299,7 +378,7 @@ impl EmcArray {
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
     pub fn trace_probes(&self, t: &mut dyn Tracer) {
         for p in &self.probes {
-            t.push_scope(&format!("pixel_{}_{}", p.x, p.y));
+            t.push_scope(&p.scope);
             bit(t, "enable", plane::get(&self.enable, p.x, p.y));
             bit(t, "carry", plane::get(&self.carry, p.x, p.y));
             bit(t, "alu_a", p.last.a);
@@ -324,11 +403,13 @@ impl Traced for EmcArray {
     fn trace(&self, t: &mut dyn Tracer) {
         t.push_scope("emc_array");
         bit(t, "aeo", self.aeo());
-        for k in 0..4 {
-            bit(t, &format!("stripe{k}"), self.stripes[k]);
+        for (k, name) in ["stripe0", "stripe1", "stripe2", "stripe3"]
+            .iter()
+            .enumerate()
+        {
+            bit(t, name, self.stripes[k]);
         }
-        t.bits("enable_count", 15, plane::count(&self.enable) as u64);
-        t.bits("carry_count", 15, plane::count(&self.carry) as u64);
+        t.bits("enable_count", 15, self.counts.enable(&self.enable) as u64);
         let op = &self.last_op;
         t.bits("a_addr", 8, op.a.map_or(0, |a| a as u64));
         bit(t, "a_en", op.a.is_some());

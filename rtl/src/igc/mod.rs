@@ -165,9 +165,16 @@ impl Igc {
             cmd,
             opcode: llpr.opcode,
         });
+        // Coefficient words load their registers in RMode too: MCWRITE writes `sca[32]`, so
+        // one sent without its C word writes the C register's previous value.
+        for k in 0..6 {
+            if llpr.coef_mask & (1 << k) != 0 {
+                self.coef[k] = llpr.coef[k];
+            }
+        }
         match cmd {
             CMD_MCWRITE => {
-                if let Err(e) = self.store.write(op.hardwired_addr(), llpr.coef[COEF_C]) {
+                if let Err(e) = self.store.write(op.hardwired_addr(), self.sca()) {
                     events.push(IgcEvent::FormatError(e));
                 }
             }
@@ -440,8 +447,11 @@ impl Traced for Igc {
         t.bits("cmd", 8, (self.opcode & 0xff) as u64);
         t.bits("opcode", 32, self.opcode as u64);
         t.bits("pword", 32, self.pword as u64);
-        for (k, v) in self.opr.iter().enumerate() {
-            t.bits(&format!("opr{k}"), 8, *v as u64);
+        for (name, v) in ["opr0", "opr1", "opr2", "opr3", "opr4"]
+            .iter()
+            .zip(&self.opr)
+        {
+            t.bits(name, 8, *v as u64);
         }
         t.bits("sca", 32, self.sca() as u64);
         t.bits("fbits", 5, self.fbits as u64);
@@ -471,8 +481,8 @@ impl Traced for Igc {
             },
         );
         let w = self.store.uinst_words(self.last_pc);
-        for (k, v) in w.iter().enumerate() {
-            t.bits(&format!("w{k}"), 32, *v as u64);
+        for (name, v) in ["w0", "w1", "w2", "w3"].iter().zip(&w) {
+            t.bits(name, 32, *v as u64);
         }
         t.pop_scope();
         t.pop_scope();
