@@ -156,6 +156,7 @@ pub struct Sim {
     open: Option<usize>,
     interrupt: Arc<AtomicBool>,
     max_cycles: u64,
+    last_sampled: Option<u64>,
 }
 
 impl Sim {
@@ -178,6 +179,7 @@ impl Sim {
             open: None,
             interrupt: Arc::new(AtomicBool::new(false)),
             max_cycles: opts.max_cycles,
+            last_sampled: None,
         }
     }
 
@@ -354,8 +356,10 @@ impl Sim {
         mut progress: impl FnMut(u64, u64, u64),
     ) -> io::Result<StopReason> {
         if let Some(w) = wave.as_deref_mut() {
-            if self.board.cycle == 0 {
-                w.sample(0, &self.board)?;
+            // The state at the start of the traced part of the run.
+            if self.last_sampled != Some(self.board.cycle) {
+                w.sample(self.board.cycle, &self.board)?;
+                self.last_sampled = Some(self.board.cycle);
             }
         }
         let mut stuck_since: Option<u64> = None;
@@ -382,18 +386,22 @@ impl Sim {
             self.step();
             if let Some(w) = wave.as_deref_mut() {
                 w.sample(self.board.cycle, &self.board)?;
+                self.last_sampled = Some(self.board.cycle);
             }
             if self.board.cycle & 0xffff == 0 {
                 progress(self.board.cycle, self.source.delivered, self.source.total);
             }
             if self.board.igc.stuck() {
                 // Let the IGC timeout fire if a command is waiting (it is bounded), then stop.
+                // Words still to come may form a command later (e.g. behind a flushed
+                // message): the parser reads them unless it holds a command, and a held
+                // command means the timeout is counting.
                 let since = *stuck_since.get_or_insert(self.board.cycle);
                 let waiting = self.board.llpr.go
                     || !self.source.is_empty()
                     || !self.board.igc_port.rxfifo.is_empty();
-                let limit = IGC_TIMEOUT_RING_CYCLES * 2 + 16;
-                if !waiting || self.board.cycle - since > limit {
+                let timed_out = self.board.timeout_count >= IGC_TIMEOUT_RING_CYCLES;
+                if !waiting || timed_out {
                     let why = match self.board.igc.state {
                         IgcState::Hang => format!("the IGC executed HANG at PC {} (cycle {since})", self.board.igc.pc),
                         _ => format!("the IGC stopped on an illegal microinstruction at PC {} (cycle {since})", self.board.igc.pc),
@@ -402,6 +410,29 @@ impl Sim {
                 }
             }
         }
+    }
+
+    /// Run (untraced) until the queued microcode boot has finished, i.e. the IGC left RMode
+    /// after loading the store. Returns `None` when the boot finished, or why it did not.
+    pub fn run_boot(&mut self) -> Option<StopReason> {
+        while self.boot_pending {
+            if self.board.cycle >= self.max_cycles {
+                return Some(StopReason::MaxCycles);
+            }
+            if self.interrupt.load(Ordering::Relaxed) {
+                return Some(StopReason::Interrupted);
+            }
+            if self.done() {
+                return Some(StopReason::Done);
+            }
+            self.step();
+            if self.board.igc.stuck() {
+                return Some(StopReason::Stuck(
+                    "the IGC stopped during the microcode boot".into(),
+                ));
+            }
+        }
+        None
     }
 
     /// Commands of the user's stream (after the boot).

@@ -108,6 +108,9 @@ struct Common {
     /// Do not load the microcode through the stream first (write the store directly).
     #[arg(long)]
     no_boot: bool,
+    /// Trace the microcode boot too (by default the waveform starts after it).
+    #[arg(long)]
+    trace_boot: bool,
     /// Report format.
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     report: String,
@@ -209,6 +212,7 @@ fn simulate(
             window: common.window,
         },
         gtkw: true,
+        trace_boot: common.trace_boot || common.window.is_some(),
         path: p,
     });
     let spec = RunSpec {

@@ -18,6 +18,9 @@ pub struct WaveSpec {
     pub cfg: TraceConfig,
     /// Also write `<path without extension>.gtkw`.
     pub gtkw: bool,
+    /// Trace the microcode boot too. By default the waveform starts where the boot ends, so
+    /// a first look shows the user's stream (the boot is ~1000 cycles of MCWRITEs).
+    pub trace_boot: bool,
 }
 
 impl WaveSpec {
@@ -28,6 +31,7 @@ impl WaveSpec {
             format: WaveFormat::from_path(path).unwrap_or(WaveFormat::Vcd),
             cfg: TraceConfig::default(),
             gtkw: true,
+            trace_boot: false,
         }
     }
 
@@ -122,12 +126,35 @@ pub fn run(
     if let Some(flag) = interrupt {
         sim.set_interrupt_flag(flag.clone());
     }
+    if spec.boot && spec.wave.as_ref().is_some_and(|w| !w.trace_boot) {
+        if let Some(stop) = sim.run_boot() {
+            // The boot itself did not finish: trace nothing more, report why.
+            let wave = match &spec.wave {
+                Some(w) => Some(WaveWriter::create_at(
+                    &w.path,
+                    w.format,
+                    w.cfg.clone(),
+                    &sim.board,
+                    sim.board.cycle,
+                )?),
+                None => None,
+            };
+            let mut signals = Vec::new();
+            if let Some(mut w) = wave {
+                w.sample(sim.board.cycle, &sim.board)?;
+                signals = w.signals().to_vec();
+                w.finish()?;
+            }
+            return Ok(RunResult { sim, stop, signals });
+        }
+    }
     let mut wave = match &spec.wave {
-        Some(w) => Some(WaveWriter::create(
+        Some(w) => Some(WaveWriter::create_at(
             &w.path,
             w.format,
             w.cfg.clone(),
             &sim.board,
+            sim.board.cycle,
         )?),
         None => None,
     };

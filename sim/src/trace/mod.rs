@@ -466,6 +466,20 @@ impl WaveWriter {
         cfg: TraceConfig,
         top: &dyn Traced,
     ) -> io::Result<WaveWriter> {
+        Self::create_at(path, format, cfg, top, 0)
+    }
+
+    /// As [`WaveWriter::create`] for a run that is already at cycle `start_cycle` (e.g. after
+    /// an untraced microcode boot): the file's time axis starts there, with the first sample
+    /// as its initial values, instead of unknowns from time 0.
+    pub fn create_at(
+        path: &Path,
+        format: WaveFormat,
+        cfg: TraceConfig,
+        top: &dyn Traced,
+        start_cycle: u64,
+    ) -> io::Result<WaveWriter> {
+        let start_ps = start_cycle.saturating_mul(CYCLE_PS);
         let mut collector = Collector::default();
         top.trace(&mut collector);
         let text_width = match format {
@@ -478,11 +492,13 @@ impl WaveWriter {
                 path,
                 &layout.items,
                 layout.slots.len(),
+                start_ps,
             )?),
             WaveFormat::Fst => Box::new(fst::FstSink::create(
                 path,
                 &layout.items,
                 layout.slots.len(),
+                start_ps,
             )?),
         };
         let n = layout.slots.len();

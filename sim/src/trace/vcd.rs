@@ -25,6 +25,9 @@ pub(crate) struct VcdSink {
     in_dumpvars: bool,
     line: Vec<u8>,
     finished: bool,
+    /// Time at which the trace starts (the run was already there when the writer was made):
+    /// a first sample at this time is the `$dumpvars`; a later one is preceded by unknowns.
+    start_ps: u64,
 }
 
 fn id_bytes(id: IdCode) -> Box<[u8]> {
@@ -32,7 +35,12 @@ fn id_bytes(id: IdCode) -> Box<[u8]> {
 }
 
 impl VcdSink {
-    pub(crate) fn create(path: &Path, items: &[DeclItem], nslots: usize) -> io::Result<VcdSink> {
+    pub(crate) fn create(
+        path: &Path,
+        items: &[DeclItem],
+        nslots: usize,
+        start_ps: u64,
+    ) -> io::Result<VcdSink> {
         let file = File::create(path)?;
         let mut w = vcd::Writer::new(BufWriter::with_capacity(BUF_BYTES, file));
         w.version(concat!("pp5-sim ", env!("CARGO_PKG_VERSION")))?;
@@ -81,6 +89,7 @@ impl VcdSink {
             in_dumpvars: false,
             line: Vec::with_capacity(128),
             finished: false,
+            start_ps,
         })
     }
 
@@ -102,7 +111,7 @@ impl VcdSink {
 
 impl Sink for VcdSink {
     fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()> {
-        if first && time_ps > 0 {
+        if first && time_ps > self.start_ps {
             // The window starts later: `$dumpvars` at #0 with every wire unknown (strings have
             // no unknown value and are left out), then the first sample as plain changes.
             self.w.timestamp(0)?;
