@@ -87,30 +87,53 @@ impl VcdSink {
             vector,
             string,
             in_dumpvars: false,
-            line: Vec::with_capacity(128),
+            line: Vec::with_capacity(2 * LINE_FLUSH),
             finished: false,
             start_ps,
         })
     }
 
-    fn id(&self, slot: usize) -> io::Result<&[u8]> {
-        self.ids
-            .get(slot)
-            .map(|b| &b[..])
-            .ok_or_else(|| io::Error::other("unknown signal slot"))
-    }
-
     fn clk(&mut self, v: bool) -> io::Result<()> {
-        self.line.clear();
         self.line.push(if v { b'1' } else { b'0' });
         self.line.extend_from_slice(&self.clk);
         self.line.push(b'\n');
-        self.w.writer().write_all(&self.line)
+        Ok(())
+    }
+
+    /// Append `#<time>\n` to the sample buffer.
+    fn push_time(&mut self, t: u64) {
+        let mut digits = [0u8; 20];
+        let mut n = 0;
+        let mut v = t;
+        loop {
+            digits[n] = b'0' + (v % 10) as u8;
+            n += 1;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        self.line.push(b'#');
+        self.line.extend(digits[..n].iter().rev());
+        self.line.push(b'\n');
+    }
+
+    /// Hand the buffered value changes to the file writer.
+    fn flush_line(&mut self) -> io::Result<()> {
+        let r = self.w.writer().write_all(&self.line);
+        self.line.clear();
+        r
     }
 }
 
+/// Buffered bytes after which a sample's text is handed to the file writer.
+const LINE_FLUSH: usize = 1 << 16;
+
 impl Sink for VcdSink {
     fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()> {
+        if first {
+            self.flush_line()?;
+        }
         if first && time_ps > self.start_ps {
             // The window starts later: `$dumpvars` at #0 with every wire unknown (strings have
             // no unknown value and are left out), then the first sample as plain changes.
@@ -130,51 +153,47 @@ impl Sink for VcdSink {
                 line.push(b'\n');
             }
             let r = self.w.writer().write_all(&line);
+            line.clear();
             self.line = line;
             r?;
             self.w.end()?;
             self.w.timestamp(time_ps)?;
-        } else {
+        } else if first {
             self.w.timestamp(time_ps)?;
-            if first {
-                self.w.begin(SimulationCommand::Dumpvars)?;
-                self.in_dumpvars = true;
-            }
+            self.w.begin(SimulationCommand::Dumpvars)?;
+            self.in_dumpvars = true;
+        } else {
+            self.push_time(time_ps);
         }
         self.clk(true)
     }
 
     fn bits(&mut self, slot: usize, width: u32, value: u64) -> io::Result<()> {
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
+        let id = self
+            .ids
+            .get(slot)
+            .ok_or_else(|| io::Error::other("unknown signal slot"))?;
+        let line = &mut self.line;
         if width == 1 {
             line.push(b'0' + (value & 1) as u8);
         } else {
             // Leading zeros are left out (VCD zero-extends a shorter binary value).
             let n = 64 - value.max(1).leading_zeros() as usize;
-            let mut digits = [0u8; 64];
-            for (i, d) in digits[..n].iter_mut().enumerate() {
-                *d = b'0' + ((value >> (n - 1 - i)) & 1) as u8;
-            }
             line.push(b'b');
-            line.extend_from_slice(&digits[..n]);
+            line.extend((0..n).rev().map(|i| b'0' + ((value >> i) & 1) as u8));
             line.push(b' ');
         }
-        let r = match self.id(slot) {
-            Ok(id) => {
-                line.extend_from_slice(id);
-                line.push(b'\n');
-                self.w.writer().write_all(&line)
-            }
-            Err(e) => Err(e),
-        };
-        self.line = line;
-        r
+        line.extend_from_slice(id);
+        line.push(b'\n');
+        Ok(())
     }
 
     fn text(&mut self, slot: usize, value: &str) -> io::Result<()> {
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
+        let id = self
+            .ids
+            .get(slot)
+            .ok_or_else(|| io::Error::other("unknown signal slot"))?;
+        let line = &mut self.line;
         line.push(b's');
         if value.is_empty() {
             line.push(b'-');
@@ -186,25 +205,23 @@ impl Sink for VcdSink {
                 .map(|b| if b <= b' ' || b == 0x7f { b'_' } else { b }),
         );
         line.push(b' ');
-        let r = match self.id(slot) {
-            Ok(id) => {
-                line.extend_from_slice(id);
-                line.push(b'\n');
-                self.w.writer().write_all(&line)
-            }
-            Err(e) => Err(e),
-        };
-        self.line = line;
-        r
+        line.extend_from_slice(id);
+        line.push(b'\n');
+        Ok(())
     }
 
     fn end(&mut self, fall_ps: u64, _first: bool) -> io::Result<()> {
         if self.in_dumpvars {
             self.in_dumpvars = false;
+            self.flush_line()?;
             self.w.end()?;
         }
-        self.w.timestamp(fall_ps)?;
-        self.clk(false)
+        self.push_time(fall_ps);
+        self.clk(false)?;
+        if self.line.len() >= LINE_FLUSH {
+            self.flush_line()?;
+        }
+        Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -212,6 +229,7 @@ impl Sink for VcdSink {
             return Ok(());
         }
         self.finished = true;
+        self.flush_line()?;
         self.w.flush()
     }
 }
