@@ -60,7 +60,9 @@ impl RingSource {
             }
             let m = self.queue.pop_front()?;
             let dest = m.dest;
-            self.cur = Some((m, 0));
+            if !m.body.is_empty() {
+                self.cur = Some((m, 0));
+            }
             self.delivered += 1;
             return Some((dest, true));
         }
