@@ -17,39 +17,49 @@ pub struct BenchFigure {
     pub cycles_per_sec: f64,
 }
 
+/// Runs of each configuration; the fastest is kept (the others absorb noise from a shared
+/// machine: page faults, other processes).
+pub const RUNS_PER_FIGURE: usize = 3;
+
 /// Run the ALU-heavy stream `reps` rounds with tracing off, then with a VCD of the default
-/// scopes and probes into `dir`. Returns the figures.
+/// scopes and probes into `dir`, each [`RUNS_PER_FIGURE`] times, alternating. Returns the
+/// fastest run of each.
 pub fn bench(image: &McImage, reps: usize, dir: &Path) -> Result<Vec<BenchFigure>, String> {
     let stream = alu_stream(&image.table, reps).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
+    let mut out: Vec<BenchFigure> = Vec::new();
     let vcd = dir.join("pp5-bench.vcd");
-    for (name, wave) in [
-        ("tracing off", None),
-        (
-            "VCD, default probes",
-            Some(WaveSpec {
+    for _ in 0..RUNS_PER_FIGURE {
+        for (k, name) in ["tracing off", "VCD, default probes"]
+            .into_iter()
+            .enumerate()
+        {
+            let wave = (k == 1).then(|| WaveSpec {
                 gtkw: false,
                 ..WaveSpec::new(&vcd)
-            }),
-        ),
-    ] {
-        let spec = RunSpec {
-            image,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave,
-        };
-        let t = Instant::now();
-        let r = run(spec, |_, _, _| {}, None).map_err(|e| e.to_string())?;
-        let secs = t.elapsed().as_secs_f64();
-        let cycles = r.sim.board.cycle;
-        out.push(BenchFigure {
-            name: name.into(),
-            cycles,
-            seconds: secs,
-            cycles_per_sec: cycles as f64 / secs.max(1e-9),
-        });
+            });
+            let spec = RunSpec {
+                image,
+                boot: true,
+                stream: &stream,
+                opts: SimOptions::default(),
+                wave,
+            };
+            let t = Instant::now();
+            let r = run(spec, |_, _, _| {}, None).map_err(|e| e.to_string())?;
+            let secs = t.elapsed().as_secs_f64();
+            let cycles = r.sim.board.cycle;
+            let fig = BenchFigure {
+                name: name.into(),
+                cycles,
+                seconds: secs,
+                cycles_per_sec: cycles as f64 / secs.max(1e-9),
+            };
+            match out.get_mut(k) {
+                Some(best) if best.seconds <= secs => {}
+                Some(best) => *best = fig,
+                None => out.push(fig),
+            }
+        }
     }
     let _ = std::fs::remove_file(&vcd);
     Ok(out)

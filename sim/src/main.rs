@@ -77,7 +77,7 @@ enum Cmd {
     /// Measure simulated cycles per second, tracing off and with a VCD, in one run.
     Bench {
         /// Rounds of the ALU-heavy stream.
-        #[arg(long, default_value_t = 400)]
+        #[arg(long, default_value_t = 2000)]
         reps: usize,
     },
 }

@@ -39,7 +39,8 @@ pub enum IgcState {
     WaitCmd,
     /// Executing HANG: stuck until a Ring reset.
     Hang,
-    /// Stopped on an illegal microinstruction: stuck until a Ring reset or RMODEON.
+    /// Stopped on an illegal microinstruction: stuck until a Ring reset (seed §III.4.2.5.3:
+    /// the Ring is reset "because the IGC is hung with faulty microcode").
     Fault,
 }
 

@@ -1,0 +1,433 @@
+//! The `pp5` binary as scripts use it: outputs, files written, and the documented exit codes
+//! (0 success; 1 I/O; 2 usage; 3 bad input; 4 simulated hardware error; 5 cycle limit).
+
+use pp5_sim::asm::microcode;
+use pp5_sim::stream::{binary, text};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A scratch directory under the system temp dir, removed when the test passes.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "pp5-cli-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn pp5(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pp5"));
+    for a in args {
+        c.arg(a);
+    }
+    c.output().expect("run pp5")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exit code")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn show(o: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        o.status.code(),
+        stdout(o),
+        stderr(o)
+    )
+}
+
+#[test]
+fn demo_writes_a_vcd_and_a_gtkw_and_prints_the_gtkwave_line() {
+    let dir = Scratch::new();
+    let vcd = dir.path("d.vcd");
+    let o = pp5(&[&"demo", &"--wave", &vcd]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    assert!(vcd.is_file());
+    let gtkw = dir.path("d.gtkw");
+    assert!(gtkw.is_file());
+    assert!(
+        dir.path("d.pp5s").is_file(),
+        "the demo stream is written beside it"
+    );
+    let err = stderr(&o);
+    let line = format!("gtkwave {} {}", vcd.display(), gtkw.display());
+    assert!(
+        err.lines().any(|l| l.trim_start().ends_with(&line)),
+        "{}",
+        show(&o)
+    );
+    assert!(
+        stdout(&o).starts_with("stopped: stream finished, board idle\n"),
+        "{}",
+        show(&o)
+    );
+    // The .gtkw names the VCD it belongs to.
+    let save = std::fs::read_to_string(&gtkw).expect("gtkw");
+    assert!(save.contains("d.vcd"), "{save}");
+    // The written demo stream runs again with `pp5 run`, with the same result.
+    let again = pp5(&[&"run", &dir.path("d.pp5s")]);
+    assert_eq!(code(&again), 0, "{}", show(&again));
+    let cycles = |s: &str| s.lines().nth(1).map(str::to_string);
+    assert_eq!(cycles(&stdout(&again)), cycles(&stdout(&o)));
+}
+
+#[test]
+fn demo_writes_an_fst_too() {
+    let dir = Scratch::new();
+    let fst = dir.path("d.fst");
+    let o = pp5(&[&"demo", &"--wave", &fst]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    assert!(fst.is_file() && dir.path("d.gtkw").is_file());
+}
+
+#[test]
+fn syntax_error_exits_3_with_file_and_line() {
+    let dir = Scratch::new();
+    let s = dir.file("bad.pp5s", "SETENABS\n# a comment\nCLEAR 0\nNOOP\n");
+    let o = pp5(&[&"run", &s]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+    let want = format!("{}:3: ", s.display());
+    assert!(stderr(&o).contains(&want), "{}", show(&o));
+    assert!(stdout(&o).is_empty());
+    // An unknown command and a bad number too.
+    let s = dir.file("bad2.pp5s", "NOOP\nNOOP\nFROB 1 2\n");
+    let o = pp5(&[&"run", &s]);
+    assert_eq!(code(&o), 3);
+    assert!(
+        stderr(&o).contains(&format!("{}:3: ", s.display())),
+        "{}",
+        show(&o)
+    );
+    let s = dir.file("bad3.pp5s", "CLEAR 0 0x\n");
+    let o = pp5(&[&"run", &s]);
+    assert_eq!(code(&o), 3);
+    assert!(
+        stderr(&o).contains(&format!("{}:1: ", s.display())),
+        "{}",
+        show(&o)
+    );
+}
+
+#[test]
+fn missing_input_exits_3() {
+    let dir = Scratch::new();
+    let o = pp5(&[&"run", &dir.path("nope.pp5s")]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+    assert!(stderr(&o).contains("nope.pp5s"));
+}
+
+#[test]
+fn bad_microcode_exits_3_with_file_and_line() {
+    let dir = Scratch::new();
+    let uc = dir.file("bad.pp5uc", "idle: dispatch\n\nx: jump nowhere\n");
+    let s = dir.file("s.pp5s", "NOOP\n");
+    let o = pp5(&[&"run", &s, &"--microcode", &uc]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+    assert!(
+        stderr(&o).contains(&format!("{}:3: unknown label `nowhere`", uc.display())),
+        "{}",
+        show(&o)
+    );
+    let o = pp5(&[&"asm", &uc]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+}
+
+#[test]
+fn cycle_limit_exits_5() {
+    let dir = Scratch::new();
+    let s = dir.file("s.pp5s", "SETENABS\nCLEAR 0 8\n");
+    let o = pp5(&[&"run", &s, &"--max-cycles", &"10"]);
+    assert_eq!(code(&o), 5, "{}", show(&o));
+    assert!(
+        stdout(&o).starts_with("stopped: cycle limit reached"),
+        "{}",
+        show(&o)
+    );
+    assert!(stdout(&o).contains("cycles:  10 at 40 MHz"), "{}", show(&o));
+}
+
+#[test]
+fn formatting_error_exits_4() {
+    let img = microcode::standard();
+    let (spec, form) = img.table.resolve("SCAIntoMEM_S1").expect("macro");
+    let op = spec.encode(form, &[0, 8], &[1]).expect("encode")[0];
+    let dir = Scratch::new();
+    let s = dir.file(
+        "fmt.pp5s",
+        &format!("message\nSETENABS\nword {op:#x}\nmessage\nNOOP\n"),
+    );
+    let o = pp5(&[&"run", &s]);
+    assert_eq!(code(&o), 4, "{}", show(&o));
+    let out = stdout(&o);
+    assert!(out.contains("errors: 29: IGC formatting error"), "{out}");
+    assert!(
+        out.contains("to 0x0 id 0x00000005 status 0x200000"),
+        "{out}"
+    );
+    assert!(
+        out.contains("message ended in the middle of a command"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_stream_ending_mid_command_finishes_with_a_warning() {
+    let img = microcode::standard();
+    let (spec, form) = img.table.resolve("SCAIntoMEM_S1").expect("macro");
+    let op = spec.encode(form, &[0, 8], &[1]).expect("encode")[0];
+    let dir = Scratch::new();
+    let s = dir.file("tail.pp5s", &format!("SETENABS\nword {op:#x}\n"));
+    let o = pp5(&[&"run", &s]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("stopped: stream finished, board idle"),
+        "{out}"
+    );
+    assert!(
+        out.contains("warning: the stream ended in the middle of a command (parser in PWORD)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn hang_exits_4() {
+    let dir = Scratch::new();
+    let s = dir.file("hang.pp5s", "SETENABS\nHANG\n");
+    let o = pp5(&[&"run", &s]);
+    assert_eq!(code(&o), 4, "{}", show(&o));
+    assert!(
+        stdout(&o).starts_with("stopped: IGC stuck: the IGC executed HANG"),
+        "{}",
+        show(&o)
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = Scratch::new();
+    let s = dir.file("s.pp5s", "NOOP\n");
+    for probe in ["200,0", "1", "a,b", "1,2,3"] {
+        let o = pp5(&[&"run", &s, &"--probe", &probe]);
+        assert_eq!(code(&o), 2, "--probe {probe}: {}", show(&o));
+        assert!(stderr(&o).contains("--probe"), "{}", show(&o));
+    }
+    let o = pp5(&[
+        &"run",
+        &s,
+        &"--vcd",
+        &dir.path("a.vcd"),
+        &"--fst",
+        &dir.path("a.fst"),
+    ]);
+    assert_eq!(code(&o), 2, "{}", show(&o));
+    assert!(!dir.path("a.vcd").exists());
+    let o = pp5(&[&"run", &s, &"--window", &"9:3"]);
+    assert_eq!(code(&o), 2, "{}", show(&o));
+    let o = pp5(&[&"frobnicate"]);
+    assert_eq!(code(&o), 2, "{}", show(&o));
+    let o = pp5(&[&"stream", &s]);
+    assert_eq!(code(&o), 2, "binary output needs -o: {}", show(&o));
+}
+
+#[test]
+fn stream_text_to_binary_and_back_round_trips() {
+    let img = microcode::standard();
+    let dir = Scratch::new();
+    let src = "\
+SETENABS
+SCAIntoMEM_S1 0 16 -3
+SCAIntoMEM_TBL 16 8 1 2 3
+CPY 32 0 16
+message flush
+SET 64 8
+message
+word 0x80000012 7
+MCWRITE 12 0xdeadbeef
+";
+    let s = dir.file("x.pp5s", src);
+    let bin = dir.path("x.bin");
+    let o = pp5(&[&"stream", &s, &"-o", &bin]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let bytes = std::fs::read(&bin).expect("binary written");
+    assert!(binary::is_binary(&bytes));
+    let original = text::parse(src, "x", &img.table).expect("parse");
+    assert!(binary::read(&bytes[..])
+        .expect("read")
+        .same_words(&original));
+    // Disassemble to standard output, then assemble that text again: the same words.
+    let o = pp5(&[&"stream", &bin]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let dis = stdout(&o);
+    let back = text::parse(&dis, "dis", &img.table).unwrap_or_else(|e| panic!("{e}\n{dis}"));
+    assert!(back.same_words(&original), "{dis}");
+    // And to a file.
+    let txt = dir.path("y.pp5s");
+    let o = pp5(&[&"stream", &bin, &"-o", &txt]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    assert_eq!(std::fs::read_to_string(&txt).expect("text"), dis);
+    // A binary stream runs like its text.
+    let a = pp5(&[&"run", &s]);
+    let b = pp5(&[&"run", &bin]);
+    assert_eq!(code(&a), code(&b));
+    assert_eq!(stdout(&a), stdout(&b));
+}
+
+#[test]
+fn truncated_binary_stream_exits_3() {
+    let dir = Scratch::new();
+    let s = dir.file("x.pp5s", "SETENABS\nCLEAR 0 8\n");
+    let bin = dir.path("x.bin");
+    assert_eq!(code(&pp5(&[&"stream", &s, &"-o", &bin])), 0);
+    let bytes = std::fs::read(&bin).expect("read");
+    let cut = dir.path("cut.bin");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).expect("write");
+    let o = pp5(&[&"run", &cut]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+    assert!(stderr(&o).contains("truncated"), "{}", show(&o));
+    let o = pp5(&[&"stream", &cut]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+}
+
+#[test]
+fn asm_prints_the_opcode_table_and_writes_an_image() {
+    let img = microcode::standard();
+    let o = pp5(&[&"asm"]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let out = stdout(&o);
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            format!(
+                "{} microinstructions, {} store words",
+                img.uinsts,
+                img.words.len()
+            )
+            .as_str()
+        )
+    );
+    assert!(
+        lines.next().is_some_and(|l| l.starts_with("command")),
+        "{out}"
+    );
+    // One row per command, hardwired ones included, in table order.
+    let rows: Vec<&str> = lines
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    let names: Vec<&str> = img.table.commands.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(rows, names);
+    assert!(out.contains("SCAIntoMEM"));
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with("MCWRITE") && l.contains("0xfa") && l.contains("hw")));
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with("SCAIntoMEM") && l.ends_with("_S0 _S1 _TBL")));
+    // The image file loads back as the same image; the header has the macros.
+    let dir = Scratch::new();
+    let json = dir.path("std.json");
+    let h = dir.path("igc_opcodes.h");
+    let o = pp5(&[&"asm", &"-o", &json, &"--header", &h]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let text = std::fs::read_to_string(&json).expect("image");
+    assert_eq!(
+        microcode::McImage::load(&text, "std.json").expect("load"),
+        img
+    );
+    let header = std::fs::read_to_string(&h).expect("header");
+    assert!(header.contains("Ix_SCAIntoMEM_TBL"), "{header}");
+    // And a run with that image as --microcode behaves as the default.
+    let s = dir.file("s.pp5s", "SETENABS\nCLEAR 0 8\n");
+    let a = pp5(&[&"run", &s]);
+    let b = pp5(&[&"run", &s, &"--microcode", &json]);
+    assert_eq!(code(&b), 0, "{}", show(&b));
+    assert_eq!(stdout(&a), stdout(&b));
+}
+
+#[test]
+fn json_and_csv_reports() {
+    let dir = Scratch::new();
+    let s = dir.file("s.pp5s", "SETENABS\nCLEAR 0 8\nSET 8 4\n");
+    let o = pp5(&[&"run", &s, &"--report", &"json"]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON report");
+    assert_eq!(v["stop"], "Done");
+    let cmds = v["commands"].as_array().expect("commands");
+    let names: Vec<&str> = cmds.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(names, ["SETENABS", "CLEAR", "SET"]);
+    assert_eq!(cmds[1]["cycles"], 9);
+    assert_eq!(cmds[2]["cycles"], 5);
+    let o = pp5(&[&"run", &s, &"--report", &"csv"]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "index,name,operands,start,cycles");
+    assert_eq!(lines.len(), 4);
+    assert!(lines[2].starts_with("1,CLEAR,0 8,"), "{out}");
+    assert!(lines[2].ends_with(",9"), "{out}");
+}
+
+#[test]
+fn run_with_vcd_and_peek() {
+    let dir = Scratch::new();
+    let s = dir.file("s.pp5s", "SETENABS\nSCAIntoMEM_S1 0 8 77\n");
+    let vcd = dir.path("r.vcd");
+    let o = pp5(&[
+        &"run", &s, &"--vcd", &vcd, &"--peek", &"3,4,0,8", &"--probe", &"3,4",
+    ]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    assert!(vcd.is_file() && dir.path("r.gtkw").is_file());
+    assert!(
+        stderr(&o).contains("peek pixel (3,4) mem[0:8] = 77 (0x4d)"),
+        "{}",
+        show(&o)
+    );
+    let text = std::fs::read_to_string(&vcd).expect("vcd");
+    assert!(
+        text.contains("$scope module pixel_3_4 $end"),
+        "the probe is traced"
+    );
+}
+
+#[test]
+fn unwritable_waveform_exits_1() {
+    let dir = Scratch::new();
+    let vcd = dir.path("no/such/dir/d.vcd");
+    let o = pp5(&[&"demo", &"--wave", &vcd]);
+    assert_eq!(code(&o), 1, "{}", show(&o));
+    assert!(stderr(&o).contains("writing the waveform"), "{}", show(&o));
+    assert!(!vcd.exists());
+}

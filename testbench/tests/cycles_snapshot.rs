@@ -1,0 +1,183 @@
+//! The per-command cycle table of a fixed stream that uses every command of the standard
+//! microcode, as an insta snapshot (a timing study's baseline: a change of the microcode, the
+//! parser or the sequencer that moves any number shows up in review). Each number is also
+//! checked against the cycle formula written beside the command's `.command` declaration in
+//! `sim/microcode/standard.pp5uc`.
+
+use pp5_sim::asm::microcode::{self, McImage, STANDARD_SOURCE};
+use pp5_sim::asm::opcodes::ArgKind;
+use pp5_sim::engine::{CommandRecord, SimOptions, StopReason};
+use pp5_sim::report::Summary;
+use pp5_sim::session::{run, RunSpec};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write;
+
+/// Every command of the standard microcode, each scalar form, both CPY directions; HANG last.
+const STREAM: &str = "\
+FBITS 10
+SETENABS
+NOOP
+NOOP2
+SCAIntoMEM_S1 0 16 1234
+SCAIntoMEM_S0 16 8
+SCAIntoMEM_TBL 24 8 1 2 3
+CPY 32 0 16
+CPY 0 8 8
+CPY 40 32 16
+INVERT 56 0 16
+INC 72 0 16
+DEC 88 0 16
+NEGATE 104 0 16
+MEMplusMEM 120 0 16 16 8
+MEMminusMEM 136 0 16 16 8
+MEMplusseqMEM 0 16 16 8
+CLEAR 152 32
+SET 184 24
+CLRCRY
+CRYIntoMEM 200
+ENABIntoMEM 201
+ENABIntoCRY
+CRYIntoENAB
+ENABINV
+ENABINV
+MEMintoENAB 201
+MEMeqZERO 152 32
+MEMeqSCA_S1 0 16 1234
+MEMgeSCA_S1 0 16 1000
+MEMgtSCA_S0 0 16
+MEMgeMEM 0 72 16
+CLRENABS
+INDON
+INDOFF
+HANG
+";
+
+fn run_stream(image: &McImage) -> (Summary, StopReason) {
+    let stream = pp5_sim::stream::text::parse(STREAM, "<snapshot>", &image.table)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = run(
+        RunSpec {
+            image,
+            boot: true,
+            stream: &stream,
+            opts: SimOptions::default(),
+            wave: None,
+        },
+        |_, _, _| {},
+        None,
+    )
+    .expect("run");
+    let s = Summary::of(&r.sim, &r.stop);
+    (s, r.stop)
+}
+
+fn table(s: &Summary) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "boot cycles:  {:?}", s.boot_cycles);
+    let _ = writeln!(t, "total cycles: {}", s.cycles);
+    let _ = writeln!(t, "user cycles:  {}", s.user_cycles);
+    let _ = writeln!(t, "status:       {:#010x}", s.status);
+    let _ = writeln!(t, "commands:     {}", s.commands.len());
+    let _ = writeln!(t);
+    let _ = writeln!(t, "  # command                          start  cycles");
+    for c in &s.commands {
+        let ops: Vec<String> = c.operands.iter().map(|o| o.to_string()).collect();
+        let _ = writeln!(
+            t,
+            "{:>3} {:<30} {:>7} {:>7}",
+            c.index,
+            format!("{}({})", c.name, ops.join(", ")),
+            c.start,
+            c.cycles
+        );
+    }
+    t
+}
+
+/// The cycle formulas of the `.command` comments: name → (constant, argument or None).
+/// `None` as a whole for "forever".
+fn formulas() -> HashMap<String, Option<(u64, Option<String>)>> {
+    let mut out = HashMap::new();
+    for line in STANDARD_SOURCE.lines() {
+        let Some(decl) = line.strip_prefix(".command ") else {
+            continue;
+        };
+        let name = decl.split('(').next().expect("name").trim().to_string();
+        let comment = line.split(';').nth(1).expect("cycle comment").trim();
+        let f = if comment == "forever" {
+            None
+        } else {
+            let expr = comment.split('(').next().expect("expr").trim();
+            let mut parts = expr.split('+').map(str::trim);
+            let k: u64 = parts.next().and_then(|p| p.parse().ok()).expect("constant");
+            Some((k, parts.next().map(str::to_string)))
+        };
+        out.insert(name, f);
+    }
+    out
+}
+
+/// The cycles the formula gives for `c` with the standard image's argument names.
+fn expected_cycles(img: &McImage, c: &CommandRecord) -> Option<u64> {
+    let f = formulas();
+    let (k, arg) = f
+        .get(&c.name)
+        .unwrap_or_else(|| panic!("no formula for {}", c.name))
+        .clone()?;
+    let Some(arg) = arg else {
+        return Some(k);
+    };
+    let spec = img.table.get(&c.name).expect("spec");
+    let pos = spec
+        .args
+        .iter()
+        .filter(|a| a.kind != ArgKind::Fbits)
+        .position(|a| a.name == arg)
+        .unwrap_or_else(|| panic!("{}: formula argument {arg}", c.name));
+    Some(k + c.operands[pos] as u64)
+}
+
+#[test]
+fn cycle_table_of_every_standard_command() {
+    let img = microcode::standard();
+    let (s, stop) = run_stream(&img);
+    assert!(
+        matches!(&stop, StopReason::Stuck(why) if why.contains("HANG")),
+        "{stop:?}"
+    );
+    assert_eq!(
+        s.status & 0x7f00_0000,
+        0,
+        "no error bits: {:?}",
+        s.diagnostics
+    );
+
+    // Every declared command appears.
+    let f = formulas();
+    let declared: BTreeSet<&str> = f.keys().map(String::as_str).collect();
+    let used: BTreeSet<&str> = s.commands.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(used, declared);
+    assert_eq!(declared.len(), 31);
+
+    // Each count matches its formula; HANG's record stays open (1 cycle when the run stops).
+    for c in &s.commands {
+        match expected_cycles(&img, c) {
+            Some(n) => assert_eq!(c.cycles, n, "{} {:?}", c.name, c.operands),
+            None => assert_eq!(c.name, "HANG"),
+        }
+    }
+    // The IGC is the bottleneck after the first few commands: each starts as the previous
+    // one ends.
+    for w in s.commands.windows(2).skip(8) {
+        if w[1].name != "HANG" {
+            assert_eq!(
+                w[1].start,
+                w[0].start + w[0].cycles,
+                "{} -> {}",
+                w[0].name,
+                w[1].name
+            );
+        }
+    }
+    insta::assert_snapshot!(table(&s));
+}
