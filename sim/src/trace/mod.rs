@@ -470,8 +470,10 @@ impl WaveWriter {
     }
 
     /// As [`WaveWriter::create`] for a run that is already at cycle `start_cycle` (e.g. after
-    /// an untraced microcode boot): the file's time axis starts there, with the first sample
-    /// as its initial values, instead of unknowns from time 0.
+    /// an untraced microcode boot). VCD: the file's time axis starts there, with the first
+    /// sample as its `$dumpvars`. FST: `fst-writer` 0.3 always begins its first section at
+    /// time 0, so the file holds an all-unknown frame at 0 and the first sample at
+    /// `start_cycle` (GTKWave shows `x` before it).
     pub fn create_at(
         path: &Path,
         format: WaveFormat,
