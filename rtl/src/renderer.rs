@@ -235,7 +235,7 @@ impl Renderer {
 }
 
 impl Traced for Renderer {
-    fn trace(&self, t: &mut dyn Tracer) {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("renderer");
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
         t.bits("status", 32, self.status() as u64);

@@ -25,12 +25,12 @@ pub trait Tracer {
 /// A block whose registers can be traced.
 pub trait Traced {
     /// Walk every register of the block (see the module comment for the ordering rule).
-    fn trace(&self, t: &mut dyn Tracer);
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T);
 }
 
 /// Shorthand for a 1-bit signal.
 #[inline]
-pub fn bit(t: &mut dyn Tracer, name: &str, value: bool) {
+pub fn bit<T: Tracer + ?Sized>(t: &mut T, name: &str, value: bool) {
     t.bits(name, 1, value as u64);
 }
 

@@ -307,8 +307,10 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             let image = load_microcode(&common.microcode)?;
             let stream = pp5_sim::demo::demo_stream(&image.table).map_err(input)?;
             let src = wave.with_extension("pp5s");
-            let _ = std::fs::write(&src, pp5_sim::demo::DEMO_STREAM);
-            eprintln!("demo stream: {} (edit it and `pp5 run` it)", src.display());
+            match std::fs::write(&src, pp5_sim::demo::DEMO_STREAM) {
+                Ok(()) => eprintln!("demo stream: {} (edit it and `pp5 run` it)", src.display()),
+                Err(e) => return Err(Fail(EXIT_IO, format!("{}: {e}", src.display()))),
+            }
             simulate(&stream, &common, Some(wave), &image)
         }
         Cmd::Run {

@@ -53,7 +53,7 @@ impl Fixture {
 }
 
 impl Traced for Fixture {
-    fn trace(&self, t: &mut dyn Tracer) {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("renderer");
         t.push_scope("x");
         t.bits("count", 4, self.count);
@@ -589,13 +589,13 @@ fn shape_changes_are_errors_not_panics() {
 fn unbalanced_walk_is_rejected_before_creating_the_file() {
     struct Bad;
     impl Traced for Bad {
-        fn trace(&self, t: &mut dyn Tracer) {
+        fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
             t.pop_scope();
         }
     }
     struct Wide;
     impl Traced for Wide {
-        fn trace(&self, t: &mut dyn Tracer) {
+        fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
             t.push_scope("r");
             t.bits("w", 65, 0);
             t.pop_scope();
@@ -613,7 +613,7 @@ fn unbalanced_walk_is_rejected_before_creating_the_file() {
 fn signals_outside_a_scope_get_a_top_scope() {
     struct Flat(u64);
     impl Traced for Flat {
-        fn trace(&self, t: &mut dyn Tracer) {
+        fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
             t.bits("v", 8, self.0);
             t.text("s", "a b");
             t.text("e", "");

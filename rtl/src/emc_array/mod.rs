@@ -376,7 +376,7 @@ impl EmcArray {
     }
 
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
-    pub fn trace_probes(&self, t: &mut dyn Tracer) {
+    pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T) {
         for p in &self.probes {
             t.push_scope(&p.scope);
             bit(t, "enable", plane::get(&self.enable, p.x, p.y));
@@ -400,7 +400,7 @@ impl EmcArray {
 }
 
 impl Traced for EmcArray {
-    fn trace(&self, t: &mut dyn Tracer) {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("emc_array");
         bit(t, "aeo", self.aeo());
         for (k, name) in ["stripe0", "stripe1", "stripe2", "stripe3"]

@@ -439,7 +439,7 @@ impl Igc {
 }
 
 impl Traced for Igc {
-    fn trace(&self, t: &mut dyn Tracer) {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("igc");
         t.text("state", self.state.name());
         bit(t, "rmode", self.state == IgcState::RMode);

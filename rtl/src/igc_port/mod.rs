@@ -67,7 +67,7 @@ impl Default for IgcPort {
 }
 
 impl Traced for IgcPort {
-    fn trace(&self, t: &mut dyn Tracer) {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("igc_port");
         bit(t, "ring_valid", self.ring_valid);
         t.bits("ring_word", 32, self.ring_word as u64);

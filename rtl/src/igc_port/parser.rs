@@ -257,7 +257,7 @@ impl StreamParser {
 }
 
 impl Traced for StreamParser {
-    fn trace(&self, t: &mut dyn Tracer) {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("parser");
         t.text("state", self.state.name());
         bit(t, "fifo_read", self.fifo_read);

@@ -460,11 +460,11 @@ impl WaveWriter {
     /// Walk `top` once, declare every selected signal (plus `clk` in the top scope) and
     /// create the file at `path`. The walk happens before the file is created, so a walk that
     /// is malformed (unbalanced scopes, widths outside 1..=64) leaves no file behind.
-    pub fn create(
+    pub fn create<B: Traced + ?Sized>(
         path: &Path,
         format: WaveFormat,
         cfg: TraceConfig,
-        top: &dyn Traced,
+        top: &B,
     ) -> io::Result<WaveWriter> {
         Self::create_at(path, format, cfg, top, 0)
     }
@@ -474,11 +474,11 @@ impl WaveWriter {
     /// sample as its `$dumpvars`. FST: `fst-writer` 0.3 always begins its first section at
     /// time 0, so the file holds an all-unknown frame at 0 and the first sample at
     /// `start_cycle` (GTKWave shows `x` before it).
-    pub fn create_at(
+    pub fn create_at<B: Traced + ?Sized>(
         path: &Path,
         format: WaveFormat,
         cfg: TraceConfig,
-        top: &dyn Traced,
+        top: &B,
         start_cycle: u64,
     ) -> io::Result<WaveWriter> {
         let start_ps = start_cycle.saturating_mul(CYCLE_PS);
@@ -539,7 +539,7 @@ impl WaveWriter {
     /// `cycle * CYCLE_PS`, `clk = 1` and every selected signal that changed since the last
     /// written sample (everything on the first one), then `clk = 0` half a cycle later.
     /// Outside the window it does nothing (the walk is skipped).
-    pub fn sample(&mut self, cycle: u64, top: &dyn Traced) -> io::Result<()> {
+    pub fn sample<B: Traced + ?Sized>(&mut self, cycle: u64, top: &B) -> io::Result<()> {
         if !self.cfg.in_window(cycle) {
             return Ok(());
         }
