@@ -426,7 +426,15 @@ fn run_with_vcd_and_peek() {
 fn unwritable_waveform_exits_1() {
     let dir = Scratch::new();
     let vcd = dir.path("no/such/dir/d.vcd");
+    // `demo` writes its stream file beside the waveform first, and says which file failed.
     let o = pp5(&[&"demo", &"--wave", &vcd]);
+    assert_eq!(code(&o), 1, "{}", show(&o));
+    assert!(stderr(&o).contains("no/such/dir/d.pp5s"), "{}", show(&o));
+    assert!(!vcd.exists());
+    // `run` fails on the waveform itself.
+    let stream = dir.path("s.pp5s");
+    std::fs::write(&stream, "NOOP\n").expect("write stream");
+    let o = pp5(&[&"run", &stream, &"--vcd", &vcd]);
     assert_eq!(code(&o), 1, "{}", show(&o));
     assert!(stderr(&o).contains("writing the waveform"), "{}", show(&o));
     assert!(!vcd.exists());
