@@ -236,7 +236,9 @@ impl Renderer {
 
 impl Traced for Renderer {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.push_scope("renderer");
+        if !t.enter("renderer", None) {
+            return;
+        }
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
         t.bits("status", 32, self.status() as u64);
         t.bits("leds", 16, self.leds() as u64);

@@ -20,6 +20,17 @@ pub trait Tracer {
     /// A signal whose value is a name: an FSM state, a decoded opcode or field.
     /// Writers show it as a string in GTKWave.
     fn text(&mut self, name: &str, value: &str);
+
+    /// Enter scope `name` like [`Tracer::push_scope`], but let the tracer skip it: when this
+    /// returns `false` the block must not visit the scope's signals and child scopes, nor call
+    /// `pop_scope`. A waveform writer skips scopes nobody selected, and, when `key` is
+    /// `Some(k)` (the scope's whole content is a function of `k`), scopes whose key has not
+    /// changed since its last walk. The default enters every scope.
+    fn enter(&mut self, name: &str, key: Option<u64>) -> bool {
+        let _ = key;
+        self.push_scope(name);
+        true
+    }
 }
 
 /// A block whose registers can be traced.

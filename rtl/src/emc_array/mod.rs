@@ -378,7 +378,9 @@ impl EmcArray {
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T) {
         for p in &self.probes {
-            t.push_scope(&p.scope);
+            if !t.enter(&p.scope, None) {
+                continue;
+            }
             bit(t, "enable", plane::get(&self.enable, p.x, p.y));
             bit(t, "carry", plane::get(&self.carry, p.x, p.y));
             bit(t, "alu_a", p.last.a);
@@ -401,7 +403,9 @@ impl EmcArray {
 
 impl Traced for EmcArray {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.push_scope("emc_array");
+        if !t.enter("emc_array", None) {
+            return;
+        }
         bit(t, "aeo", self.aeo());
         for (k, name) in ["stripe0", "stripe1", "stripe2", "stripe3"]
             .iter()
@@ -421,14 +425,10 @@ impl Traced for EmcArray {
         };
         t.text("b_src", b_sel);
         t.bits("b_addr", 8, b_addr);
-        t.bits("lut_r", 8, op.lut_r as u64);
-        t.bits("lut_c", 8, op.lut_c as u64);
-        t.bits("lut_e", 4, op.lut_e as u64);
-        bit(t, "cry_we", op.cry_we);
-        bit(t, "en_we", op.en_we);
+        // The truth tables and write enables are in renderer.igc.uinst; here the resolved
+        // addresses and sources the array actually used.
         bit(t, "mem_we", op.w.is_some());
         t.bits("w_addr", 8, op.w.map_or(0, |w| w as u64));
-        bit(t, "wr_all", op.wr_all);
         t.pop_scope();
     }
 }

@@ -440,7 +440,9 @@ impl Igc {
 
 impl Traced for Igc {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.push_scope("igc");
+        if !t.enter("igc", None) {
+            return;
+        }
         t.text("state", self.state.name());
         bit(t, "rmode", self.state == IgcState::RMode);
         t.bits("pc", 11, self.pc as u64);
@@ -460,32 +462,35 @@ impl Traced for Igc {
         t.bits("l", 8, self.l as u64);
         bit(t, "indicator", self.indicator);
         t.bits("commands", 32, self.commands);
-        t.push_scope("uinst");
-        let m = &self.last;
-        t.text("seq", m.seq.name());
-        t.bits("target", 11, m.target as u64);
-        t.bits("lut_r", 8, m.lut_r as u64);
-        t.bits("lut_c", 8, m.lut_c as u64);
-        t.bits("lut_e", 4, m.lut_e as u64);
-        bit(t, "mem_we", m.mem_we);
-        bit(t, "cry_we", m.cry_we);
-        bit(t, "en_we", m.en_we);
-        bit(t, "wr_all", m.wr_all);
-        t.text(
-            "b_src",
-            match m.b_src {
-                BSrc::Zero => "0",
-                BSrc::Mem => "MEM",
-                BSrc::Sca => "SCA",
-                BSrc::Enable => "ENABLE",
-                BSrc::One => "1",
-            },
-        );
-        let w = self.store.uinst_words(self.last_pc);
-        for (name, v) in ["w0", "w1", "w2", "w3"].iter().zip(&w) {
-            t.bits(name, 32, *v as u64);
+        // Everything in `uinst` follows from the executed address and the store contents.
+        let key = self.last_pc as u64 | self.store.writes << 16;
+        if t.enter("uinst", Some(key)) {
+            let m = &self.last;
+            t.text("seq", m.seq.name());
+            t.bits("target", 11, m.target as u64);
+            t.bits("lut_r", 8, m.lut_r as u64);
+            t.bits("lut_c", 8, m.lut_c as u64);
+            t.bits("lut_e", 4, m.lut_e as u64);
+            bit(t, "mem_we", m.mem_we);
+            bit(t, "cry_we", m.cry_we);
+            bit(t, "en_we", m.en_we);
+            bit(t, "wr_all", m.wr_all);
+            t.text(
+                "b_src",
+                match m.b_src {
+                    BSrc::Zero => "0",
+                    BSrc::Mem => "MEM",
+                    BSrc::Sca => "SCA",
+                    BSrc::Enable => "ENABLE",
+                    BSrc::One => "1",
+                },
+            );
+            let w = self.store.uinst_words(self.last_pc);
+            for (name, v) in ["w0", "w1", "w2", "w3"].iter().zip(&w) {
+                t.bits(name, 32, *v as u64);
+            }
+            t.pop_scope();
         }
-        t.pop_scope();
         t.pop_scope();
     }
 }

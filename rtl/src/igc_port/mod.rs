@@ -68,16 +68,19 @@ impl Default for IgcPort {
 
 impl Traced for IgcPort {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.push_scope("igc_port");
+        if !t.enter("igc_port", None) {
+            return;
+        }
         bit(t, "ring_valid", self.ring_valid);
         t.bits("ring_word", 32, self.ring_word as u64);
         bit(t, "ring_sop", self.ring_sop);
         bit(t, "RxReady", self.rx_ready());
-        t.push_scope("rxfifo");
-        t.bits("level", 13, self.rxfifo.len() as u64);
-        bit(t, "empty", self.rxfifo.is_empty());
-        bit(t, "overrun", self.overrun);
-        t.pop_scope();
+        if t.enter("rxfifo", None) {
+            t.bits("level", 13, self.rxfifo.len() as u64);
+            bit(t, "empty", self.rxfifo.is_empty());
+            bit(t, "overrun", self.overrun);
+            t.pop_scope();
+        }
         self.parser.trace(t);
         t.pop_scope();
     }

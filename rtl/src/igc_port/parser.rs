@@ -258,7 +258,9 @@ impl StreamParser {
 
 impl Traced for StreamParser {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.push_scope("parser");
+        if !t.enter("parser", None) {
+            return;
+        }
         t.text("state", self.state.name());
         bit(t, "fifo_read", self.fifo_read);
         t.bits("word", 32, self.word as u64);

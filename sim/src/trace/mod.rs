@@ -182,20 +182,48 @@ enum RawEvent {
     },
 }
 
+/// A scope entered with [`Tracer::enter`]: the signals and nested skippable scopes it spans,
+/// so a later walk can jump over it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Skippable {
+    first_sig: usize,
+    sigs: usize,
+    nested: usize,
+}
+
 /// Records the declaration walk.
 #[derive(Default)]
 struct Collector {
     events: Vec<RawEvent>,
+    sigs: usize,
+    skippable: Vec<Skippable>,
+    stack: Vec<Option<usize>>,
 }
 
 impl Tracer for Collector {
     fn push_scope(&mut self, name: &str) {
         self.events.push(RawEvent::Push(sanitize_name(name)));
+        self.stack.push(None);
     }
     fn pop_scope(&mut self) {
         self.events.push(RawEvent::Pop);
+        if let Some(Some(k)) = self.stack.pop() {
+            let first = self.skippable[k].first_sig;
+            self.skippable[k].sigs = self.sigs - first;
+            self.skippable[k].nested = self.skippable.len() - k - 1;
+        }
+    }
+    fn enter(&mut self, name: &str, _key: Option<u64>) -> bool {
+        self.events.push(RawEvent::Push(sanitize_name(name)));
+        self.stack.push(Some(self.skippable.len()));
+        self.skippable.push(Skippable {
+            first_sig: self.sigs,
+            ..Skippable::default()
+        });
+        true
     }
     fn bits(&mut self, name: &str, width: u32, _value: u64) {
+        self.sigs += 1;
         self.events.push(RawEvent::Sig {
             name: sanitize_name(name),
             width,
@@ -203,6 +231,7 @@ impl Tracer for Collector {
         });
     }
     fn text(&mut self, name: &str, _value: &str) {
+        self.sigs += 1;
         self.events.push(RawEvent::Sig {
             name: sanitize_name(name),
             width: 0,
@@ -442,6 +471,11 @@ pub struct WaveWriter {
     dirty: Vec<u32>,
     /// Cycle of the last written sample.
     last_cycle: Option<u64>,
+    /// Skippable scopes of the walk, whether nothing in each is selected, and each one's key
+    /// at its last visit.
+    skippable: Vec<Skippable>,
+    unselected: Vec<bool>,
+    keys: Vec<Option<u64>>,
 }
 
 impl std::fmt::Debug for WaveWriter {
@@ -488,7 +522,18 @@ impl WaveWriter {
             WaveFormat::Vcd => 0,
             WaveFormat::Fst => FST_TEXT_BITS,
         };
+        let skippable = collector.skippable;
         let layout = Layout::build(collector.events, &cfg, text_width)?;
+        let unselected: Vec<bool> = skippable
+            .iter()
+            .map(|k| {
+                layout
+                    .entries
+                    .get(k.first_sig..k.first_sig + k.sigs)
+                    .is_some_and(|es| es.iter().all(|e| e.slot == NOT_SELECTED))
+            })
+            .collect();
+        let keys = vec![None; skippable.len()];
         let sink: Box<dyn Sink> = match format {
             WaveFormat::Vcd => Box::new(vcd::VcdSink::create(
                 path,
@@ -517,6 +562,9 @@ impl WaveWriter {
             next_text: vec![String::new(); n],
             dirty: Vec::with_capacity(n),
             last_cycle: None,
+            skippable,
+            unselected,
+            keys,
         })
     }
 
@@ -570,6 +618,10 @@ impl WaveWriter {
             next_bits: &mut self.next_bits,
             next_text: &mut self.next_text,
             dirty: &mut self.dirty,
+            skippable: &self.skippable,
+            unselected: &self.unselected,
+            keys: &mut self.keys,
+            epos: 0,
         };
         top.trace(&mut sampler);
         let (pos, bad) = (sampler.pos, sampler.bad);
@@ -641,10 +693,15 @@ struct Sampler<'a> {
     next_bits: &'a mut [u64],
     next_text: &'a mut [String],
     dirty: &'a mut Vec<u32>,
+    skippable: &'a [Skippable],
+    unselected: &'a [bool],
+    keys: &'a mut [Option<u64>],
+    /// Index of the next skippable scope of the walk.
+    epos: usize,
 }
 
 impl Sampler<'_> {
-    #[inline]
+    #[inline(always)]
     fn next_entry(&mut self) -> Option<Entry> {
         let e = self.entries.get(self.pos).copied();
         self.pos += 1;
@@ -659,6 +716,27 @@ impl Tracer for Sampler<'_> {
     fn push_scope(&mut self, _name: &str) {}
     fn pop_scope(&mut self) {}
 
+    #[inline(always)]
+    fn enter(&mut self, _name: &str, key: Option<u64>) -> bool {
+        let k = self.epos;
+        let Some(info) = self.skippable.get(k) else {
+            self.bad = true;
+            return false;
+        };
+        let unchanged = !self.force && key.is_some() && self.keys.get(k) == Some(&key);
+        if self.unselected.get(k).copied().unwrap_or(false) || unchanged {
+            self.pos += info.sigs;
+            self.epos += 1 + info.nested;
+            return false;
+        }
+        if let Some(slot) = self.keys.get_mut(k) {
+            *slot = key;
+        }
+        self.epos += 1;
+        true
+    }
+
+    #[inline(always)]
     fn bits(&mut self, _name: &str, width: u32, value: u64) {
         let Some(e) = self.next_entry() else { return };
         if e.is_text || e.width != width {

@@ -103,18 +103,24 @@ impl VcdSink {
     /// Append `#<time>\n` to the sample buffer.
     fn push_time(&mut self, t: u64) {
         let mut digits = [0u8; 20];
-        let mut n = 0;
+        let mut i = digits.len();
         let mut v = t;
-        loop {
-            digits[n] = b'0' + (v % 10) as u8;
-            n += 1;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
+        while v >= 100 {
+            let d = (v % 100) as usize * 2;
+            v /= 100;
+            i -= 2;
+            digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+        }
+        if v >= 10 {
+            let d = v as usize * 2;
+            i -= 2;
+            digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+        } else {
+            i -= 1;
+            digits[i] = b'0' + v as u8;
         }
         self.line.push(b'#');
-        self.line.extend(digits[..n].iter().rev());
+        self.line.extend_from_slice(&digits[i..]);
         self.line.push(b'\n');
     }
 
@@ -126,8 +132,54 @@ impl VcdSink {
     }
 }
 
-/// Buffered bytes after which a sample's text is handed to the file writer.
-const LINE_FLUSH: usize = 1 << 16;
+/// Append a signal's identifier code and the end of line; codes are one to four characters
+/// for any realistic number of signals, copied without a call to `memcpy`.
+#[inline(always)]
+fn push_id(line: &mut Vec<u8>, id: &[u8]) {
+    match *id {
+        [a] => line.extend_from_slice(&[a, b'\n']),
+        [a, b] => line.extend_from_slice(&[a, b, b'\n']),
+        [a, b, c] => line.extend_from_slice(&[a, b, c, b'\n']),
+        _ => {
+            line.extend_from_slice(id);
+            line.push(b'\n');
+        }
+    }
+}
+
+/// The eight binary digits of every byte value, MSB first.
+static BYTE_DIGITS: [[u8; 8]; 256] = {
+    let mut t = [[b'0'; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut k = 0;
+        while k < 8 {
+            if (v >> (7 - k)) & 1 == 1 {
+                t[v][k] = b'1';
+            }
+            k += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
+/// "00" "01" ... "99".
+static DIGIT_PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut v = 0;
+    while v < 100 {
+        t[2 * v] = b'0' + (v / 10) as u8;
+        t[2 * v + 1] = b'0' + (v % 10) as u8;
+        v += 1;
+    }
+    t
+};
+
+/// Buffered bytes after which the samples' text is handed to the file writer. At least the
+/// `BufWriter`'s capacity, so the block goes straight to the file instead of being copied
+/// into the `BufWriter` first.
+const LINE_FLUSH: usize = BUF_BYTES;
 
 impl Sink for VcdSink {
     fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()> {
@@ -178,13 +230,17 @@ impl Sink for VcdSink {
             line.push(b'0' + (value & 1) as u8);
         } else {
             // Leading zeros are left out (VCD zero-extends a shorter binary value).
-            let n = 64 - value.max(1).leading_zeros() as usize;
+            // Whole bytes through a table of their eight digits (fixed-size copies the
+            // compiler inlines); leading zero bytes are left out, a few leading zero digits
+            // stay (VCD zero-extends a shorter binary value either way).
+            let bytes = (64 - value.max(1).leading_zeros() as usize).div_ceil(8);
             line.push(b'b');
-            line.extend((0..n).rev().map(|i| b'0' + ((value >> i) & 1) as u8));
+            for k in (0..bytes).rev() {
+                line.extend_from_slice(&BYTE_DIGITS[((value >> (8 * k)) & 0xff) as usize]);
+            }
             line.push(b' ');
         }
-        line.extend_from_slice(id);
-        line.push(b'\n');
+        push_id(line, id);
         Ok(())
     }
 
@@ -205,8 +261,7 @@ impl Sink for VcdSink {
                 .map(|b| if b <= b' ' || b == 0x7f { b'_' } else { b }),
         );
         line.push(b' ');
-        line.extend_from_slice(id);
-        line.push(b'\n');
+        push_id(line, id);
         Ok(())
     }
 
