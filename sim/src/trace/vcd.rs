@@ -230,12 +230,17 @@ impl Sink for VcdSink {
             line.push(b'0' + (value & 1) as u8);
         } else {
             // Leading zeros are left out (VCD zero-extends a shorter binary value).
-            // Whole bytes through a table of their eight digits (fixed-size copies the
-            // compiler inlines); leading zero bytes are left out, a few leading zero digits
-            // stay (VCD zero-extends a shorter binary value either way).
-            let bytes = (64 - value.max(1).leading_zeros() as usize).div_ceil(8);
+            // Leading zeros are left out (VCD zero-extends a shorter binary value); a value
+            // never has more digits than the signal's width. The top partial byte digit by
+            // digit, whole bytes through a table of their eight digits (fixed-size copies the
+            // compiler inlines).
+            let n = 64 - value.max(1).leading_zeros() as usize;
+            let (full, part) = (n / 8, n % 8);
             line.push(b'b');
-            for k in (0..bytes).rev() {
+            for i in (0..part).rev() {
+                line.push(b'0' + ((value >> (8 * full + i)) & 1) as u8);
+            }
+            for k in (0..full).rev() {
                 line.extend_from_slice(&BYTE_DIGITS[((value >> (8 * k)) & 0xff) as usize]);
             }
             line.push(b' ');
