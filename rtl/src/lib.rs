@@ -14,6 +14,7 @@ pub mod clock;
 pub mod emc_array;
 pub mod igc;
 pub mod igc_port;
+pub mod qee;
 pub mod renderer;
 pub mod status;
 pub mod trace;
