@@ -42,6 +42,7 @@
 mod fst;
 mod gtkw;
 mod vcd;
+mod worker;
 
 pub use gtkw::{gtkwave_command, write_gtkw};
 
@@ -167,9 +168,9 @@ const NOT_SELECTED: u32 = u32::MAX;
 
 /// A selected signal's kind, by slot.
 #[derive(Debug, Clone, Copy)]
-struct Slot {
-    width: u32,
-    is_text: bool,
+pub(crate) struct Slot {
+    pub(crate) width: u32,
+    pub(crate) is_text: bool,
 }
 
 enum RawEvent {
@@ -440,7 +441,7 @@ impl Layout {
 
 /// A format back end. Calls per written sample: `begin`, then `bits`/`text` for each changed
 /// signal, then `end`.
-pub(crate) trait Sink {
+pub(crate) trait Sink: Send {
     /// Rising edge at `time_ps`: timestamp, the initial dump if `first` (see the module
     /// documentation for a window starting later), `clk = 1`.
     fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()>;
@@ -457,14 +458,12 @@ pub(crate) trait Sink {
 
 /// Writes a VCD or FST waveform of a [`Traced`] block, one sample per 40 MHz cycle.
 pub struct WaveWriter {
-    /// `None` once finished.
-    sink: Option<Box<dyn Sink>>,
+    /// The background thread that owns the file.
+    worker: worker::Worker,
     format: WaveFormat,
     cfg: TraceConfig,
     entries: Vec<Entry>,
-    slots: Vec<Slot>,
     signals: Vec<SignalInfo>,
-    last_bits: Vec<u64>,
     last_text: Vec<String>,
     next_bits: Vec<u64>,
     next_text: Vec<String>,
@@ -485,7 +484,7 @@ impl std::fmt::Debug for WaveWriter {
             .field("cfg", &self.cfg)
             .field("signals", &self.signals.len())
             .field("last_cycle", &self.last_cycle)
-            .field("finished", &self.sink.is_none())
+            .field("finished", &self.worker.finished())
             .finish()
     }
 }
@@ -534,7 +533,7 @@ impl WaveWriter {
             })
             .collect();
         let keys = vec![None; skippable.len()];
-        let sink: Box<dyn Sink> = match format {
+        let sink: Box<dyn Sink + Send> = match format {
             WaveFormat::Vcd => Box::new(vcd::VcdSink::create(
                 path,
                 &layout.items,
@@ -549,14 +548,13 @@ impl WaveWriter {
             )?),
         };
         let n = layout.slots.len();
+        let worker = worker::Worker::start(sink, layout.slots)?;
         Ok(WaveWriter {
-            sink: Some(sink),
+            worker,
             format,
             cfg,
             entries: layout.entries,
-            slots: layout.slots,
             signals: layout.signals,
-            last_bits: vec![0; n],
             last_text: vec![String::new(); n],
             next_bits: vec![0; n],
             next_text: vec![String::new(); n],
@@ -591,9 +589,9 @@ impl WaveWriter {
         if !self.cfg.in_window(cycle) {
             return Ok(());
         }
-        let Some(sink) = self.sink.as_mut() else {
+        if self.worker.finished() {
             return Err(io::Error::other("wave writer already finished"));
-        };
+        }
         if let Some(last) = self.last_cycle {
             if cycle <= last {
                 return Err(invalid_input(format!(
@@ -601,9 +599,9 @@ impl WaveWriter {
                 )));
             }
         }
-        let (rise, fall) = cycle
+        cycle
             .checked_mul(CYCLE_PS)
-            .and_then(|t| t.checked_add(HALF_CYCLE_PS).map(|f| (t, f)))
+            .and_then(|t| t.checked_add(HALF_CYCLE_PS))
             .ok_or_else(|| invalid_input(format!("cycle {cycle} overflows the time axis")))?;
         let first = self.last_cycle.is_none();
 
@@ -613,7 +611,6 @@ impl WaveWriter {
             pos: 0,
             bad: false,
             force: first,
-            last_bits: &self.last_bits,
             last_text: &self.last_text,
             next_bits: &mut self.next_bits,
             next_text: &mut self.next_text,
@@ -638,36 +635,38 @@ impl WaveWriter {
             )));
         }
 
-        sink.begin(rise, first)?;
+        // Commit: the text changes, and every value (the writer thread finds the changes).
+        let batch = &mut self.worker.batch;
+        let frame = batch.frames.len() as u32;
         for &slot in &self.dirty {
             let slot = slot as usize;
-            let kind = self.slots[slot];
-            if kind.is_text {
-                std::mem::swap(&mut self.last_text[slot], &mut self.next_text[slot]);
-                sink.text(slot, &self.last_text[slot])?;
-            } else {
-                self.last_bits[slot] = self.next_bits[slot];
-                sink.bits(slot, kind.width, self.last_bits[slot])?;
-            }
+            std::mem::swap(&mut self.last_text[slot], &mut self.next_text[slot]);
+            batch
+                .texts
+                .push((frame, slot as u32, self.last_text[slot].clone()));
         }
-        sink.end(fall, first)?;
+        batch.frames.push((cycle, first));
+        batch.bits.extend_from_slice(&self.next_bits);
         self.last_cycle = Some(cycle);
-        Ok(())
+        if batch.frames.len() >= worker::BATCH_CYCLES {
+            self.worker.send()?;
+        }
+        match self.worker.take_error() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Flush and close the file (an FST gets its final header here).
     pub fn finish(mut self) -> io::Result<()> {
-        match self.sink.take() {
-            Some(mut sink) => sink.finish(),
-            None => Ok(()),
-        }
+        self.worker.finish()
     }
 }
 
 impl Drop for WaveWriter {
     fn drop(&mut self) {
-        if let Some(mut sink) = self.sink.take() {
-            let _ = sink.finish();
+        if !self.worker.finished() {
+            let _ = self.worker.finish();
         }
     }
 }
@@ -688,7 +687,6 @@ struct Sampler<'a> {
     bad: bool,
     /// First sample: every selected signal counts as changed.
     force: bool,
-    last_bits: &'a [u64],
     last_text: &'a [String],
     next_bits: &'a mut [u64],
     next_text: &'a mut [String],
@@ -746,13 +744,9 @@ impl Tracer for Sampler<'_> {
         if e.slot == NOT_SELECTED {
             return;
         }
-        let slot = e.slot as usize;
-        let v = value & mask(width);
-        if self.force || self.last_bits.get(slot) != Some(&v) {
-            if let Some(n) = self.next_bits.get_mut(slot) {
-                *n = v;
-                self.dirty.push(e.slot);
-            }
+        // Every value is stored; the writer thread compares it with the previous cycle's.
+        if let Some(n) = self.next_bits.get_mut(e.slot as usize) {
+            *n = value & mask(width);
         }
     }
 
