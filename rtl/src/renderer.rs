@@ -4,10 +4,12 @@
 use crate::clock::{ring_enable, RING_DIVIDE};
 use crate::emc_array::EmcArray;
 use crate::igc::llpr::Llpr;
-use crate::igc::{Igc, IgcEvent, IgcState};
+use crate::igc::{Igc, IgcEvent, IgcState, QeeCtl};
 use crate::igc_port::parser::ParserEvent;
 use crate::igc_port::rxfifo::RXFIFO_WORDS;
 use crate::igc_port::IgcPort;
+use crate::qee::arith::QeeMode;
+use crate::qee::Qee;
 use crate::status::*;
 use crate::trace::{bit, Traced, Tracer};
 
@@ -62,6 +64,8 @@ pub struct Renderer {
     pub llpr: Llpr,
     pub igc: Igc,
     pub array: EmcArray,
+    /// The quadratic expression evaluators of the 64 EMCs.
+    pub qee: Qee,
     /// Sticky error bits 24..30 of the status word.
     pub errors: u32,
     /// BS and IGC semaphore counters (status bits 8-23; zero at Ring reset).
@@ -89,6 +93,7 @@ impl Renderer {
             llpr: Llpr::default(),
             igc: Igc::new(),
             array: EmcArray::new(),
+            qee: Qee::new(),
             errors: 0,
             bs_sem: 0,
             igc_sem: 0,
@@ -177,7 +182,23 @@ impl Renderer {
             aeo,
             &mut self.parser_ev,
         );
-        self.array.step(&op);
+        let tree = self.qee.tree_plane();
+        self.array.step(&op, tree);
+        match self.igc.qee_ctl {
+            QeeCtl::None => self.qee.tick(),
+            QeeCtl::Start { mode_bits } => {
+                let mode = QeeMode::from_bits(mode_bits);
+                self.qee.start(mode, &self.igc.coef, self.igc.fbits as u32)
+            }
+            QeeCtl::CfgAll(bit) => {
+                self.qee.config.shift_all(bit);
+                self.qee.tick();
+            }
+            QeeCtl::CfgOne { chip, bit } => {
+                self.qee.config.shift_one(chip, bit);
+                self.qee.tick();
+            }
+        }
 
         // IGC timeout: a command waits and the IGC does not take it (docs/model-choices.md).
         let took = self.igc.commands != taken_before || (was_go && !self.llpr.go);
@@ -246,6 +267,7 @@ impl Traced for Renderer {
         t.bits("timeout_count", 17, self.timeout_count);
         self.igc_port.trace(t);
         self.igc.trace(t);
+        self.qee.trace(t);
         self.array.trace(t);
         self.array.trace_probes(t);
         t.pop_scope();

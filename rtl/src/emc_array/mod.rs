@@ -45,6 +45,8 @@ pub enum BSource {
     Mem(u8),
     /// Each PE's own Enable register.
     Enable,
+    /// The QEE result bit on each PE's tree input.
+    Tree,
 }
 
 /// One cycle's operation of the whole array: what the IGC's PE-array fields asked for.
@@ -242,7 +244,7 @@ impl EmcArray {
     }
 
     /// Execute one cycle's operation on all 16,384 PEs (the clock edge).
-    pub fn step(&mut self, op: &ArrayOp) {
+    pub fn step(&mut self, op: &ArrayOp, tree: &Plane) {
         self.last_op = *op;
         if op.en_we {
             self.counts.invalidate();
@@ -256,7 +258,7 @@ impl EmcArray {
             return;
         }
         if !self.probes.is_empty() {
-            self.sample_probes(op);
+            self.sample_probes(op, tree);
         }
         // Fold constant inputs into the truth tables, so the loops read only real planes.
         let (mut tr, mut tc) = (op.lut_r, op.lut_c);
@@ -266,7 +268,12 @@ impl EmcArray {
             tc = Lut::fix_a(tc, false);
         }
         let mut b_from_enable = false;
+        let mut b_from_tree = false;
         let b_addr = match op.b {
+            BSource::Tree => {
+                b_from_tree = true;
+                None
+            }
             BSource::Mem(b) if (b as usize) < MEM_BITS => Some(b as usize),
             BSource::Enable => {
                 b_from_enable = true;
@@ -287,9 +294,13 @@ impl EmcArray {
             // Enable may be rewritten in the same pass: read a copy.
             *self.bbuf = *self.enable;
         }
+        if b_from_tree {
+            *self.bbuf = *tree;
+        }
         let w = op.w.map(|w| w as usize).filter(|&w| w < MEM_BITS);
         if let Some(x) = w {
-            if !op.en_we && a_addr != Some(x) && b_addr != Some(x) && !b_from_enable {
+            if !op.en_we && a_addr != Some(x) && b_addr != Some(x) && !b_from_enable && !b_from_tree
+            {
                 let (lo, rest) = self.mem.split_at_mut(x);
                 if let Some((wp, hi)) = rest.split_first_mut() {
                     let pick = |p: Option<usize>| -> &Plane {
@@ -323,7 +334,7 @@ impl EmcArray {
         };
         let b: &Plane = match b_addr {
             Some(x) => &self.mem[x],
-            None if b_from_enable => &self.bbuf,
+            None if b_from_enable || b_from_tree => &self.bbuf,
             None => zero,
         };
         // Registers update together at the clock edge: every pass reads the old values.
@@ -345,7 +356,7 @@ impl EmcArray {
         }
     }
 
-    fn sample_probes(&mut self, op: &ArrayOp) {
+    fn sample_probes(&mut self, op: &ArrayOp, tree: &Plane) {
         let mem = &self.mem;
         let get = |p: &Plane, x, y| plane::get(p, x, y);
         for p in &mut self.probes {
@@ -358,6 +369,7 @@ impl EmcArray {
                 BSource::One => true,
                 BSource::Mem(b) => (b as usize) < MEM_BITS && get(&mem[b as usize], x, y),
                 BSource::Enable => get(&self.enable, x, y),
+                BSource::Tree => get(tree, x, y),
             };
             let c = get(&self.carry, x, y);
             let e = get(&self.enable, x, y);
@@ -422,6 +434,7 @@ impl Traced for EmcArray {
             BSource::One => ("1", 0),
             BSource::Mem(b) => ("mem", b as u64),
             BSource::Enable => ("enable", 0),
+            BSource::Tree => ("tree", 0),
         };
         t.text("b_src", b_sel);
         t.bits("b_addr", 8, b_addr);

@@ -11,7 +11,7 @@
 //! W3  flow control      the R5xx US_FC fields at their seed-000 bit positions (issue 5)
 //! ```
 //!
-//! Fields that later issues fill (QEE_OP, B_SRC=TREE, A/B/W_IDX=aL, FC_*, W3, SEQ codes 9-15,
+//! Fields that later issues fill (A/B/W_IDX=aL, FC_*, W3, SEQ codes 9-15, QEE_OP 4-7,
 //! MISC 3-7) are reserved now: a microinstruction that sets them is *illegal* and faults the
 //! IGC (see docs/microcode.md). Every field is documented in docs/microcode.md.
 
@@ -102,6 +102,8 @@ pub enum BSrc {
     Mem = 1,
     /// Bit `min(B address, 31)` of the scalar `sca` (the C register): `sca[n]` sign-extends.
     Sca = 2,
+    /// The QEE result bit on the pixels' tree input this cycle (`tree`).
+    Tree = 3,
     /// Each PE's Enable register.
     Enable = 4,
     /// Constant 1.
@@ -179,6 +181,22 @@ pub enum LLoad {
     Opr(u8),
     /// L = IMM8.
     Imm,
+    /// L = 73 - FBITS, the longest `tree` operand (seed §III.4.2.5.1-1).
+    TreeLen,
+}
+
+/// QEE control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QeeOp {
+    None = 0,
+    /// Start an evaluation with the command's coefficients, QEEMode and FBITS: bit 0 of the
+    /// result is on the tree input `QEE_LATENCY` cycles later, then one bit per cycle.
+    Start = 1,
+    /// SUPCFG step: shift bit I of the 1's complement of `sca` into every EMC's
+    /// configuration register.
+    CfgAll = 2,
+    /// SEPCFG step: shift bit I of `sca` into the configuration register of EMC OPR0.
+    CfgOne = 3,
 }
 
 /// Bit-counter operation (after the cycle's addresses were formed).
@@ -211,6 +229,7 @@ pub struct Microinstruction {
     pub wr_all: bool,
     pub b_src: BSrc,
     pub b_ext: BExt,
+    pub qee: QeeOp,
     pub a: AddrGen,
     pub b: AddrGen,
     pub w: AddrGen,
@@ -272,7 +291,7 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         0 => BSrc::Zero,
         1 => BSrc::Mem,
         2 => BSrc::Sca,
-        3 => return illegal(&B_SRC, 3, "TREE (reserved for the QEE)"),
+        3 => BSrc::Tree,
         4 => BSrc::Enable,
         5 => BSrc::One,
         v => return illegal(&B_SRC, v, "reserved"),
@@ -283,9 +302,13 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         2 => BExt::Sign,
         v => return illegal(&B_EXT, v, "reserved"),
     };
-    if QEE_OP.get(w) != 0 {
-        return illegal(&QEE_OP, QEE_OP.get(w), "reserved for the QEE");
-    }
+    let qee = match QEE_OP.get(w) {
+        0 => QeeOp::None,
+        1 => QeeOp::Start,
+        2 => QeeOp::CfgAll,
+        3 => QeeOp::CfgOne,
+        v => return illegal(&QEE_OP, v, "reserved"),
+    };
     for f in [W1_RSVD, W2_RSVD, FC_BOOL, FC_CONST] {
         if f.get(w) != 0 {
             return illegal(&f, f.get(w), "reserved (must be 0)");
@@ -318,6 +341,7 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         0 => LLoad::None,
         v @ 1..=5 => LLoad::Opr(v as u8 - 1),
         6 => LLoad::Imm,
+        7 => LLoad::TreeLen,
         v => return illegal(&L_LOAD, v, "reserved"),
     };
     let i_op = match I_OP.get(w) {
@@ -361,6 +385,7 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         wr_all: WR_ALL.get(w) != 0,
         b_src,
         b_ext,
+        qee,
         a,
         b,
         w: wg,
@@ -394,6 +419,7 @@ pub fn encode(m: &Microinstruction) -> [u32; 4] {
     WR_ALL.put(&mut w, m.wr_all as u32);
     B_SRC.put(&mut w, m.b_src as u32);
     B_EXT.put(&mut w, m.b_ext as u32);
+    QEE_OP.put(&mut w, m.qee as u32);
     A_BASE.put(&mut w, base_code(m.a.base));
     A_IDX.put(&mut w, m.a.idx as u32);
     B_BASE.put(&mut w, base_code(m.b.base));
@@ -409,6 +435,7 @@ pub fn encode(m: &Microinstruction) -> [u32; 4] {
             LLoad::None => 0,
             LLoad::Opr(k) => k as u32 + 1,
             LLoad::Imm => 6,
+            LLoad::TreeLen => 7,
         },
     );
     I_OP.put(&mut w, m.i_op as u32);
@@ -463,6 +490,7 @@ mod tests {
             wr_all: false,
             b_src: BSrc::Mem,
             b_ext: BExt::Sign,
+            qee: QeeOp::Start,
             a: AddrGen {
                 base: Base::Opr(1),
                 idx: Idx::I,
@@ -489,7 +517,10 @@ mod tests {
     #[test]
     fn reserved_fields_are_illegal() {
         let mut w = [0u32; 4];
-        B_SRC.put(&mut w, 3);
+        B_SRC.put(&mut w, 6);
+        assert!(decode(&w).is_err());
+        let mut w = [0u32; 4];
+        QEE_OP.put(&mut w, 4);
         assert!(decode(&w).is_err());
         let mut w = [0u32; 4];
         w[3] = 1;

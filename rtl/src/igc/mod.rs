@@ -20,7 +20,7 @@ use crate::emc_array::{ArrayOp, BSource, MEM_BITS};
 use crate::trace::{bit, Traced, Tracer};
 use llpr::{Llpr, COEF_C};
 use microinstruction::{
-    AddrGen, BExt, BSrc, Base, IOp, Idx, LLoad, Microinstruction, Misc, Seq, NUM_OPR,
+    AddrGen, BExt, BSrc, Base, IOp, Idx, LLoad, Microinstruction, Misc, QeeOp, Seq, NUM_OPR,
 };
 use opcode::{
     OpcodeWord, CMD_FBITS, CMD_MCREAD, CMD_MCWRITE, CMD_NOOP, CMD_RMODEOFF, CMD_RMODEON, FBITS_MAX,
@@ -102,6 +102,22 @@ pub struct Igc {
     pub last_pc: u16,
     /// Commands taken since reset.
     pub commands: u64,
+    /// What the executed microinstruction asks of the QEE this cycle.
+    pub qee_ctl: QeeCtl,
+}
+
+/// The IGC's control of the QEE for one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QeeCtl {
+    #[default]
+    None,
+    /// Start an evaluation: QEEMode from the opcode (bits 19:18), the coefficient registers,
+    /// FBITS.
+    Start { mode_bits: u32 },
+    /// Shift this bit into every EMC's configuration register (SUPCFG).
+    CfgAll(bool),
+    /// Shift this bit into EMC `chip`'s configuration register (SEPCFG).
+    CfgOne { chip: usize, bit: bool },
 }
 
 impl Default for Igc {
@@ -129,6 +145,7 @@ impl Igc {
             last: Microinstruction::default(),
             last_pc: 0,
             commands: 0,
+            qee_ctl: QeeCtl::None,
         }
     }
 
@@ -145,6 +162,7 @@ impl Igc {
     /// One 40 MHz cycle. Takes a command from `llpr` when the microcode dispatches (or, in
     /// RMode, whenever one is there), and returns the operation for the EMC array.
     pub fn step(&mut self, llpr: &mut Llpr, aeo: bool, events: &mut Vec<IgcEvent>) -> ArrayOp {
+        self.qee_ctl = QeeCtl::None;
         match self.state {
             IgcState::RMode => {
                 self.rmode_step(llpr, events);
@@ -266,6 +284,7 @@ impl Igc {
             BSrc::Zero => BSource::Zero,
             BSrc::One => BSource::One,
             BSrc::Enable => BSource::Enable,
+            BSrc::Tree => BSource::Tree,
             BSrc::Mem if extended && m.b_ext == BExt::Zero => BSource::Zero,
             BSrc::Mem => match self.mem_addr(b_addr, "B", events) {
                 Some(b) => BSource::Mem(b),
@@ -320,6 +339,18 @@ impl Igc {
         self.last = m;
         self.last_pc = pc;
         let op = self.array_op(&m, events);
+        let sca_bit = (self.sca() >> (self.i as u32).min(31)) & 1 != 0;
+        self.qee_ctl = match m.qee {
+            QeeOp::None => QeeCtl::None,
+            QeeOp::Start => QeeCtl::Start {
+                mode_bits: (self.opcode >> opcode::QEEMODE_SHIFT) & 3,
+            },
+            QeeOp::CfgAll => QeeCtl::CfgAll(!sca_bit),
+            QeeOp::CfgOne => QeeCtl::CfgOne {
+                chip: self.opr[0] as usize,
+                bit: sca_bit,
+            },
+        };
         match m.misc {
             Misc::None => {}
             Misc::IndOn => self.indicator = true,
@@ -365,6 +396,7 @@ impl Igc {
             LLoad::None => {}
             LLoad::Opr(k) => self.l = self.opr[k as usize] as u8,
             LLoad::Imm => self.l = m.imm,
+            LLoad::TreeLen => self.l = (73 - (self.fbits as u32).min(FBITS_MAX)) as u8,
         }
         if dispatch {
             self.dispatch(llpr, events);
@@ -482,6 +514,7 @@ impl Traced for Igc {
                     BSrc::Mem => "MEM",
                     BSrc::Sca => "SCA",
                     BSrc::Enable => "ENABLE",
+                    BSrc::Tree => "TREE",
                     BSrc::One => "1",
                 },
             );

@@ -10,13 +10,21 @@
 //! Renderer can be mapped onto any 128×128 region and re-mapped. The standard mapping puts
 //! EMC `k` at (8·(k mod 16), 32·(k div 16)).
 //!
-//! The clocked tree (coefficient shift chains and the bit-serial result at each pixel) is not
-//! wired into the IGC yet (issue 4).
+//! - [`Qee`]: the clocked evaluator: started by a microinstruction (QEE_OP = START) with the
+//!   command's coefficients, QEEMode and FBITS, it delivers the result to every pixel
+//!   bit-serially, LSB first, one bit per 40 MHz cycle, [`QEE_LATENCY`] cycles after the start
+//!   (the `tree` input of the pixel ALUs).
 
 pub mod arith;
 
+use crate::emc_array::plane::{Plane, ARRAY_DIM, NUM_PES, ZERO_PLANE};
 use crate::emc_array::{emc_of, EMCS_PER_ROW, EMC_COLS, EMC_ROWS, NUM_EMCS};
-use crate::trace::{Traced, Tracer};
+use crate::trace::{bit, Traced, Tracer};
+use arith::{coef_to_fixed, tree_value, QeeMode};
+
+/// Cycles from the microinstruction that starts the QEE to the cycle in which bit 0 of the
+/// result is on the pixels' `tree` input (model choice, docs/model-choices.md "QEE timing").
+pub const QEE_LATENCY: u32 = 1;
 
 /// Smallest `bits` argument of SUPCFG/SEPCFG (seed §III.4.2.5.4: "in the range 2 to 32").
 pub const CFG_BITS_MIN: u32 = 2;
@@ -115,9 +123,174 @@ impl Traced for QeeConfig {
     }
 }
 
+/// The clocked evaluator (all 64 EMCs' trees, seen together).
+#[derive(Clone)]
+pub struct Qee {
+    pub config: QeeConfig,
+    /// Mode and fixed-point coefficients A, B, C, D, E, F of the current evaluation.
+    pub mode: QeeMode,
+    pub coefs: arith::FixedCoefs,
+    pub fbits: u32,
+    /// Cycles until bit 0 is delivered (0: delivering).
+    pub delay: u32,
+    /// Index of the bit on the tree input this cycle.
+    pub bit: u32,
+    /// An evaluation has been started since reset.
+    pub active: bool,
+    /// The result at every pixel (row-major), computed when started.
+    values: Vec<i128>,
+    /// The bit plane on the tree input this cycle.
+    plane: Box<Plane>,
+    plane_bit: Option<u32>,
+}
+
+impl Default for Qee {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Qee {
+    /// The QEE after reset: identity mapping, no evaluation.
+    pub fn new() -> Self {
+        Qee {
+            config: QeeConfig::identity(),
+            mode: QeeMode::None,
+            coefs: [0; 6],
+            fbits: 0,
+            delay: 0,
+            bit: 0,
+            active: false,
+            values: vec![0; NUM_PES],
+            plane: Box::new(ZERO_PLANE),
+            plane_bit: None,
+        }
+    }
+
+    /// Start an evaluation with raw coefficient words A, B, C, D, E, F.
+    pub fn start(&mut self, mode: QeeMode, raw: &[u32; 6], fbits: u32) {
+        self.mode = mode;
+        self.fbits = fbits;
+        self.coefs = std::array::from_fn(|k| coef_to_fixed(raw[k], fbits));
+        for y in 0..ARRAY_DIM {
+            for x in 0..ARRAY_DIM {
+                let (sx, sy) = self.config.screen_xy(x, y);
+                self.values[y * ARRAY_DIM + x] = tree_value(mode, &self.coefs, sx, sy, fbits);
+            }
+        }
+        // Started in this cycle: bit 0 is on the tree input QEE_LATENCY cycles later.
+        self.delay = QEE_LATENCY.saturating_sub(1);
+        self.bit = 0;
+        self.active = true;
+        self.plane_bit = None;
+    }
+
+    /// The clock edge: the result advances by one bit once the latency has passed.
+    pub fn tick(&mut self) {
+        if !self.active {
+            return;
+        }
+        if self.delay > 0 {
+            self.delay -= 1;
+        } else {
+            self.bit = self.bit.saturating_add(1);
+        }
+    }
+
+    /// Whether bit `self.bit` is on the tree input this cycle.
+    pub fn delivering(&self) -> bool {
+        self.active && self.delay == 0
+    }
+
+    /// The bit plane on the tree input this cycle (zero while nothing is delivered).
+    pub fn tree_plane(&mut self) -> &Plane {
+        if !self.delivering() {
+            return &ZERO_PLANE;
+        }
+        if self.plane_bit != Some(self.bit) {
+            let k = self.bit.min(127);
+            let p = &mut self.plane;
+            for (w, word) in p.iter_mut().enumerate() {
+                let base = w * 64;
+                let mut v = 0u64;
+                for (i, q) in self.values[base..base + 64].iter().enumerate() {
+                    v |= (((q >> k) & 1) as u64) << i;
+                }
+                *word = v;
+            }
+            self.plane_bit = Some(self.bit);
+        }
+        &self.plane
+    }
+
+    /// The result at array pixel (x, y) of the current evaluation.
+    pub fn value_at(&self, x: usize, y: usize) -> i128 {
+        self.values[(y % ARRAY_DIM) * ARRAY_DIM + x % ARRAY_DIM]
+    }
+
+    /// The tree bit at pixel (x, y) this cycle.
+    pub fn bit_at(&self, x: usize, y: usize) -> bool {
+        self.delivering() && arith::tree_bit(self.value_at(x, y), self.bit)
+    }
+}
+
+impl Traced for Qee {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        if !t.enter("qee", None) {
+            return;
+        }
+        t.text(
+            "mode",
+            match self.mode {
+                QeeMode::None => "NONE",
+                QeeMode::Constant => "CONSTANT",
+                QeeMode::Linear => "LINEAR",
+                QeeMode::Quadratic => "QUADRATIC",
+            },
+        );
+        bit(t, "delivering", self.delivering());
+        t.bits("bit", 8, self.bit.min(255) as u64);
+        t.bits("delay", 4, self.delay.min(15) as u64);
+        t.bits("fbits", 5, self.fbits as u64);
+        for (name, c) in ["A", "B", "C", "D", "E", "F"].iter().zip(&self.coefs) {
+            t.bits(name, 64, *c as i64 as u64);
+        }
+        self.config.trace(t);
+        t.pop_scope();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emc_array::plane;
+
+    #[test]
+    fn the_tree_delivers_bits_lsb_first_after_the_latency() {
+        let mut q = Qee::new();
+        let raw = [1.0f32, 2.0, -3.0, 0.0, 0.0, 0.0].map(f32::to_bits);
+        q.start(QeeMode::Linear, &raw, 4);
+        let mut waited = 1;
+        while waited < QEE_LATENCY {
+            assert!(!q.delivering());
+            q.tick();
+            waited += 1;
+        }
+        // Q(x, y) = x + 2y - 3 at every pixel, in two's complement, bit by bit.
+        for k in 0..12u32 {
+            assert!(q.delivering());
+            let p = *q.tree_plane();
+            for (x, y) in [(0usize, 0usize), (5, 9), (127, 127), (64, 1)] {
+                let v = x as i128 + 2 * y as i128 - 3;
+                assert_eq!(
+                    plane::get(&p, x, y),
+                    (v >> k) & 1 != 0,
+                    "bit {k} at ({x},{y})"
+                );
+            }
+            q.tick();
+        }
+    }
 
     #[test]
     fn identity_mapping_gives_array_coordinates() {

@@ -4,8 +4,8 @@
 use super::expr::truth_table;
 use super::opcodes::{ArgKind, ArgSpec, CommandSpec, OpcodeTable, OperandClass};
 use pp5_rtl::igc::microinstruction::{
-    encode, AddrGen, BExt, BSrc, Base, IOp, Idx, LLoad, Microinstruction, Misc, Seq, NUM_OPR,
-    WORDS_PER_UINST,
+    encode, AddrGen, BExt, BSrc, Base, IOp, Idx, LLoad, Microinstruction, Misc, QeeOp, Seq,
+    NUM_OPR, WORDS_PER_UINST,
 };
 use pp5_rtl::igc::opcode::{CMD_FBITS, CMD_NOOP, HARDWIRED_BASE};
 use pp5_rtl::igc::store::{CONTROL_STORE_UINSTS, DISPATCH_BASE, DISPATCH_VALID};
@@ -548,6 +548,7 @@ fn build_inst(
                         "0" => m.b_src = BSrc::Zero,
                         "1" => m.b_src = BSrc::One,
                         "enable" => m.b_src = BSrc::Enable,
+                        "tree" => m.b_src = BSrc::Tree,
                         _ => {
                             if let Some(inner) = bracket(v, "mem") {
                                 m.b_src = BSrc::Mem;
@@ -557,7 +558,7 @@ fn build_inst(
                                 m.b = addr_gen(inner, scope)?;
                             } else {
                                 return Err(format!(
-                                    "port B source `{v}`: mem[..], sca[..], enable, 0 or 1"
+                                    "port B source `{v}`: mem[..], sca[..], tree, enable, 0 or 1"
                                 ));
                             }
                         }
@@ -596,7 +597,9 @@ fn build_inst(
                     }
                     "i" if v == "0" => m.i_op = IOp::Clear,
                     "l" => {
-                        m.l_load = if let Some(n) = v.strip_prefix('#') {
+                        m.l_load = if v == "treelen" {
+                            LLoad::TreeLen
+                        } else if let Some(n) = v.strip_prefix('#') {
                             m.imm = parse_num(n)
                                 .filter(|x| *x <= 255)
                                 .ok_or_else(|| format!("bad loop count `{v}`"))?
@@ -604,6 +607,14 @@ fn build_inst(
                             LLoad::Imm
                         } else {
                             LLoad::Opr(opr(v, scope)?)
+                        }
+                    }
+                    "qee" => {
+                        m.qee = match v {
+                            "start" => QeeOp::Start,
+                            "cfgall" => QeeOp::CfgAll,
+                            "cfgone" => QeeOp::CfgOne,
+                            _ => return Err(format!("`qee={v}`: start, cfgall or cfgone")),
                         }
                     }
                     "ind" => {

@@ -1,0 +1,161 @@
+//! The QEE through the whole machine: coefficients through the Stream Parser, a microcode
+//! routine that starts the evaluator and stores the bit-serial tree result, the seed's worked
+//! examples, and a re-mapped EMC (SEPCFG) changing only its own pixels.
+//!
+//! The routines are appended to the standard microcode here; they move into the standard
+//! microcode with the rest of the QEE command set.
+
+use pp5_rtl::qee::arith::max_tree_len;
+use pp5_rtl::qee::QEE_LATENCY;
+use pp5_sim::asm::microcode::{assemble, STANDARD_SOURCE};
+use pp5_sim::engine::StopReason;
+use pp5_testbench::Testbench;
+use std::sync::OnceLock;
+
+const QEE_ROUTINES: &str = "
+.command TREEIntoMEM(dst:addr(len), len:treelen) tree -> t_treeintomem
+.command SUPCFG(bits:count) sca -> t_supcfg
+.command SEPCFG(chip_no:count, bits:count) sca -> t_sepcfg
+t_treeintomem:   qee=start i=0 l=len
+t_treeintomem_l: b=tree r=b w=mem[dst+i] i++ loopd t_treeintomem_l
+t_supcfg:        i=0 l=bits
+t_supcfg_l:      qee=cfgall i++ loopd t_supcfg_l
+t_sepcfg:        i=0 l=bits
+t_sepcfg_l:      qee=cfgone i++ loopd t_sepcfg_l
+";
+
+fn bench() -> Testbench {
+    static TB: OnceLock<Testbench> = OnceLock::new();
+    TB.get_or_init(|| {
+        let src = format!("{STANDARD_SOURCE}\n{QEE_ROUTINES}");
+        Testbench::boot(assemble(&src, "qee-test.pp5uc").expect("microcode assembles"))
+    })
+    .clone()
+}
+
+/// Sign-extend a `len`-bit field.
+fn signed(v: u64, len: usize) -> i64 {
+    ((v << (64 - len)) as i64) >> (64 - len)
+}
+
+#[test]
+fn linear_tree_into_memory_matches_the_seed_examples() {
+    let mut tb = bench();
+    let out = tb.run_text(
+        "SETENABS\nFBITS 10\n\
+         TREEIntoMEM_L3 0 16 1.0 1.0 1.99\n\
+         TREEIntoMEM_L3 16 16 1.0 1.0 -1.99\n\
+         TREEIntoMEM_L3 32 16 0.1 0.0 0.0\n\
+         TREEIntoMEM_L3 48 16 -0.1 0.0 0.0\n",
+    );
+    assert_eq!(out.stop, StopReason::Done, "{:?}", tb.sim.diagnostics);
+    for (x, y) in [(0usize, 0usize), (10, 0), (3, 7), (127, 127), (64, 31)] {
+        let (xi, yi) = (x as i64, y as i64);
+        // x+y+1.99 → x+y+1; x+y-1.99 → x+y-2 (the floor)
+        assert_eq!(signed(tb.peek(x, y, 0, 16), 16), xi + yi + 1, "({x},{y})");
+        assert_eq!(signed(tb.peek(x, y, 16, 16), 16), xi + yi - 2, "({x},{y})");
+        // 0.1 is 102/1024 at FBITS 10: 0.1x at x=10 is 1020/1024 → 0; -0.1x → -1
+        let pos = (102 * xi) >> 10;
+        let neg = (-102 * xi) >> 10;
+        assert_eq!(signed(tb.peek(x, y, 32, 16), 16), pos, "({x},{y})");
+        assert_eq!(signed(tb.peek(x, y, 48, 16), 16), neg, "({x},{y})");
+    }
+    assert_eq!(signed(tb.peek(10, 0, 32, 16), 16), 0);
+    assert_eq!(signed(tb.peek(10, 0, 48, 16), 16), -1);
+    // One set-up cycle that starts the QEE, then one cycle per bit.
+    let tree_cycles: Vec<u64> = out
+        .command_cycles
+        .iter()
+        .filter(|c| c.0 == "TREEIntoMEM")
+        .map(|c| c.1)
+        .collect();
+    assert_eq!(tree_cycles, vec![17; 4]);
+    assert_eq!(
+        QEE_LATENCY, 1,
+        "the routine reads bit 0 in the cycle after qee=start"
+    );
+}
+
+#[test]
+fn quadratic_mode_and_coefficient_reuse() {
+    let mut tb = bench();
+    // Q6 sends A B C D E F (macro order); Q1 re-uses A, B, D, E, F with a new C.
+    tb.run_text(
+        "SETENABS\nFBITS 4\n\
+         TREEIntoMEM_Q6 0 24 1.0 -2.0 3.5 0.5 0.25 -1.0\n\
+         TREEIntoMEM_Q1 24 24 -10.0\n",
+    );
+    for (x, y) in [(0usize, 0usize), (5, 3), (100, 17), (127, 127)] {
+        let (xf, yf) = (x as f64, y as f64);
+        let q = |c: f64| (0.5 * xf * xf + 0.25 * xf * yf - yf * yf + xf - 2.0 * yf + c).floor();
+        assert_eq!(signed(tb.peek(x, y, 0, 24), 24), q(3.5) as i64, "({x},{y})");
+        assert_eq!(
+            signed(tb.peek(x, y, 24, 24), 24),
+            q(-10.0) as i64,
+            "({x},{y})"
+        );
+    }
+}
+
+#[test]
+fn tree_writes_respect_enable() {
+    let mut tb = bench();
+    tb.run_text("SETENABS\nSET 0 8\n");
+    tb.set_enable(3, 3, false);
+    tb.run_text("TREEIntoMEM_C1 0 8 5.0\n");
+    assert_eq!(tb.peek(3, 3, 0, 8), 0xff, "disabled pixel untouched");
+    assert_eq!(tb.peek(4, 3, 0, 8), 5);
+}
+
+#[test]
+fn sepcfg_remaps_one_chip_and_only_it() {
+    let mut tb = bench();
+    // EMC 5 covers columns 40..48 of rows 0..32. Move its origin to (1000, 2000).
+    let cfg = 1000u32 | (2000u32 << 16);
+    let out = tb.run_text(&format!(
+        "SETENABS\nFBITS 0\nSEPCFG_S1 5 32 {cfg}\nNOOP\nNOOP\nTREEIntoMEM_L3 0 16 1.0 0.0 0.0\nTREEIntoMEM_L3 16 16 0.0 1.0 0.0\n"
+    ));
+    assert_eq!(out.stop, StopReason::Done);
+    assert_eq!(tb.peek(42, 5, 0, 16), 1002, "x of a remapped pixel");
+    assert_eq!(tb.peek(42, 5, 16, 16), 2005, "y of a remapped pixel");
+    assert_eq!(tb.peek(39, 5, 0, 16), 39, "the neighbour chip is unchanged");
+    assert_eq!(tb.peek(48, 5, 0, 16), 48);
+    assert_eq!(tb.peek(42, 32, 16, 16), 32, "the chip below is unchanged");
+    // SEPCFG takes one cycle per bit after its set-up cycle.
+    let sep = out
+        .command_cycles
+        .iter()
+        .find(|c| c.0 == "SEPCFG")
+        .map(|c| c.1);
+    assert_eq!(sep, Some(33));
+}
+
+#[test]
+fn supcfg_shifts_the_ones_complement_into_every_chip() {
+    let mut tb = bench();
+    // Every EMC gets origin (-8, 16): send the 1's complement as the scalar.
+    let cfg = (-8i16 as u16 as u32) | (16u32 << 16);
+    tb.run_text(&format!(
+        "SETENABS\nFBITS 0\nSUPCFG_S1 32 {}\nNOOP\nNOOP\nTREEIntoMEM_L3 0 16 1.0 0.0 0.0\n",
+        !cfg as i32
+    ));
+    for (x, y) in [(0usize, 0usize), (9, 40), (127, 127)] {
+        assert_eq!(
+            signed(tb.peek(x, y, 0, 16), 16),
+            -8 + (x % 8) as i64,
+            "({x},{y})"
+        );
+    }
+}
+
+#[test]
+fn the_longest_tree_operand_is_73_minus_fbits() {
+    assert_eq!(max_tree_len(10), 63);
+    let mut tb = bench();
+    tb.run_text("SETENABS\nFBITS 30\nTREEIntoMEM_C1 0 43 -1.0\n");
+    assert_eq!(
+        tb.peek(0, 0, 0, 43),
+        (1u64 << 43) - 1,
+        "-1 sign-extended to 43 bits"
+    );
+}
