@@ -17,10 +17,10 @@
 
 pub mod arith;
 
-use crate::emc_array::plane::{Plane, ARRAY_DIM, NUM_PES, ZERO_PLANE};
+use crate::emc_array::plane::{Plane, ARRAY_DIM, NUM_PES, PLANE_WORDS, ZERO_PLANE};
 use crate::emc_array::{emc_of, EMCS_PER_ROW, EMC_COLS, EMC_ROWS, NUM_EMCS};
 use crate::trace::{bit, Traced, Tracer};
-use arith::{coef_to_fixed, tree_value, QeeMode};
+use arith::{coef_to_fixed, QeeMode};
 
 /// Cycles from the microinstruction that starts the QEE to the cycle in which bit 0 of the
 /// result is on the pixels' `tree` input (model choice, docs/model-choices.md "QEE timing").
@@ -139,9 +139,45 @@ pub struct Qee {
     pub active: bool,
     /// The result at every pixel (row-major), computed when started.
     values: Vec<i128>,
-    /// The bit plane on the tree input this cycle.
+    /// Bit planes 0..63 of the results, and whether every result fits 64 bits (then higher
+    /// bits are sign copies).
+    planes: Box<[Plane; 64]>,
+    fits64: bool,
+    /// A plane of a bit above 63 when the results need it.
     plane: Box<Plane>,
     plane_bit: Option<u32>,
+}
+
+/// `Q(x, y)` in fixed point (before flooring), for the mode's terms.
+fn tree_value_fixed(mode: QeeMode, c: &arith::FixedCoefs, x: i128, y: i128) -> i128 {
+    let [a, b, cc, d, e, f] = *c;
+    match mode {
+        QeeMode::None => 0,
+        QeeMode::Constant => cc,
+        QeeMode::Linear => a * x + b * y + cc,
+        QeeMode::Quadratic => d * x * x + e * x * y + f * y * y + a * x + b * y + cc,
+    }
+}
+
+/// Transpose a 64×64 bit matrix: afterwards bit `i` of word `k` is bit `k` of the former
+/// word `i` (the recursive block-swap method).
+fn transpose64(m: &mut [u64; 64]) {
+    // Work with "bit j of word i" as row i, column j; swap off-diagonal blocks of halving size.
+    let mut j = 32;
+    let mut mask: u64 = 0x0000_0000_ffff_ffff;
+    while j != 0 {
+        let mut k = 0;
+        while k < 64 {
+            for i in k..k + j {
+                let t = ((m[i] >> j) ^ m[i + j]) & mask;
+                m[i] ^= t << j;
+                m[i + j] ^= t;
+            }
+            k += 2 * j;
+        }
+        j >>= 1;
+        mask ^= mask << j;
+    }
 }
 
 impl Default for Qee {
@@ -162,6 +198,11 @@ impl Qee {
             bit: 0,
             active: false,
             values: vec![0; NUM_PES],
+            planes: vec![ZERO_PLANE; 64]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("length is 64")),
+            fits64: true,
             plane: Box::new(ZERO_PLANE),
             plane_bit: None,
         }
@@ -172,17 +213,59 @@ impl Qee {
         self.mode = mode;
         self.fbits = fbits;
         self.coefs = std::array::from_fn(|k| coef_to_fixed(raw[k], fbits));
-        for y in 0..ARRAY_DIM {
-            for x in 0..ARRAY_DIM {
-                let (sx, sy) = self.config.screen_xy(x, y);
-                self.values[y * ARRAY_DIM + x] = tree_value(mode, &self.coefs, sx, sy, fbits);
-            }
-        }
+        self.evaluate();
         // Started in this cycle: bit 0 is on the tree input QEE_LATENCY cycles later.
         self.delay = QEE_LATENCY.saturating_sub(1);
         self.bit = 0;
         self.active = true;
         self.plane_bit = None;
+    }
+
+    /// Compute every pixel's result and the bit planes of its low 64 bits.
+    ///
+    /// Along a row of an EMC (8 pixels) the fixed-point sum changes by forward differences
+    /// (`ΔQ = D(2x+1) + Ey + A`, `Δ²Q = 2D`), so each pixel costs two additions; the row's
+    /// first pixel is evaluated directly.
+    fn evaluate(&mut self) {
+        let (mode, fbits) = (self.mode, self.fbits.min(arith::FBITS_MAX));
+        let [a, _b, _c, d, e, _f] = self.coefs;
+        let (d, e) = match mode {
+            QeeMode::Quadratic => (d, e),
+            _ => (0, 0),
+        };
+        let a = match mode {
+            QeeMode::Linear | QeeMode::Quadratic => a,
+            _ => 0,
+        };
+        let mut fits64 = true;
+        for y in 0..ARRAY_DIM {
+            for x0 in (0..ARRAY_DIM).step_by(EMC_COLS) {
+                let (sx, sy) = self.config.screen_xy(x0, y);
+                let (sx, sy) = (sx as i128, sy as i128);
+                // Q in fixed point (not yet floored) at the row's first pixel.
+                let mut q = tree_value_fixed(mode, &self.coefs, sx, sy);
+                let mut dq = d * (2 * sx + 1) + e * sy + a;
+                for dx in 0..EMC_COLS {
+                    let v = q >> fbits;
+                    fits64 &= v == v as i64 as i128;
+                    self.values[y * ARRAY_DIM + x0 + dx] = v;
+                    q += dq;
+                    dq += 2 * d;
+                }
+            }
+        }
+        self.fits64 = fits64;
+        // Bit planes 0..63: one 64×64 bit transpose per plane word.
+        for w in 0..PLANE_WORDS {
+            let mut block = [0u64; 64];
+            for (i, v) in block.iter_mut().enumerate() {
+                *v = self.values[w * 64 + i] as u64;
+            }
+            transpose64(&mut block);
+            for (k, bits) in block.iter().enumerate() {
+                self.planes[k][w] = *bits;
+            }
+        }
     }
 
     /// The clock edge: the result advances by one bit once the latency has passed.
@@ -206,6 +289,13 @@ impl Qee {
     pub fn tree_plane(&mut self) -> &Plane {
         if !self.delivering() {
             return &ZERO_PLANE;
+        }
+        if self.bit < 64 {
+            return &self.planes[self.bit as usize];
+        }
+        if self.fits64 {
+            // Every result fits 64 bits: the bits above are copies of bit 63 (the sign).
+            return &self.planes[63];
         }
         if self.plane_bit != Some(self.bit) {
             let k = self.bit.min(127);
@@ -289,6 +379,56 @@ mod tests {
                 );
             }
             q.tick();
+        }
+    }
+
+    #[test]
+    fn transpose_moves_bit_k_of_word_i_to_bit_i_of_word_k() {
+        let mut m = [0u64; 64];
+        let mut s = 0x1234_5678_9abc_def1u64;
+        for v in m.iter_mut() {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            *v = s;
+        }
+        let orig = m;
+        transpose64(&mut m);
+        for (i, word) in orig.iter().enumerate() {
+            for (k, row) in m.iter().enumerate() {
+                assert_eq!((row >> i) & 1, (word >> k) & 1, "i {i} k {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn planes_match_direct_evaluation_for_a_quadratic_and_a_remapped_chip() {
+        let mut q = Qee::new();
+        q.config.sepcfg(9, 300 | (5000 << 16), 32);
+        let raw = [3.25f32, -1.5, 77.0, 0.75, -0.125, 0.5].map(f32::to_bits);
+        q.start(QeeMode::Quadratic, &raw, 6);
+        let coefs = q.coefs;
+        for (x, y) in [
+            (0usize, 0usize),
+            (7, 31),
+            (72, 3),
+            (79, 31),
+            (127, 127),
+            (5, 100),
+        ] {
+            let (sx, sy) = q.config.screen_xy(x, y);
+            let direct = arith::tree_value(QeeMode::Quadratic, &coefs, sx, sy, 6);
+            assert_eq!(q.value_at(x, y), direct, "({x},{y})");
+            for k in 0..70u32 {
+                q.bit = k;
+                q.delay = 0;
+                let p = *q.tree_plane();
+                assert_eq!(
+                    plane::get(&p, x, y),
+                    arith::tree_bit(direct, k),
+                    "({x},{y}) bit {k}"
+                );
+            }
         }
     }
 
