@@ -17,6 +17,19 @@
 //! - MEMplusMEM, MEMminusMEM and MEMplusseqMEM zero-extend `src` when `dlen > slen`, ignore
 //!   its high bits when `dlen < slen`, and discard overflow (note 7).
 //! - CPY allows any overlap (note 12): the model reads all sources before writing.
+//! - The `...MEM2` commands read `src` as signed and sign-extend it when `dlen > slen`
+//!   (note 8); MEM2geMEM2 / MEM2gtMEM2 compare signed (note 2).
+//! - MEMcImpplusseqMEM clamps to all ones on unsigned overflow (notes 1, 15);
+//!   MEM2cImpplusseqMEM2 clamps to the largest positive / smallest negative value (notes 2, 16).
+//! - OVSIX: where Carry is set, `mem[dst:dlen] = ~0` (Enabled pixels).
+//! - TBENTRY (note 13): index = `sca[slen]`, entry = the next `dlen` bits of the scalar (bits
+//!   `slen..slen+dlen`, sign-extended past bit 31); Enabled pixels whose `mem[src:slen]`
+//!   equals the index get the entry.
+//! - GMAX / GMIN (note 14) are global: [`apply_all`] takes the maximum / minimum of the
+//!   unsigned `mem[src:dlen]` over the Enabled pixels and writes it to `mem[dst:dlen]` of every
+//!   Enabled pixel; Enable is unchanged.
+//! - A `tmp` operand "becomes undefined" (note 9): [`RefCmd::scratch`] names it, and the model
+//!   leaves it as it was; a test must not compare it.
 //!
 //! Carry: the seed says Carry is not reliable across commands unless a command is designed
 //! for it, so [`carry_rule`] says what the model's Carry after each command means (see
@@ -206,6 +219,169 @@ pub enum RefCmd {
     },
     IndOn,
     IndOff,
+    // ---- non-QEE commands of issue 4
+    MemEqOnes {
+        src: usize,
+        slen: usize,
+    },
+    MemNeZero {
+        src: usize,
+        slen: usize,
+    },
+    MemEqMem {
+        lsrc: usize,
+        src: usize,
+        slen: usize,
+    },
+    MemNeMem {
+        lsrc: usize,
+        src: usize,
+        slen: usize,
+    },
+    MemGtMem {
+        lsrc: usize,
+        src: usize,
+        slen: usize,
+    },
+    Mem2GeMem2 {
+        lsrc: usize,
+        src: usize,
+        slen: usize,
+    },
+    Mem2GtMem2 {
+        lsrc: usize,
+        src: usize,
+        slen: usize,
+    },
+    EnabAndEqMem {
+        src: usize,
+    },
+    EnabAndEqMemBar {
+        src: usize,
+    },
+    EnabOrEqMem {
+        src: usize,
+    },
+    EnabXorEqMem {
+        src: usize,
+    },
+    EnabOrEqCry,
+    MemOrEqEnab {
+        dst: usize,
+    },
+    MemAndEqEnab {
+        dst: usize,
+    },
+    Swap {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+    },
+    MemPlusEqSca {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+    },
+    MemMinusEqMem {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+        slen: usize,
+    },
+    MemPlusMem2 {
+        dst: usize,
+        lsrc: usize,
+        src: usize,
+        dlen: usize,
+        slen: usize,
+    },
+    MemPlusEqMem2 {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+        slen: usize,
+    },
+    MemMinusMem2 {
+        dst: usize,
+        lsrc: usize,
+        src: usize,
+        dlen: usize,
+        slen: usize,
+    },
+    MemMinusEqMem2 {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+        slen: usize,
+    },
+    MemAndMem {
+        dst: usize,
+        lsrc: usize,
+        src: usize,
+        dlen: usize,
+    },
+    MemAndEqMem {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+    },
+    MemOrMem {
+        dst: usize,
+        lsrc: usize,
+        src: usize,
+        dlen: usize,
+    },
+    MemOrEqMem {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+    },
+    MemXorMem {
+        dst: usize,
+        lsrc: usize,
+        src: usize,
+        dlen: usize,
+    },
+    MemXorEqMem {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+    },
+    MemCImpPlusEqMem {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+        tmp: usize,
+    },
+    Mem2CImpPlusEqMem2 {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+        tmp: usize,
+    },
+    Ovsix {
+        dst: usize,
+        dlen: usize,
+        tmp: usize,
+    },
+    TbEntry {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+        slen: usize,
+    },
+    Gmax {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+        tmp: usize,
+    },
+    Gmin {
+        dst: usize,
+        src: usize,
+        dlen: usize,
+        tmp: usize,
+    },
 }
 
 impl RefCmd {
@@ -243,6 +419,39 @@ impl RefCmd {
             CryIntoMem { .. } => "CRYIntoMEM",
             IndOn => "INDON",
             IndOff => "INDOFF",
+            MemEqOnes { .. } => "MEMeqONES",
+            MemNeZero { .. } => "MEMneZERO",
+            MemEqMem { .. } => "MEMeqMEM",
+            MemNeMem { .. } => "MEMneMEM",
+            MemGtMem { .. } => "MEMgtMEM",
+            Mem2GeMem2 { .. } => "MEM2geMEM2",
+            Mem2GtMem2 { .. } => "MEM2gtMEM2",
+            EnabAndEqMem { .. } => "ENABandeqMEM",
+            EnabAndEqMemBar { .. } => "ENABandeqMEMBAR",
+            EnabOrEqMem { .. } => "ENABoreqMEM",
+            EnabXorEqMem { .. } => "ENABxoreqMEM",
+            EnabOrEqCry => "ENABoreqCRY",
+            MemOrEqEnab { .. } => "MEMoreqENAB",
+            MemAndEqEnab { .. } => "MEMandeqENAB",
+            Swap { .. } => "SWAP",
+            MemPlusEqSca { .. } => "MEMplusseqSCA",
+            MemMinusEqMem { .. } => "MEMminuseqMEM",
+            MemPlusMem2 { .. } => "MEMplusMEM2",
+            MemPlusEqMem2 { .. } => "MEMplusseqMEM2",
+            MemMinusMem2 { .. } => "MEMminusMEM2",
+            MemMinusEqMem2 { .. } => "MEMminuseqMEM2",
+            MemAndMem { .. } => "MEMandMEM",
+            MemAndEqMem { .. } => "MEMandeqMEM",
+            MemOrMem { .. } => "MEMorMEM",
+            MemOrEqMem { .. } => "MEMoreqMEM",
+            MemXorMem { .. } => "MEMxorMEM",
+            MemXorEqMem { .. } => "MEMxoreqMEM",
+            MemCImpPlusEqMem { .. } => "MEMcImpplusseqMEM",
+            Mem2CImpPlusEqMem2 { .. } => "MEM2cImpplusseqMEM2",
+            Ovsix { .. } => "OVSIX",
+            TbEntry { .. } => "TBENTRY",
+            Gmax { .. } => "GMAX",
+            Gmin { .. } => "GMIN",
         }
     }
 
@@ -285,7 +494,105 @@ impl RefCmd {
             | MemEqSca { src, slen }
             | MemGeSca { src, slen }
             | MemGtSca { src, slen } => vec![src, slen],
-            MemGeMem { lsrc, src, slen } => vec![lsrc, src, slen],
+            MemGeMem { lsrc, src, slen }
+            | MemEqMem { lsrc, src, slen }
+            | MemNeMem { lsrc, src, slen }
+            | MemGtMem { lsrc, src, slen }
+            | Mem2GeMem2 { lsrc, src, slen }
+            | Mem2GtMem2 { lsrc, src, slen } => vec![lsrc, src, slen],
+            MemEqOnes { src, slen } | MemNeZero { src, slen } => vec![src, slen],
+            EnabAndEqMem { src }
+            | EnabAndEqMemBar { src }
+            | EnabOrEqMem { src }
+            | EnabXorEqMem { src } => vec![src],
+            EnabOrEqCry => vec![],
+            MemOrEqEnab { dst } | MemAndEqEnab { dst } => vec![dst],
+            Swap { dst, src, dlen }
+            | MemPlusEqSca { dst, src, dlen }
+            | MemAndEqMem { dst, src, dlen }
+            | MemOrEqMem { dst, src, dlen }
+            | MemXorEqMem { dst, src, dlen } => vec![dst, src, dlen],
+            MemMinusEqMem {
+                dst,
+                src,
+                dlen,
+                slen,
+            }
+            | MemPlusEqMem2 {
+                dst,
+                src,
+                dlen,
+                slen,
+            }
+            | MemMinusEqMem2 {
+                dst,
+                src,
+                dlen,
+                slen,
+            }
+            | TbEntry {
+                dst,
+                src,
+                dlen,
+                slen,
+            } => vec![dst, src, dlen, slen],
+            MemPlusMem2 {
+                dst,
+                lsrc,
+                src,
+                dlen,
+                slen,
+            }
+            | MemMinusMem2 {
+                dst,
+                lsrc,
+                src,
+                dlen,
+                slen,
+            } => vec![dst, lsrc, src, dlen, slen],
+            MemAndMem {
+                dst,
+                lsrc,
+                src,
+                dlen,
+            }
+            | MemOrMem {
+                dst,
+                lsrc,
+                src,
+                dlen,
+            }
+            | MemXorMem {
+                dst,
+                lsrc,
+                src,
+                dlen,
+            } => vec![dst, lsrc, src, dlen],
+            MemCImpPlusEqMem {
+                dst,
+                src,
+                dlen,
+                tmp,
+            }
+            | Mem2CImpPlusEqMem2 {
+                dst,
+                src,
+                dlen,
+                tmp,
+            }
+            | Gmax {
+                dst,
+                src,
+                dlen,
+                tmp,
+            }
+            | Gmin {
+                dst,
+                src,
+                dlen,
+                tmp,
+            } => vec![dst, src, dlen, tmp],
+            Ovsix { dst, dlen, tmp } => vec![dst, dlen, tmp],
         }
     }
 
@@ -297,6 +604,8 @@ impl RefCmd {
                 | RefCmd::MemEqSca { .. }
                 | RefCmd::MemGeSca { .. }
                 | RefCmd::MemGtSca { .. }
+                | RefCmd::MemPlusEqSca { .. }
+                | RefCmd::TbEntry { .. }
         )
     }
 
@@ -334,7 +643,75 @@ impl RefCmd {
             | MemEqSca { src, slen }
             | MemGeSca { src, slen }
             | MemGtSca { src, slen } => vec![(src, slen)],
-            MemGeMem { lsrc, src, slen } => vec![(lsrc, slen), (src, slen)],
+            MemGeMem { lsrc, src, slen }
+            | MemEqMem { lsrc, src, slen }
+            | MemNeMem { lsrc, src, slen }
+            | MemGtMem { lsrc, src, slen }
+            | Mem2GeMem2 { lsrc, src, slen }
+            | Mem2GtMem2 { lsrc, src, slen } => vec![(lsrc, slen), (src, slen)],
+            MemEqOnes { src, slen } | MemNeZero { src, slen } => vec![(src, slen)],
+            EnabAndEqMem { src }
+            | EnabAndEqMemBar { src }
+            | EnabOrEqMem { src }
+            | EnabXorEqMem { src } => vec![(src, 1)],
+            MemOrEqEnab { dst } | MemAndEqEnab { dst } => vec![(dst, 1)],
+            Swap { dst, src, dlen }
+            | MemAndEqMem { dst, src, dlen }
+            | MemOrEqMem { dst, src, dlen }
+            | MemXorEqMem { dst, src, dlen }
+            | MemCImpPlusEqMem { dst, src, dlen, .. }
+            | Mem2CImpPlusEqMem2 { dst, src, dlen, .. } => vec![(dst, dlen), (src, dlen)],
+            MemPlusEqSca { src, dlen, .. } | Gmax { src, dlen, .. } | Gmin { src, dlen, .. } => {
+                vec![(src, dlen)]
+            }
+            MemMinusEqMem {
+                dst,
+                src,
+                dlen,
+                slen,
+            }
+            | MemPlusEqMem2 {
+                dst,
+                src,
+                dlen,
+                slen,
+            }
+            | MemMinusEqMem2 {
+                dst,
+                src,
+                dlen,
+                slen,
+            } => vec![(dst, dlen), (src, slen)],
+            MemPlusMem2 {
+                lsrc,
+                src,
+                dlen,
+                slen,
+                ..
+            }
+            | MemMinusMem2 {
+                lsrc,
+                src,
+                dlen,
+                slen,
+                ..
+            } => vec![(lsrc, dlen), (src, slen)],
+            MemAndMem {
+                lsrc, src, dlen, ..
+            }
+            | MemOrMem {
+                lsrc, src, dlen, ..
+            }
+            | MemXorMem {
+                lsrc, src, dlen, ..
+            } => vec![(lsrc, dlen), (src, dlen)],
+            Ovsix { dst, dlen, .. } => vec![(dst, dlen)],
+            TbEntry {
+                dst,
+                src,
+                dlen,
+                slen,
+            } => vec![(src, slen), (dst, dlen)],
             _ => vec![],
         }
     }
@@ -355,8 +732,47 @@ impl RefCmd {
             | MemPlusMem { dst, dlen, .. }
             | MemMinusMem { dst, dlen, .. }
             | MemPlusEqMem { dst, dlen, .. } => Some((dst, dlen)),
+            MemOrEqEnab { dst } | MemAndEqEnab { dst } => Some((dst, 1)),
+            Swap { dst, dlen, .. }
+            | MemPlusEqSca { dst, dlen, .. }
+            | MemMinusEqMem { dst, dlen, .. }
+            | MemPlusMem2 { dst, dlen, .. }
+            | MemPlusEqMem2 { dst, dlen, .. }
+            | MemMinusMem2 { dst, dlen, .. }
+            | MemMinusEqMem2 { dst, dlen, .. }
+            | MemAndMem { dst, dlen, .. }
+            | MemAndEqMem { dst, dlen, .. }
+            | MemOrMem { dst, dlen, .. }
+            | MemOrEqMem { dst, dlen, .. }
+            | MemXorMem { dst, dlen, .. }
+            | MemXorEqMem { dst, dlen, .. }
+            | MemCImpPlusEqMem { dst, dlen, .. }
+            | Mem2CImpPlusEqMem2 { dst, dlen, .. }
+            | Ovsix { dst, dlen, .. }
+            | TbEntry { dst, dlen, .. }
+            | Gmax { dst, dlen, .. }
+            | Gmin { dst, dlen, .. } => Some((dst, dlen)),
             _ => None,
         }
+    }
+
+    /// The `tmp` operand, as `(lsb, len)`: "a memory location for temporary use. It becomes
+    /// undefined" (note 9). The model leaves it unchanged; tests must not compare it.
+    pub fn scratch(&self) -> Option<(usize, usize)> {
+        use RefCmd::*;
+        match *self {
+            MemCImpPlusEqMem { tmp, .. }
+            | Mem2CImpPlusEqMem2 { tmp, .. }
+            | Ovsix { tmp, .. }
+            | Gmax { tmp, .. }
+            | Gmin { tmp, .. } => Some((tmp, 1)),
+            _ => None,
+        }
+    }
+
+    /// A global command (GMAX, GMIN): its result depends on every pixel (see [`apply_all`]).
+    pub fn is_global(&self) -> bool {
+        matches!(self, RefCmd::Gmax { .. } | RefCmd::Gmin { .. })
     }
 }
 
@@ -372,6 +788,10 @@ pub enum CarryRule {
     /// reliable"), but the standard microcode documents it (`c = borrow` etc.), so tests of
     /// the standard microcode compare it.
     CarryOut,
+    /// The seed leaves Carry undefined and it is not a carry or borrow out, but the standard
+    /// microcode documents what its routine leaves there (the comment of the `.command`
+    /// declaration: the old Enable, a match or overflow flag, ...), and the model sets that.
+    Documented,
 }
 
 /// How Carry after `cmd` is to be read (see [`CarryRule`]).
@@ -387,18 +807,70 @@ pub fn carry_rule(cmd: &RefCmd) -> CarryRule {
         | MemPlusEqMem { .. }
         | MemGeSca { .. }
         | MemGtSca { .. }
-        | MemGeMem { .. } => CarryRule::CarryOut,
+        | MemGeMem { .. }
+        | MemPlusEqSca { .. }
+        | MemMinusEqMem { .. }
+        | MemPlusMem2 { .. }
+        | MemPlusEqMem2 { .. }
+        | MemMinusMem2 { .. }
+        | MemMinusEqMem2 { .. }
+        | MemCImpPlusEqMem { .. } => CarryRule::CarryOut,
+        MemNeZero { .. }
+        | MemNeMem { .. }
+        | MemGtMem { .. }
+        | Mem2GeMem2 { .. }
+        | Mem2GtMem2 { .. }
+        | Swap { .. }
+        | Mem2CImpPlusEqMem2 { .. }
+        | TbEntry { .. }
+        | Gmax { .. }
+        | Gmin { .. } => CarryRule::Documented,
         _ => CarryRule::Kept,
+    }
+}
+
+/// Execute `cmd` on every pixel of `pixels` (the whole array), with the scalar `sca`.
+///
+/// The global commands GMAX and GMIN (note 14) take the maximum / minimum of the unsigned
+/// `mem[src:dlen]` over the Enabled pixels of `pixels` and write it into `mem[dst:dlen]` of
+/// each Enabled pixel; Enable is unchanged; Carry (documented by the standard microcode) is
+/// set at the Enabled pixels whose `mem[src:dlen]` equals that extreme and cleared elsewhere.
+/// With no Enabled pixel nothing is written. Every other command acts on each pixel alone,
+/// as [`apply`].
+pub fn apply_all(cmd: &RefCmd, pixels: &mut [Pixel], sca: u32) {
+    use RefCmd::*;
+    match *cmd {
+        Gmax { dst, src, dlen, .. } | Gmin { dst, src, dlen, .. } => {
+            let values = pixels
+                .iter()
+                .filter(|p| p.enable)
+                .map(|p| p.field(src, dlen));
+            let extreme = if matches!(cmd, Gmax { .. }) {
+                values.max()
+            } else {
+                values.min()
+            };
+            for p in pixels.iter_mut() {
+                let hit = p.enable && Some(p.field(src, dlen)) == extreme;
+                if let (true, Some(v)) = (p.enable, extreme) {
+                    p.set_field(dst, dlen, v);
+                }
+                p.carry = hit;
+            }
+        }
+        _ => pixels.iter_mut().for_each(|p| apply(cmd, p, sca)),
     }
 }
 
 /// Execute `cmd` on one pixel, with the scalar (C register) `sca`.
 ///
 /// Commands without a pixel effect (NOOP, NOOP2, FBITS, INDON, INDOFF) leave the pixel as it
-/// is. Carry is set as described by [`carry_rule`].
+/// is. Carry is set as described by [`carry_rule`]. A global command (GMAX, GMIN) acts as if
+/// this pixel were the whole array (see [`apply_all`]).
 pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
     use RefCmd::*;
     match *cmd {
+        Gmax { .. } | Gmin { .. } => apply_all(cmd, std::slice::from_mut(px), sca),
         Noop | Noop2 | Fbits { .. } | IndOn | IndOff => {}
 
         // Enable-modify (III.4.2.5.1-2): all pixels.
@@ -512,7 +984,230 @@ pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
             px.enable &= l >= s;
             px.carry = l < s; // the borrow of l - s
         }
+
+        // ---- issue 4: compares into Enable.
+        MemEqOnes { src, slen } => px.enable &= px.field(src, slen) == mask(slen),
+        MemNeZero { src, slen } => {
+            px.carry = px.enable; // documented: the routine keeps the old Enable in Carry
+            px.enable &= px.field(src, slen) != 0;
+        }
+        MemEqMem { lsrc, src, slen } => px.enable &= px.field(lsrc, slen) == px.field(src, slen),
+        MemNeMem { lsrc, src, slen } => {
+            px.carry = px.enable; // documented, as MEMneZERO
+            px.enable &= px.field(lsrc, slen) != px.field(src, slen);
+        }
+        MemGtMem { lsrc, src, slen } => {
+            let (l, s) = (px.field(lsrc, slen), px.field(src, slen));
+            px.carry = px.enable && l == s; // documented
+            px.enable &= l > s;
+        }
+        Mem2GeMem2 { lsrc, src, slen } => {
+            let (l, s) = (
+                signed(px.field(lsrc, slen), slen),
+                signed(px.field(src, slen), slen),
+            );
+            px.carry = l != s; // documented
+            px.enable &= l >= s;
+        }
+        Mem2GtMem2 { lsrc, src, slen } => {
+            let (l, s) = (
+                signed(px.field(lsrc, slen), slen),
+                signed(px.field(src, slen), slen),
+            );
+            px.carry = px.enable && l == s; // documented
+            px.enable &= l > s;
+        }
+        EnabAndEqMem { src } => px.enable &= px.mem[src],
+        EnabAndEqMemBar { src } => px.enable &= !px.mem[src],
+        EnabOrEqMem { src } => px.enable |= px.mem[src],
+        EnabXorEqMem { src } => px.enable ^= px.mem[src],
+        EnabOrEqCry => px.enable |= px.carry,
+
+        // Enable-store: regardless of Enable.
+        MemOrEqEnab { dst } => px.mem[dst] |= px.enable,
+        MemAndEqEnab { dst } => px.mem[dst] &= px.enable,
+
+        // Arithmetic and logical.
+        Swap { dst, src, dlen } => {
+            let (d, s) = (px.field(dst, dlen), px.field(src, dlen));
+            px.carry = px.mem[dst + dlen - 1]; // documented: the old MSB of dst
+            px.store(dst, dlen, s);
+            px.store(src, dlen, d);
+        }
+        MemPlusEqSca { dst, src, dlen } => {
+            let (v, c) = add(px.field(src, dlen), sca_bits(sca, dlen), dlen);
+            px.store(dst, dlen, v);
+            px.carry = c;
+        }
+        MemMinusEqMem {
+            dst,
+            src,
+            dlen,
+            slen,
+        } => {
+            let (v, borrow) = sub(
+                px.field(dst, dlen),
+                zero_extended(px, src, slen, dlen),
+                dlen,
+            );
+            px.store(dst, dlen, v);
+            px.carry = borrow;
+        }
+        MemPlusMem2 {
+            dst,
+            lsrc,
+            src,
+            dlen,
+            slen,
+        } => {
+            let s = sign_extended(px, src, slen, dlen);
+            let (v, c) = add(px.field(lsrc, dlen), s, dlen);
+            px.store(dst, dlen, v);
+            px.carry = c;
+        }
+        MemPlusEqMem2 {
+            dst,
+            src,
+            dlen,
+            slen,
+        } => {
+            let s = sign_extended(px, src, slen, dlen);
+            let (v, c) = add(px.field(dst, dlen), s, dlen);
+            px.store(dst, dlen, v);
+            px.carry = c;
+        }
+        MemMinusMem2 {
+            dst,
+            lsrc,
+            src,
+            dlen,
+            slen,
+        } => {
+            let s = sign_extended(px, src, slen, dlen);
+            let (v, borrow) = sub(px.field(lsrc, dlen), s, dlen);
+            px.store(dst, dlen, v);
+            px.carry = borrow;
+        }
+        MemMinusEqMem2 {
+            dst,
+            src,
+            dlen,
+            slen,
+        } => {
+            let s = sign_extended(px, src, slen, dlen);
+            let (v, borrow) = sub(px.field(dst, dlen), s, dlen);
+            px.store(dst, dlen, v);
+            px.carry = borrow;
+        }
+        MemAndMem {
+            dst,
+            lsrc,
+            src,
+            dlen,
+        } => {
+            let v = px.field(lsrc, dlen) & px.field(src, dlen);
+            px.store(dst, dlen, v);
+        }
+        MemAndEqMem { dst, src, dlen } => {
+            let v = px.field(dst, dlen) & px.field(src, dlen);
+            px.store(dst, dlen, v);
+        }
+        MemOrMem {
+            dst,
+            lsrc,
+            src,
+            dlen,
+        } => {
+            let v = px.field(lsrc, dlen) | px.field(src, dlen);
+            px.store(dst, dlen, v);
+        }
+        MemOrEqMem { dst, src, dlen } => {
+            let v = px.field(dst, dlen) | px.field(src, dlen);
+            px.store(dst, dlen, v);
+        }
+        MemXorMem {
+            dst,
+            lsrc,
+            src,
+            dlen,
+        } => {
+            let v = px.field(lsrc, dlen) ^ px.field(src, dlen);
+            px.store(dst, dlen, v);
+        }
+        MemXorEqMem { dst, src, dlen } => {
+            let v = px.field(dst, dlen) ^ px.field(src, dlen);
+            px.store(dst, dlen, v);
+        }
+        MemCImpPlusEqMem { dst, src, dlen, .. } => {
+            // Unsigned, clamped to all ones on overflow (notes 1, 15).
+            let (v, overflow) = add(px.field(dst, dlen), px.field(src, dlen), dlen);
+            px.store(dst, dlen, if overflow { mask(dlen) } else { v });
+            px.carry = overflow;
+        }
+        Mem2CImpPlusEqMem2 { dst, src, dlen, .. } => {
+            // Signed, clamped to the representable range (notes 2, 16).
+            let (a, b) = (
+                signed(px.field(dst, dlen), dlen),
+                signed(px.field(src, dlen), dlen),
+            );
+            let (lo, hi) = signed_range(dlen);
+            let (v, overflow) = match a.checked_add(b) {
+                Some(s) if s > hi => (hi, true),
+                Some(s) if s < lo => (lo, true),
+                Some(s) => (s, false),
+                None if a < 0 => (lo, true),
+                None => (hi, true),
+            };
+            px.store(dst, dlen, v as u128 & mask(dlen));
+            px.carry = overflow; // documented: the signed overflow
+        }
+
+        // Special purpose.
+        Ovsix { dst, dlen, .. } => {
+            if px.carry {
+                px.store(dst, dlen, mask(dlen));
+            }
+        }
+        TbEntry {
+            dst,
+            src,
+            dlen,
+            slen,
+        } => {
+            let index = sca_bits(sca, slen);
+            // The entry: scalar bits slen.., sign-extended past bit 31.
+            let entry = ((sca as i32 as i128) >> slen.min(127)) as u128 & mask(dlen);
+            let hit = px.field(src, slen) == index;
+            if hit {
+                px.store(dst, dlen, entry);
+            }
+            px.carry = hit; // documented: the match flag
+        }
     }
+}
+
+/// `v`, a `len`-bit two's-complement value, as a signed integer.
+pub fn signed(v: u128, len: usize) -> i128 {
+    let v = v & mask(len);
+    if len < MAX_LEN && (v >> (len - 1)) & 1 != 0 {
+        (v | !mask(len)) as i128
+    } else {
+        v as i128
+    }
+}
+
+/// The smallest and largest `len`-bit two's-complement values.
+pub fn signed_range(len: usize) -> (i128, i128) {
+    if len == MAX_LEN {
+        (i128::MIN, i128::MAX)
+    } else {
+        (-(1i128 << (len - 1)), (1i128 << (len - 1)) - 1)
+    }
+}
+
+/// `mem[src : slen]` sign-extended (or truncated) to `dlen` bits (seed note 8).
+fn sign_extended(px: &Pixel, src: usize, slen: usize, dlen: usize) -> u128 {
+    signed(px.field(src, slen), slen) as u128 & mask(dlen)
 }
 
 /// `mem[src : slen]` zero-extended (or truncated) to `dlen` bits (seed note 7).
@@ -592,5 +1287,163 @@ mod tests {
         p.enable = true;
         apply(&RefCmd::MemGeSca { src: 16, slen: 8 }, &mut p, u32::MAX);
         assert!(!p.enable);
+    }
+
+    #[test]
+    fn signed_values_and_ranges() {
+        assert_eq!(signed(0xff, 8), -1);
+        assert_eq!(signed(0x7f, 8), 127);
+        assert_eq!(signed(0x80, 8), -128);
+        assert_eq!(signed(1, 1), -1);
+        assert_eq!(signed(u128::MAX, 128), -1);
+        assert_eq!(signed_range(1), (-1, 0));
+        assert_eq!(signed_range(8), (-128, 127));
+        assert_eq!(signed_range(128), (i128::MIN, i128::MAX));
+    }
+
+    #[test]
+    fn worked_issue_4_commands() {
+        let mut p = Pixel {
+            enable: true,
+            ..Pixel::default()
+        };
+        // Signed compares (note 2): -1 < 1, though 0xff > 1 unsigned.
+        p.set_field(0, 8, 0xff);
+        p.set_field(8, 8, 1);
+        let ge2 = RefCmd::Mem2GeMem2 {
+            lsrc: 0,
+            src: 8,
+            slen: 8,
+        };
+        apply(&ge2, &mut p, 0);
+        assert!(!p.enable && p.carry, "carry = lsrc != src");
+        p.enable = true;
+        apply(
+            &RefCmd::MemGtMem {
+                lsrc: 0,
+                src: 8,
+                slen: 8,
+            },
+            &mut p,
+            0,
+        );
+        assert!(p.enable && !p.carry, "carry = old Enable & equal");
+        // Sign extension of src (note 8): 0x10 + (-1 in 4 bits) = 0x0f in 8 bits.
+        p.set_field(16, 8, 0x10);
+        p.set_field(24, 4, 0xf);
+        apply(
+            &RefCmd::MemPlusEqMem2 {
+                dst: 16,
+                src: 24,
+                dlen: 8,
+                slen: 4,
+            },
+            &mut p,
+            0,
+        );
+        assert_eq!(p.field(16, 8), 0x0f);
+        // Saturating adds (notes 15, 16).
+        p.set_field(32, 8, 200);
+        p.set_field(40, 8, 100);
+        let cimp = RefCmd::MemCImpPlusEqMem {
+            dst: 32,
+            src: 40,
+            dlen: 8,
+            tmp: 100,
+        };
+        apply(&cimp, &mut p, 0);
+        assert_eq!((p.field(32, 8), p.carry), (255, true));
+        p.set_field(32, 8, 100);
+        let cimp2 = RefCmd::Mem2CImpPlusEqMem2 {
+            dst: 32,
+            src: 40,
+            dlen: 8,
+            tmp: 100,
+        };
+        apply(&cimp2, &mut p, 0);
+        assert_eq!((p.field(32, 8), p.carry), (127, true));
+        p.set_field(32, 8, 0x9c); // -100
+        p.set_field(40, 8, 0x9c);
+        apply(&cimp2, &mut p, 0);
+        assert_eq!(p.field(32, 8), 0x80);
+        // TBENTRY (note 13): index = 3 LSBs of the scalar, entry = the next 5 bits.
+        p.set_field(50, 3, 0b101);
+        let tb = RefCmd::TbEntry {
+            dst: 60,
+            src: 50,
+            dlen: 5,
+            slen: 3,
+        };
+        apply(&tb, &mut p, 0b10110 << 3 | 0b101);
+        assert_eq!((p.field(60, 5), p.carry), (0b10110, true));
+        apply(&tb, &mut p, 0b00001 << 3 | 0b100);
+        assert_eq!((p.field(60, 5), p.carry), (0b10110, false));
+        // SWAP.
+        p.set_field(70, 4, 0xa);
+        p.set_field(74, 4, 0x3);
+        apply(
+            &RefCmd::Swap {
+                dst: 70,
+                src: 74,
+                dlen: 4,
+            },
+            &mut p,
+            0,
+        );
+        assert_eq!((p.field(70, 4), p.field(74, 4), p.carry), (0x3, 0xa, true));
+    }
+
+    #[test]
+    fn gmax_and_gmin_over_the_enabled_pixels() {
+        let mut px: Vec<Pixel> = [(5u128, true), (9, false), (7, true), (2, true), (0, false)]
+            .iter()
+            .map(|&(v, e)| {
+                let mut p = Pixel {
+                    enable: e,
+                    ..Pixel::default()
+                };
+                p.set_field(0, 8, v);
+                p.set_field(8, 8, 0x55);
+                p
+            })
+            .collect();
+        let cmd = |max| {
+            let (dst, src, dlen, tmp) = (8, 0, 8, 200);
+            if max {
+                RefCmd::Gmax {
+                    dst,
+                    src,
+                    dlen,
+                    tmp,
+                }
+            } else {
+                RefCmd::Gmin {
+                    dst,
+                    src,
+                    dlen,
+                    tmp,
+                }
+            }
+        };
+        apply_all(&cmd(true), &mut px, 0);
+        let got: Vec<(u128, bool)> = px.iter().map(|p| (p.field(8, 8), p.carry)).collect();
+        assert_eq!(
+            got,
+            [
+                (7, false),
+                (0x55, false),
+                (7, true),
+                (7, false),
+                (0x55, false)
+            ]
+        );
+        apply_all(&cmd(false), &mut px, 0);
+        assert_eq!(px[3].field(8, 8), 2);
+        assert!(px[3].carry && !px[0].carry);
+        // No Enabled pixel: nothing written, Carry cleared.
+        px.iter_mut().for_each(|p| p.enable = false);
+        apply_all(&cmd(true), &mut px, 0);
+        assert!(px.iter().all(|p| p.field(8, 8) != 9 && !p.carry));
+        assert_eq!(px[1].field(8, 8), 0x55);
     }
 }

@@ -46,6 +46,42 @@ MEMeqSCA_S1 0 16 1234
 MEMgeSCA_S1 0 16 1000
 MEMgtSCA_S0 0 16
 MEMgeMEM 0 72 16
+MEMeqONES 184 24
+MEMneZERO 152 32
+MEMeqMEM 0 72 16
+MEMneMEM 0 72 16
+MEMgtMEM 0 72 16
+MEM2geMEM2 0 72 16
+MEM2gtMEM2 0 72 16
+SWAP 0 16 16
+MEMplusseqSCA_S1 32 0 16 77
+MEMplusseqSCA_S0 32 32 16
+MEMminuseqMEM 32 0 16 8
+MEMplusMEM2 48 0 16 16 8
+MEMplusseqMEM2 48 0 16 8
+MEMminusMEM2 64 0 16 16 8
+MEMminuseqMEM2 64 0 16 8
+MEMandMEM 80 0 16 16
+MEMandeqMEM 80 16 16
+MEMorMEM 96 0 16 16
+MEMoreqMEM 96 16 16
+MEMxorMEM 112 0 16 16
+MEMxoreqMEM 112 16 16
+MEMcImpplusseqMEM 0 16 16 204
+MEM2cImpplusseqMEM2 32 48 16 204
+OVSIX 128 16 204
+TBENTRY_S1 136 0 8 4 0x5a3
+TBENTRY_TBL 136 0 8 4 0x5a3 0x7f1
+GMAX 144 0 16 205
+GMIN 160 0 16 205
+SETENABS
+ENABandeqMEM 201
+ENABandeqMEMBAR 200
+ENABoreqMEM 201
+ENABxoreqMEM 200
+ENABoreqCRY
+MEMoreqENAB 202
+MEMandeqENAB 203
 CLRENABS
 INDON
 INDOFF
@@ -79,12 +115,15 @@ fn table(s: &Summary) -> String {
     let _ = writeln!(t, "status:       {:#010x}", s.status);
     let _ = writeln!(t, "commands:     {}", s.commands.len());
     let _ = writeln!(t);
-    let _ = writeln!(t, "  # command                          start  cycles");
+    let _ = writeln!(
+        t,
+        "  # command                                  start  cycles"
+    );
     for c in &s.commands {
         let ops: Vec<String> = c.operands.iter().map(|o| o.to_string()).collect();
         let _ = writeln!(
             t,
-            "{:>3} {:<30} {:>7} {:>7}",
+            "{:>3} {:<38} {:>7} {:>7}",
             c.index,
             format!("{}({})", c.name, ops.join(", ")),
             c.start,
@@ -94,9 +133,12 @@ fn table(s: &Summary) -> String {
     t
 }
 
-/// The cycle formulas of the `.command` comments: name → (constant, argument or None).
-/// `None` as a whole for "forever".
-fn formulas() -> HashMap<String, Option<(u64, Option<String>)>> {
+/// A cycle formula: a sum of terms `(k, None)` = the constant k and `(k, Some(arg))` = k times
+/// the argument `arg` (written `N`, `arg` or `N*arg`, e.g. `2 + slen + dlen`, `2 + 3*dlen`).
+type Formula = Vec<(u64, Option<String>)>;
+
+/// The cycle formulas of the `.command` comments: name → formula, `None` for "forever".
+fn formulas() -> HashMap<String, Option<Formula>> {
     let mut out = HashMap::new();
     for line in STANDARD_SOURCE.lines() {
         let Some(decl) = line.strip_prefix(".command ") else {
@@ -108,9 +150,14 @@ fn formulas() -> HashMap<String, Option<(u64, Option<String>)>> {
             None
         } else {
             let expr = comment.split('(').next().expect("expr").trim();
-            let mut parts = expr.split('+').map(str::trim);
-            let k: u64 = parts.next().and_then(|p| p.parse().ok()).expect("constant");
-            Some((k, parts.next().map(str::to_string)))
+            let term = |t: &str| match t.split_once('*') {
+                Some((k, arg)) => (k.trim().parse().expect("factor"), Some(arg.trim().into())),
+                None => match t.parse() {
+                    Ok(k) => (k, None),
+                    Err(_) => (1, Some(t.to_string())),
+                },
+            };
+            Some(expr.split('+').map(str::trim).map(term).collect())
         };
         out.insert(name, f);
     }
@@ -120,21 +167,26 @@ fn formulas() -> HashMap<String, Option<(u64, Option<String>)>> {
 /// The cycles the formula gives for `c` with the standard image's argument names.
 fn expected_cycles(img: &McImage, c: &CommandRecord) -> Option<u64> {
     let f = formulas();
-    let (k, arg) = f
+    let terms = f
         .get(&c.name)
         .unwrap_or_else(|| panic!("no formula for {}", c.name))
         .clone()?;
-    let Some(arg) = arg else {
-        return Some(k);
-    };
     let spec = img.table.get(&c.name).expect("spec");
-    let pos = spec
-        .args
-        .iter()
-        .filter(|a| a.kind != ArgKind::Fbits)
-        .position(|a| a.name == arg)
-        .unwrap_or_else(|| panic!("{}: formula argument {arg}", c.name));
-    Some(k + c.operands[pos] as u64)
+    let value = |arg: &str| {
+        let pos = spec
+            .args
+            .iter()
+            .filter(|a| a.kind != ArgKind::Fbits)
+            .position(|a| a.name == arg)
+            .unwrap_or_else(|| panic!("{}: formula argument {arg}", c.name));
+        c.operands[pos] as u64
+    };
+    Some(
+        terms
+            .iter()
+            .map(|(k, arg)| k * arg.as_deref().map_or(1, value))
+            .sum(),
+    )
 }
 
 #[test]
@@ -157,7 +209,7 @@ fn cycle_table_of_every_standard_command() {
     let declared: BTreeSet<&str> = f.keys().map(String::as_str).collect();
     let used: BTreeSet<&str> = s.commands.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(used, declared);
-    assert_eq!(declared.len(), 31);
+    assert_eq!(declared.len(), 64);
 
     // Each count matches its formula; HANG's record stays open (1 cycle when the run stops).
     for c in &s.commands {
