@@ -2,35 +2,17 @@
 //! routine that starts the evaluator and stores the bit-serial tree result, the seed's worked
 //! examples, and a re-mapped EMC (SEPCFG) changing only its own pixels.
 //!
-//! The routines are appended to the standard microcode here; they move into the standard
-//! microcode with the rest of the QEE command set.
+//! The routines are the standard microcode's (`sim/microcode/qee.pp5uc`).
 
 use pp5_rtl::qee::arith::max_tree_len;
 use pp5_rtl::qee::QEE_LATENCY;
-use pp5_sim::asm::microcode::{assemble, STANDARD_SOURCE};
 use pp5_sim::engine::StopReason;
 use pp5_testbench::Testbench;
 use std::sync::OnceLock;
 
-const QEE_ROUTINES: &str = "
-.command TREEIntoMEM(dst:addr(len), len:treelen) tree -> t_treeintomem
-.command SUPCFG(bits:count) sca -> t_supcfg
-.command SEPCFG(chip_no:count, bits:count) sca -> t_sepcfg
-t_treeintomem:   qee=start i=0 l=len
-t_treeintomem_l: b=tree r=b w=mem[dst+i] i++ loopd t_treeintomem_l
-t_supcfg:        i=0 l=bits
-t_supcfg_l:      qee=cfgall i++ loopd t_supcfg_l
-t_sepcfg:        i=0 l=bits
-t_sepcfg_l:      qee=cfgone i++ loopd t_sepcfg_l
-";
-
 fn bench() -> Testbench {
     static TB: OnceLock<Testbench> = OnceLock::new();
-    TB.get_or_init(|| {
-        let src = format!("{STANDARD_SOURCE}\n{QEE_ROUTINES}");
-        Testbench::boot(assemble(&src, "qee-test.pp5uc").expect("microcode assembles"))
-    })
-    .clone()
+    TB.get_or_init(Testbench::standard).clone()
 }
 
 /// Sign-extend a `len`-bit field.

@@ -8,7 +8,7 @@ use std::fmt::Write;
 /// One line per command: CMD, entry, P word, forms, arguments.
 pub fn table_text(image: &McImage) -> String {
     let mut s = format!(
-        "{} microinstructions, {} store words\n{:<18} {:>4} {:>6} {:>2}  {:<28} forms\n",
+        "{} microinstructions, {} store words\n{:<20} {:>4} {:>6} {:>2}  {:<28} forms\n",
         image.uinsts,
         image.words.len(),
         "command",
@@ -30,7 +30,7 @@ pub fn table_text(image: &McImage) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "{:<18} {:>#4x} {:>6} {:>2}  {:<28} {}",
+            "{:<20} {:>#4x} {:>6} {:>2}  {:<28} {}",
             c.name,
             c.cmd,
             c.entry.map_or("hw".to_string(), |e| e.to_string()),

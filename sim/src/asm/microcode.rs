@@ -13,10 +13,16 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
 
-/// The standard microcode source, shipped with the simulator (our `igc_microcode.h` source).
-pub const STANDARD_SOURCE: &str = include_str!("../../microcode/standard.pp5uc");
+/// The standard microcode source, shipped with the simulator (our `igc_microcode.h` source):
+/// `sim/microcode/standard.pp5uc` (everything but the QEE) followed by
+/// `sim/microcode/qee.pp5uc` (the commands that use `tree`, SUPCFG, SEPCFG).
+pub const STANDARD_SOURCE: &str = concat!(
+    include_str!("../../microcode/standard.pp5uc"),
+    "\n",
+    include_str!("../../microcode/qee.pp5uc")
+);
 /// File name used in messages about the standard source.
-pub const STANDARD_NAME: &str = "sim/microcode/standard.pp5uc";
+pub const STANDARD_NAME: &str = "sim/microcode/standard.pp5uc+qee.pp5uc";
 
 /// An assembled microcode image.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
