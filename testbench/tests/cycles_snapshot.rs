@@ -110,6 +110,20 @@ SEEDGE_L0 201
 SEEDGEBAR_L0 201
 EDGE2_L0
 MEMEDGE_L0 202
+SETENABS
+MEMleTREE_L0 0 16
+SETENABS
+MEMltTREE_L0 0 16
+SETENABS
+MEMgeTREE_L0 0 16
+SETENABS
+MEMgtTREE_L0 0 16
+FCMEMA_L0 0 16
+SCMEMA_L0 0 16 201
+STRIPEDGE_L0 201 203
+SETENABS
+TREEcImpIntoMEM_L0 112 8
+SPLAT_L0 120 8 128
 SEPCFG_S1 5 32 40
 NOOP
 NOOP
@@ -246,7 +260,7 @@ fn cycle_table_of_every_standard_command() {
     let declared: BTreeSet<&str> = f.keys().map(String::as_str).collect();
     let used: BTreeSet<&str> = s.commands.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(used, declared);
-    assert_eq!(declared.len(), 87);
+    assert_eq!(declared.len(), 96);
 
     // Each count matches its formula; HANG's record stays open (1 cycle when the run stops).
     for c in &s.commands {

@@ -41,6 +41,15 @@ pub const COVERED: &[&str] = &[
     "MEMEDGE",
     "SUPCFG",
     "SEPCFG",
+    "MEMleTREE",
+    "MEMltTREE",
+    "MEMgeTREE",
+    "MEMgtTREE",
+    "FCMEMA",
+    "SCMEMA",
+    "STRIPEDGE",
+    "TREEcImpIntoMEM",
+    "SPLAT",
 ];
 
 #[test]
@@ -374,6 +383,93 @@ proptest! {
         })?;
         check(&c, "MEMEDGE", &c.dst.to_string(), 2 + w, |q, m, _, _| {
             set_field(m, c.dst, 1, (q >= 0) as u128)
+        })?;
+    }
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// Note 3: the segment is unsigned, zero-extended to the full tree length.
+    #[test]
+    fn mem_compares_with_the_full_tree(c in case()) {
+        let w = max_tree_len(c.fbits) as usize;
+        let (src, len) = (c.src, c.len);
+        let args = format!("{src} {len}");
+        let cyc = 2 + w as u64;
+        let qw = move |q: i128| (q as u128) & mask(w);
+        check(&c, "MEMgeTREE", &args, cyc, |q, m, e, cy| {
+            let v = field(m, src, len);
+            *cy = v < qw(q);
+            *e &= (v as i128) >= q;
+        })?;
+        check(&c, "MEMltTREE", &args, cyc, |q, m, e, cy| {
+            let v = field(m, src, len);
+            *cy = v < qw(q);
+            *e &= (v as i128) < q;
+        })?;
+        check(&c, "MEMgtTREE", &args, cyc, |q, m, e, cy| {
+            let v = field(m, src, len);
+            *cy = qw(q) < v;
+            *e &= (v as i128) > q;
+        })?;
+        check(&c, "MEMleTREE", &args, cyc, |q, m, e, cy| {
+            let v = field(m, src, len);
+            *cy = qw(q) < v;
+            *e &= (v as i128) <= q;
+        })?;
+        check(&c, "FCMEMA", &args, cyc, |q, m, e, cy| {
+            let v = field(m, src, len);
+            *cy = qw(q) < v;
+            *e = (v as i128) <= q;
+        })?;
+        let aux = c.dst;
+        check(&c, "SCMEMA", &format!("{src} {len} {aux}"), cyc, |q, m, e, cy| {
+            let v = field(m, src, len);
+            *cy = qw(q) < v;
+            *e = field(m, aux, 1) == 1 && (v as i128) <= q;
+        })?;
+    }
+
+    #[test]
+    fn stripedge(c in case()) {
+        let w = max_tree_len(c.fbits) as u64;
+        let (src, dst) = (c.src, c.dst);
+        check(&c, "STRIPEDGE", &format!("{src} {dst}"), 3 + w, |q, m, e, _| {
+            let s = field(m, src, 1) == 1;
+            *e &= q >= 0;
+            set_field(m, dst, 1, (s && q < 0) as u128);
+        })?;
+    }
+
+    /// Note 17: clamped to all ones above the largest `len`-bit value, to 0 when negative.
+    #[test]
+    fn tree_cimp_into_mem(c in case()) {
+        let w = max_tree_len(c.fbits) as u64;
+        let (dst, len) = (c.dst, c.len);
+        let cyc = 3 + w + 2 * len as u64;
+        check(&c, "TREEcImpIntoMEM", &format!("{dst} {len}"), cyc, |q, m, e, cy| {
+            let top = mask(len) as i128;
+            *cy = q < 0 || q > top;
+            if *e {
+                set_field(m, dst, len, q.clamp(0, top) as u128);
+            }
+        })?;
+    }
+
+    /// Note 18: tmp is scratch; dst gets tree[len] only where the result is non-negative.
+    #[test]
+    fn splat(c in case()) {
+        let w = max_tree_len(c.fbits) as u64;
+        let (dst, len, tmp) = (c.dst, c.len, c.src);
+        prop_assume!(tmp + len <= dst || dst + len <= tmp);
+        let cyc = 3 + w + 2 * len as u64;
+        check(&c, "SPLAT", &format!("{dst} {len} {tmp}"), cyc, |q, m, e, _| {
+            set_field(m, tmp, len, (q as u128) & mask(len));
+            *e = q >= 0;
+            if q >= 0 {
+                set_field(m, dst, len, (q as u128) & mask(len));
+            }
         })?;
     }
 }

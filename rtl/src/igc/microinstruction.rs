@@ -118,6 +118,9 @@ pub enum BExt {
     Zero = 1,
     /// When I ≥ OPR[B_LIM], B reads the sign bit `mem[B_BASE + OPR[B_LIM] - 1]`.
     Sign = 2,
+    /// When I ≥ OPR[B_LIM], port A reads 0 (a memory operand zero-extended against the tree
+    /// on port B, seed note 3).
+    AZero = 3,
 }
 
 /// Base of an address generator.
@@ -300,6 +303,7 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         0 => BExt::None,
         1 => BExt::Zero,
         2 => BExt::Sign,
+        3 => BExt::AZero,
         v => return illegal(&B_EXT, v, "reserved"),
     };
     let qee = match QEE_OP.get(w) {

@@ -267,10 +267,15 @@ impl Igc {
     }
 
     fn array_op(&self, m: &Microinstruction, events: &mut Vec<IgcEvent>) -> ArrayOp {
-        let a = self.addr(m.a).and_then(|a| self.mem_addr(a, "A", events));
-        let mut b_addr = self.addr(m.b).unwrap_or(0);
         let lim = self.opr[m.b_lim as usize];
-        let extended = m.b_ext != BExt::None && self.i as u32 >= lim;
+        let past_lim = self.i as u32 >= lim;
+        let a = if m.b_ext == BExt::AZero && past_lim {
+            None
+        } else {
+            self.addr(m.a).and_then(|a| self.mem_addr(a, "A", events))
+        };
+        let mut b_addr = self.addr(m.b).unwrap_or(0);
+        let extended = matches!(m.b_ext, BExt::Zero | BExt::Sign) && past_lim;
         if extended && m.b_ext == BExt::Sign {
             b_addr = self
                 .addr(AddrGen {

@@ -580,6 +580,10 @@ fn build_inst(
                             v.strip_prefix("sx(").and_then(|r| r.strip_suffix(')'))
                         {
                             (BExt::Sign, r)
+                        } else if let Some(r) =
+                            v.strip_prefix("azx(").and_then(|r| r.strip_suffix(')'))
+                        {
+                            (BExt::AZero, r)
                         } else {
                             return Err(format!("`bext={v}`: use zx(len) or sx(len)"));
                         };
