@@ -7,12 +7,15 @@
 //! - [`asm`]: the microcode assembler and the opcode table it generates.
 //! - [`stream`]: command streams: text format, binary Ring-message format, builder API.
 //! - [`report`]: run summaries as tables, JSON and CSV.
-//! - [`demo`], [`bench`]: the built-in example and the speed benchmark.
+//! - [`image`]: PNG pictures of pixel-memory fields and Enable (`--image`).
+//! - [`demo`], [`bench`]: the built-in examples (registers, shaded triangles) and the speed
+//!   benchmark.
 
 pub mod asm;
 pub mod bench;
 pub mod demo;
 pub mod engine;
+pub mod image;
 pub mod report;
 pub mod session;
 pub mod stream;

@@ -105,6 +105,11 @@ struct Common {
     /// Write all pixel memory to a file (16,384 pixels row-major × 26 bytes, bit 0 first).
     #[arg(long)]
     dump_mem: Option<PathBuf>,
+    /// Write a PNG of the array after the run (repeatable): FILE.png=rgb:R,G,B (three 8-bit
+    /// fields), FILE.png=grey:ADDR,LEN (LEN <= 16 bits scaled to 0..255) or FILE.png=enable.
+    /// Image row 0 is y = 0 (the top). Default for `demo`: WAVE.png=rgb:0,8,16.
+    #[arg(long, value_parser = pp5_sim::image::parse_spec)]
+    image: Vec<pp5_sim::image::ImageSpec>,
     /// Do not load the microcode through the stream first (write the store directly).
     #[arg(long)]
     no_boot: bool,
@@ -272,6 +277,11 @@ fn simulate(
         std::fs::write(p, out).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
         eprintln!("pixel memory written to {}", p.display());
     }
+    for spec in &common.image {
+        pp5_sim::image::write_image(&r.sim.board.array, spec)
+            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", spec.path.display())))?;
+        eprintln!("image: {}", spec.path.display());
+    }
     if let Some(w) = &wave {
         eprintln!(
             "waveform: {} ({} signals)",
@@ -303,11 +313,18 @@ fn write_or_print(path: &Option<PathBuf>, text: &str) -> Result<(), Fail> {
 
 fn main_inner(cli: Cli) -> Result<u8, Fail> {
     match cli.cmd {
-        Cmd::Demo { wave, common } => {
+        Cmd::Demo { wave, mut common } => {
             let image = load_microcode(&common.microcode)?;
-            let stream = pp5_sim::demo::demo_stream(&image.table).map_err(input)?;
+            let stream = pp5_sim::demo::full_demo_stream(&image.table).map_err(input)?;
+            if common.image.is_empty() {
+                let [r, g, b] = pp5_sim::demo::TRI_FIELDS;
+                common.image.push(pp5_sim::image::ImageSpec {
+                    path: wave.with_extension("png"),
+                    kind: pp5_sim::image::ImageKind::Rgb { r, g, b },
+                });
+            }
             let src = wave.with_extension("pp5s");
-            match std::fs::write(&src, pp5_sim::demo::DEMO_STREAM) {
+            match std::fs::write(&src, pp5_sim::demo::full_demo_text()) {
                 Ok(()) => eprintln!("demo stream: {} (edit it and `pp5 run` it)", src.display()),
                 Err(e) => return Err(Fail(EXIT_IO, format!("{}: {e}", src.display()))),
             }
