@@ -2,7 +2,8 @@
 //! error-message transmitter, stepped together on the 40 MHz clock.
 
 use crate::clock::{ring_enable, RING_DIVIDE};
-use crate::emc_array::EmcArray;
+use crate::emc_array::plane::ZERO_PLANE;
+use crate::emc_array::{BSource, EmcArray};
 use crate::igc::llpr::Llpr;
 use crate::igc::{Igc, IgcEvent, IgcState, QeeCtl};
 use crate::igc_port::parser::ParserEvent;
@@ -182,7 +183,12 @@ impl Renderer {
             aeo,
             &mut self.parser_ev,
         );
-        let tree = self.qee.tree_plane();
+        // The tree plane is only built in cycles that read it.
+        let tree = if op.b == BSource::Tree {
+            self.qee.tree_plane()
+        } else {
+            &ZERO_PLANE
+        };
         self.array.step(&op, tree);
         match self.igc.qee_ctl {
             QeeCtl::None => self.qee.tick(),

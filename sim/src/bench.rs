@@ -21,26 +21,34 @@ pub struct BenchFigure {
 /// machine: page faults, other processes).
 pub const RUNS_PER_FIGURE: usize = 3;
 
-/// Run the ALU-heavy stream `reps` rounds with tracing off, then with a VCD of the default
-/// scopes and probes into `dir`, each [`RUNS_PER_FIGURE`] times, alternating. Returns the
-/// fastest run of each.
+/// Run the ALU-heavy stream (`reps` rounds) and the QEE-heavy triangle stream, each with
+/// tracing off and with a VCD of the default scopes and probes into `dir`, each
+/// [`RUNS_PER_FIGURE`] times, alternating. Returns the fastest run of each, in pairs (off,
+/// VCD).
 pub fn bench(image: &McImage, reps: usize, dir: &Path) -> Result<Vec<BenchFigure>, String> {
-    let stream = alu_stream(&image.table, reps).map_err(|e| e.to_string())?;
+    let alu = alu_stream(&image.table, reps).map_err(|e| e.to_string())?;
+    // The QEE-heavy stream: the demo's shaded triangles, drawn over and over.
+    let tri_text = crate::demo::TRIANGLES_STREAM.repeat((reps / 20).max(1));
+    let tri = crate::stream::text::parse(&tri_text, "<triangles>", &image.table)
+        .map_err(|e| e.to_string())?;
     let mut out: Vec<BenchFigure> = Vec::new();
     let vcd = dir.join("pp5-bench.vcd");
+    let runs = [
+        ("ALU stream, tracing off", &alu, false),
+        ("ALU stream, VCD", &alu, true),
+        ("QEE triangles, tracing off", &tri, false),
+        ("QEE triangles, VCD", &tri, true),
+    ];
     for _ in 0..RUNS_PER_FIGURE {
-        for (k, name) in ["tracing off", "VCD, default probes"]
-            .into_iter()
-            .enumerate()
-        {
-            let wave = (k == 1).then(|| WaveSpec {
+        for (k, (name, stream, traced)) in runs.iter().enumerate() {
+            let wave = traced.then(|| WaveSpec {
                 gtkw: false,
                 ..WaveSpec::new(&vcd)
             });
             let spec = RunSpec {
                 image,
                 boot: true,
-                stream: &stream,
+                stream,
                 opts: SimOptions::default(),
                 wave,
             };
@@ -49,7 +57,7 @@ pub fn bench(image: &McImage, reps: usize, dir: &Path) -> Result<Vec<BenchFigure
             let secs = t.elapsed().as_secs_f64();
             let cycles = r.sim.board.cycle;
             let fig = BenchFigure {
-                name: name.into(),
+                name: (*name).into(),
                 cycles,
                 seconds: secs,
                 cycles_per_sec: cycles as f64 / secs.max(1e-9),

@@ -401,20 +401,23 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             let figs = pp5_sim::bench::bench(&image, reps, &std::env::temp_dir())
                 .map_err(|e| Fail(EXIT_IO, e))?;
             println!(
-                "{:<24} {:>12} {:>10} {:>16}",
+                "{:<28} {:>12} {:>10} {:>16}",
                 "run", "cycles", "seconds", "cycles/s"
             );
             for f in &figs {
                 println!(
-                    "{:<24} {:>12} {:>10.3} {:>16.0}",
+                    "{:<28} {:>12} {:>10.3} {:>16.0}",
                     f.name, f.cycles, f.seconds, f.cycles_per_sec
                 );
             }
-            if let [off, on] = &figs[..] {
-                println!(
-                    "tracing slowdown (VCD on / off): {:.2}x",
-                    off.cycles_per_sec / on.cycles_per_sec.max(1e-9)
-                );
+            for pair in figs.chunks(2) {
+                if let [off, on] = pair {
+                    println!(
+                        "{}: tracing slowdown (VCD on / off): {:.2}x",
+                        off.name.split(',').next().unwrap_or(""),
+                        off.cycles_per_sec / on.cycles_per_sec.max(1e-9)
+                    );
+                }
             }
             Ok(0)
         }

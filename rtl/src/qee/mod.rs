@@ -22,6 +22,10 @@ use crate::emc_array::{emc_of, EMCS_PER_ROW, EMC_COLS, EMC_ROWS, NUM_EMCS};
 use crate::trace::{bit, Traced, Tracer};
 use arith::{coef_to_fixed, QeeMode};
 
+/// Single bit planes gathered from one evaluation before all 64 low planes are built by
+/// transposition (a simulator speed trade-off, invisible to the model).
+const TRANSPOSE_AFTER: u32 = 1;
+
 /// Cycles from the microinstruction that starts the QEE to the cycle in which bit 0 of the
 /// result is on the pixels' `tree` input (model choice, docs/model-choices.md "QEE timing").
 pub const QEE_LATENCY: u32 = 1;
@@ -143,20 +147,12 @@ pub struct Qee {
     /// bits are sign copies).
     planes: Box<[Plane; 64]>,
     fits64: bool,
+    /// `planes` holds the current evaluation; single bits gathered so far.
+    transposed: bool,
+    extracted: u32,
     /// A plane of a bit above 63 when the results need it.
     plane: Box<Plane>,
     plane_bit: Option<u32>,
-}
-
-/// `Q(x, y)` in fixed point (before flooring), for the mode's terms.
-fn tree_value_fixed(mode: QeeMode, c: &arith::FixedCoefs, x: i128, y: i128) -> i128 {
-    let [a, b, cc, d, e, f] = *c;
-    match mode {
-        QeeMode::None => 0,
-        QeeMode::Constant => cc,
-        QeeMode::Linear => a * x + b * y + cc,
-        QeeMode::Quadratic => d * x * x + e * x * y + f * y * y + a * x + b * y + cc,
-    }
 }
 
 /// Transpose a 64×64 bit matrix: afterwards bit `i` of word `k` is bit `k` of the former
@@ -203,6 +199,8 @@ impl Qee {
                 .try_into()
                 .unwrap_or_else(|_| unreachable!("length is 64")),
             fits64: true,
+            transposed: false,
+            extracted: 0,
             plane: Box::new(ZERO_PLANE),
             plane_bit: None,
         }
@@ -228,34 +226,67 @@ impl Qee {
     /// first pixel is evaluated directly.
     fn evaluate(&mut self) {
         let (mode, fbits) = (self.mode, self.fbits.min(arith::FBITS_MAX));
-        let [a, _b, _c, d, e, _f] = self.coefs;
-        let (d, e) = match mode {
-            QeeMode::Quadratic => (d, e),
-            _ => (0, 0),
-        };
-        let a = match mode {
-            QeeMode::Linear | QeeMode::Quadratic => a,
-            _ => 0,
-        };
-        let mut fits64 = true;
-        for y in 0..ARRAY_DIM {
-            for x0 in (0..ARRAY_DIM).step_by(EMC_COLS) {
-                let (sx, sy) = self.config.screen_xy(x0, y);
-                let (sx, sy) = (sx as i128, sy as i128);
-                // Q in fixed point (not yet floored) at the row's first pixel.
-                let mut q = tree_value_fixed(mode, &self.coefs, sx, sy);
-                let mut dq = d * (2 * sx + 1) + e * sy + a;
-                for dx in 0..EMC_COLS {
-                    let v = q >> fbits;
-                    fits64 &= v == v as i64 as i128;
-                    self.values[y * ARRAY_DIM + x0 + dx] = v;
-                    q += dq;
-                    dq += 2 * d;
+        let [a, b, c, d, e, f] = self.coefs;
+        let lin = matches!(mode, QeeMode::Linear | QeeMode::Quadratic);
+        let quad = mode == QeeMode::Quadratic;
+        let (a, b) = if lin { (a, b) } else { (0, 0) };
+        let (d, e, f) = if quad { (d, e, f) } else { (0, 0, 0) };
+        let c = if mode == QeeMode::None { 0 } else { c };
+        // Largest |coordinate| any pixel has, to decide whether 64-bit sums cannot overflow.
+        let m = (0..NUM_EMCS)
+            .map(|k| {
+                let (ox, oy) = self.config.origin(k);
+                ox.unsigned_abs().max(oy.unsigned_abs()) as i128 + ARRAY_DIM as i128
+            })
+            .max()
+            .unwrap_or(0);
+        let bound = (d.abs() + e.abs() + f.abs()) * m * m * 4
+            + (a.abs() + b.abs() + d.abs() + e.abs() + f.abs()) * m * 4
+            + c.abs();
+        // Along a row of an EMC: ΔQ = D(2x+1) + Ey + A, Δ²Q = 2D. Down a column: ΔQ = F(2y+1)
+        // + Ex + B, Δ²Q = 2F. One direct evaluation per EMC, two additions per pixel.
+        macro_rules! walk {
+            ($t:ty) => {{
+                let (a, b, c, d, e, f) = (a as $t, b as $t, c as $t, d as $t, e as $t, f as $t);
+                let mut fits64 = true;
+                for k in 0..NUM_EMCS {
+                    let (ox, oy) = self.config.origin(k);
+                    let (ox, oy) = (ox as $t, oy as $t);
+                    let cx = (k % EMCS_PER_ROW) * EMC_COLS;
+                    let cy = (k / EMCS_PER_ROW) * EMC_ROWS;
+                    let mut row_q = d * ox * ox + e * ox * oy + f * oy * oy + a * ox + b * oy + c;
+                    let mut row_dy = f * (2 * oy + 1) + e * ox + b;
+                    for ly in 0..EMC_ROWS {
+                        let mut q = row_q;
+                        let mut dq = d * (2 * ox + 1) + e * (oy + ly as $t) + a;
+                        let base = (cy + ly) * ARRAY_DIM + cx;
+                        for v in &mut self.values[base..base + EMC_COLS] {
+                            let r = q >> fbits;
+                            fits64 &= r as i128 == r as i64 as i128;
+                            *v = r as i128;
+                            q += dq;
+                            dq += 2 * d;
+                        }
+                        row_q += row_dy;
+                        row_dy += 2 * f;
+                    }
                 }
-            }
+                fits64
+            }};
         }
-        self.fits64 = fits64;
-        // Bit planes 0..63: one 64×64 bit transpose per plane word.
+        self.fits64 = if bound < (1i128 << 62) {
+            walk!(i64)
+        } else {
+            walk!(i128)
+        };
+        self.transposed = false;
+        self.extracted = 0;
+        self.plane_bit = None;
+    }
+
+    /// Build the planes of bits 0..63 of every result: one 64×64 bit transpose per plane
+    /// word. Worth it once a routine reads many bits of one evaluation.
+    fn transpose_all(&mut self) {
         for w in 0..PLANE_WORDS {
             let mut block = [0u64; 64];
             for (i, v) in block.iter_mut().enumerate() {
@@ -266,6 +297,7 @@ impl Qee {
                 self.planes[k][w] = *bits;
             }
         }
+        self.transposed = true;
     }
 
     /// The clock edge: the result advances by one bit once the latency has passed.
@@ -286,29 +318,45 @@ impl Qee {
     }
 
     /// The bit plane on the tree input this cycle (zero while nothing is delivered).
+    ///
+    /// Planes are built on demand (only cycles whose microinstruction reads the tree pay for
+    /// one): single bits are gathered directly; after [`TRANSPOSE_AFTER`] of them in one
+    /// evaluation, all 64 low planes are built at once.
     pub fn tree_plane(&mut self) -> &Plane {
         if !self.delivering() {
             return &ZERO_PLANE;
         }
-        if self.bit < 64 {
-            return &self.planes[self.bit as usize];
+        // Every result fits 64 bits: the bits above are copies of bit 63 (the sign).
+        let k = if self.fits64 {
+            self.bit.min(63)
+        } else {
+            self.bit
+        };
+        if k < 64 && self.transposed {
+            return &self.planes[k as usize];
         }
-        if self.fits64 {
-            // Every result fits 64 bits: the bits above are copies of bit 63 (the sign).
-            return &self.planes[63];
+        if k < 64 && self.extracted >= TRANSPOSE_AFTER {
+            self.transpose_all();
+            return &self.planes[k as usize];
         }
-        if self.plane_bit != Some(self.bit) {
-            let k = self.bit.min(127);
+        if self.plane_bit != Some(k) {
+            self.extracted += 1;
+            let k = k.min(127);
             let p = &mut self.plane;
             for (w, word) in p.iter_mut().enumerate() {
-                let base = w * 64;
-                let mut v = 0u64;
-                for (i, q) in self.values[base..base + 64].iter().enumerate() {
-                    v |= (((q >> k) & 1) as u64) << i;
-                }
-                *word = v;
+                let vals = &self.values[w * 64..w * 64 + 64];
+                *word = if k < 64 {
+                    // The low 64 bits suffice: 64-bit shifts, which vectorise.
+                    vals.iter()
+                        .enumerate()
+                        .fold(0u64, |v, (i, q)| v | (((*q as u64) >> k) & 1) << i)
+                } else {
+                    vals.iter()
+                        .enumerate()
+                        .fold(0u64, |v, (i, q)| v | (((q >> k) & 1) as u64) << i)
+                };
             }
-            self.plane_bit = Some(self.bit);
+            self.plane_bit = Some(k);
         }
         &self.plane
     }
