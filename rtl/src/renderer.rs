@@ -194,7 +194,9 @@ impl Renderer {
             QeeCtl::None => self.qee.tick(),
             QeeCtl::Start { mode_bits } => {
                 let mode = QeeMode::from_bits(mode_bits);
-                self.qee.start(mode, &self.igc.coef, self.igc.fbits as u32)
+                let fb = self.igc.fbits as u32;
+                let loaded = self.igc.coef_fbits.map(|f| f.map_or(fb, u32::from));
+                self.qee.start_with(mode, &self.igc.coef, &loaded, fb)
             }
             QeeCtl::CfgAll(bit) => {
                 self.qee.config.shift_all(bit);

@@ -141,3 +141,53 @@ fn the_longest_tree_operand_is_73_minus_fbits() {
         "-1 sign-extended to 43 bits"
     );
 }
+
+#[test]
+fn coefficients_reused_after_fbits_keep_their_old_scaling_and_are_flagged() {
+    let mut tb = bench();
+    // A, B, C sent at FBITS 10, re-used (_L0) at FBITS 4: the hardware would shift in the old
+    // fixed-point values, so the result is mis-scaled; the model says so.
+    let out = tb.run_text(
+        "SETENABS\nFBITS 10\nTREEIntoMEM_L3 0 16 1.5 -2.0 3.0\nFBITS 4\nTREEIntoMEM_L0 16 20\n",
+    );
+    assert_eq!(out.stop, StopReason::Done);
+    let notes: Vec<&str> = tb
+        .sim
+        .diagnostics
+        .iter()
+        .map(|d| d.msg.as_str())
+        .filter(|m| m.contains("re-uses coefficient"))
+        .collect();
+    assert_eq!(notes.len(), 3, "{:?}", tb.sim.diagnostics);
+    assert!(
+        notes[0].contains("sent at FBITS 10; FBITS is now 4"),
+        "{notes:?}"
+    );
+    for (x, y) in [(3usize, 1usize), (100, 50)] {
+        let (xi, yi) = (x as i64, y as i64);
+        // fresh at FBITS 10: floor(1.5x - 2y + 3)
+        let fresh = (3 * xi - 4 * yi + 6).div_euclid(2);
+        assert_eq!(signed(tb.peek(x, y, 0, 16), 16), fresh, "({x},{y})");
+        // 1536x - 2048y + 3072, floored at 4 fractional bits
+        let stale = (1536 * xi - 2048 * yi + 3072).div_euclid(16);
+        assert_eq!(signed(tb.peek(x, y, 16, 20), 20), stale, "({x},{y})");
+    }
+}
+
+#[test]
+fn coefficients_are_stale_after_a_microcode_reload() {
+    let mut tb = bench();
+    tb.run_text("SETENABS\nFBITS 10\nTREEIntoMEM_C1 0 8 5.0\n");
+    // Reload the same microcode on the fly, then re-use C.
+    for body in tb.image.boot_messages(1023) {
+        tb.sim.queue(pp5_sim::engine::RingMessage { dest: 0, body });
+    }
+    tb.run_text("FBITS 10\nTREEIntoMEM_C0 8 8\n");
+    assert!(
+        tb.sim.diagnostics.iter().any(|d| d
+            .msg
+            .contains("coefficient C, which was not sent since reset or the last microcode load")),
+        "{:?}",
+        tb.sim.diagnostics
+    );
+}

@@ -104,6 +104,9 @@ pub struct Igc {
     pub commands: u64,
     /// What the executed microinstruction asks of the QEE this cycle.
     pub qee_ctl: QeeCtl,
+    /// For each coefficient register: the FBITS in effect when it was last loaded by a
+    /// command outside RMode (`None`: never, or only during RMode: stale for the QEE).
+    pub coef_fbits: [Option<u8>; 6],
 }
 
 /// The IGC's control of the QEE for one cycle.
@@ -146,6 +149,7 @@ impl Igc {
             last_pc: 0,
             commands: 0,
             qee_ctl: QeeCtl::None,
+            coef_fbits: [None; 6],
         }
     }
 
@@ -189,6 +193,8 @@ impl Igc {
         for k in 0..6 {
             if llpr.coef_mask & (1 << k) != 0 {
                 self.coef[k] = llpr.coef[k];
+                // Loaded in RMode (e.g. as MCWRITE data): not a QEE coefficient.
+                self.coef_fbits[k] = None;
             }
         }
         match cmd {
@@ -347,9 +353,11 @@ impl Igc {
         let sca_bit = (self.sca() >> (self.i as u32).min(31)) & 1 != 0;
         self.qee_ctl = match m.qee {
             QeeOp::None => QeeCtl::None,
-            QeeOp::Start => QeeCtl::Start {
-                mode_bits: (self.opcode >> opcode::QEEMODE_SHIFT) & 3,
-            },
+            QeeOp::Start => {
+                let mode_bits = (self.opcode >> opcode::QEEMODE_SHIFT) & 3;
+                self.check_coefficients(mode_bits, events);
+                QeeCtl::Start { mode_bits }
+            }
             QeeOp::CfgAll => QeeCtl::CfgAll(!sca_bit),
             QeeOp::CfgOne => QeeCtl::CfgOne {
                 chip: self.opr[0] as usize,
@@ -412,6 +420,31 @@ impl Igc {
         op
     }
 
+    /// Diagnose a QEE evaluation that uses a coefficient sent before the last FBITS change or
+    /// before a microcode reload (seed §III.4.2.4 CAUTION: such values may not be re-used).
+    fn check_coefficients(&self, mode_bits: u32, events: &mut Vec<IgcEvent>) {
+        const NAMES: [&str; 6] = ["A", "B", "C", "D", "E", "F"];
+        let used: &[usize] = match mode_bits & 3 {
+            0 => &[],
+            1 => &[llpr::COEF_C],
+            2 => &[llpr::COEF_A, llpr::COEF_B, llpr::COEF_C],
+            _ => &[0, 1, 2, 3, 4, 5],
+        };
+        for &k in used {
+            match self.coef_fbits[k] {
+                Some(f) if f == self.fbits => {}
+                Some(f) => events.push(IgcEvent::Diagnostic(format!(
+                    "QEE command at PC {} re-uses coefficient {} sent at FBITS {f}; FBITS is now {} (coefficients must be sent again after FBITS)",
+                    self.last_pc, NAMES[k], self.fbits
+                ))),
+                None => events.push(IgcEvent::Diagnostic(format!(
+                    "QEE command at PC {} uses coefficient {}, which was not sent since reset or the last microcode load",
+                    self.last_pc, NAMES[k]
+                ))),
+            }
+        }
+    }
+
     /// Take the next command from the parser, if there is one.
     fn dispatch(&mut self, llpr: &mut Llpr, events: &mut Vec<IgcEvent>) {
         if !llpr.go {
@@ -428,7 +461,11 @@ impl Igc {
                 opcode: llpr.opcode,
             });
             match cmd {
-                CMD_RMODEON => self.state = IgcState::RMode,
+                CMD_RMODEON => {
+                    // A microcode reload: previously sent coefficients may not be re-used.
+                    self.coef_fbits = [None; 6];
+                    self.state = IgcState::RMode
+                }
                 CMD_RMODEOFF => {}
                 CMD_MCWRITE | CMD_MCREAD => events.push(IgcEvent::FormatError(format!(
                     "{} outside RMode (send RMODEON first); command ignored",
@@ -457,13 +494,14 @@ impl Igc {
         self.pword = if op.long() { llpr.p } else { 0 };
         let pf = opcode::p_fields(self.pword);
         self.opr = [op.f0() & 0xff, pf[0], pf[1], pf[2], pf[3]];
+        if op.fbits_load() {
+            self.load_fbits(op, events);
+        }
         for k in 0..6 {
             if llpr.coef_mask & (1 << k) != 0 {
                 self.coef[k] = llpr.coef[k];
+                self.coef_fbits[k] = Some(self.fbits);
             }
-        }
-        if op.fbits_load() {
-            self.load_fbits(op, events);
         }
         self.commands += 1;
         self.pc = entry;

@@ -28,7 +28,7 @@ const TRANSPOSE_AFTER: u32 = 1;
 
 /// Cycles from the microinstruction that starts the QEE to the cycle in which bit 0 of the
 /// result is on the pixels' `tree` input (model choice, docs/model-choices.md "QEE timing").
-pub const QEE_LATENCY: u32 = 1;
+pub const QEE_LATENCY: u32 = 2;
 
 /// Smallest `bits` argument of SUPCFG/SEPCFG (seed §III.4.2.5.4: "in the range 2 to 32").
 pub const CFG_BITS_MIN: u32 = 2;
@@ -208,9 +208,23 @@ impl Qee {
 
     /// Start an evaluation with raw coefficient words A, B, C, D, E, F.
     pub fn start(&mut self, mode: QeeMode, raw: &[u32; 6], fbits: u32) {
+        self.start_with(mode, raw, &[fbits; 6], fbits)
+    }
+
+    /// Start an evaluation whose coefficients were converted to fixed point when they arrived,
+    /// each with the FBITS of that moment (`loaded_fbits`): a coefficient re-used after an
+    /// FBITS change keeps its old scaling, as in the hardware (seed §III.4.2.5.1-1: "all QEE
+    /// coefficients must be sent again").
+    pub fn start_with(
+        &mut self,
+        mode: QeeMode,
+        raw: &[u32; 6],
+        loaded_fbits: &[u32; 6],
+        fbits: u32,
+    ) {
         self.mode = mode;
         self.fbits = fbits;
-        self.coefs = std::array::from_fn(|k| coef_to_fixed(raw[k], fbits));
+        self.coefs = std::array::from_fn(|k| coef_to_fixed(raw[k], loaded_fbits[k]));
         self.evaluate();
         // Started in this cycle: bit 0 is on the tree input QEE_LATENCY cycles later.
         self.delay = QEE_LATENCY.saturating_sub(1);
