@@ -28,7 +28,7 @@ const TRANSPOSE_AFTER: u32 = 1;
 
 /// Cycles from the microinstruction that starts the QEE to the cycle in which bit 0 of the
 /// result is on the pixels' `tree` input (model choice, docs/model-choices.md "QEE timing").
-pub const QEE_LATENCY: u32 = 2;
+pub const QEE_LATENCY: u32 = 1;
 
 /// Smallest `bits` argument of SUPCFG/SEPCFG (seed §III.4.2.5.4: "in the range 2 to 32").
 pub const CFG_BITS_MIN: u32 = 2;
