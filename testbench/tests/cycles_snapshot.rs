@@ -83,6 +83,8 @@ ENABxoreqMEM 200
 ENABoreqCRY
 MEMoreqENAB 202
 MEMandeqENAB 203
+SHIFTL 0 0 16 3
+SHIFTR 16 0 16 16 5
 CLEAR 150 50
 TREEIntoMEM_L3 0 16 1.0 2.0 3.0
 TREEBARIntoMEM_L0 16 16
@@ -260,7 +262,7 @@ fn cycle_table_of_every_standard_command() {
     let declared: BTreeSet<&str> = f.keys().map(String::as_str).collect();
     let used: BTreeSet<&str> = s.commands.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(used, declared);
-    assert_eq!(declared.len(), 96);
+    assert_eq!(declared.len(), 98);
 
     // Each count matches its formula; HANG's record stays open (1 cycle when the run stops).
     for c in &s.commands {

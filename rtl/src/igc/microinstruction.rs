@@ -4,9 +4,9 @@
 //! W0  PE-array ALU      [7:0] LUT_R  [15:8] LUT_C  [19:16] LUT_E  [20] EN_WE  [21] CRY_WE
 //!                       [22] MEM_WE  [23] WR_ALL   [26:24] B_SRC  [28:27] B_EXT  [31:29] QEE_OP
 //! W1  address gens      [3:0] A_BASE [5:4] A_IDX   [9:6] B_BASE   [11:10] B_IDX
-//!                       [15:12] W_BASE [17:16] W_IDX [20:18] B_LIM [21] reserved
+//!                       [15:12] W_BASE [17:16] W_IDX [20:18] B_LIM [21] B_OFF
 //!                       [26:22] FC_BOOL [31:27] FC_CONST
-//! W2  sequencer         [3:0] SEQ    [14:4] TARGET  [15] reserved  [18:16] L_LOAD
+//! W2  sequencer         [3:0] SEQ    [14:4] TARGET  [15] B_OFF_NEG [18:16] L_LOAD
 //!                       [20:19] I_OP [23:21] MISC   [31:24] IMM8
 //! W3  flow control      the R5xx US_FC fields at their seed-000 bit positions (issue 5)
 //! ```
@@ -71,12 +71,12 @@ pub const B_IDX: Field = Field::new("B_IDX", 1, 10, 2);
 pub const W_BASE: Field = Field::new("W_BASE", 1, 12, 4);
 pub const W_IDX: Field = Field::new("W_IDX", 1, 16, 2);
 pub const B_LIM: Field = Field::new("B_LIM", 1, 18, 3);
-pub const W1_RSVD: Field = Field::new("W1_RSVD", 1, 21, 1);
+pub const B_OFF: Field = Field::new("B_OFF", 1, 21, 1);
 pub const FC_BOOL: Field = Field::new("FC_BOOL", 1, 22, 5);
 pub const FC_CONST: Field = Field::new("FC_CONST", 1, 27, 5);
 pub const SEQ: Field = Field::new("SEQ", 2, 0, 4);
 pub const TARGET: Field = Field::new("TARGET", 2, 4, 11);
-pub const W2_RSVD: Field = Field::new("W2_RSVD", 2, 15, 1);
+pub const B_OFF_NEG: Field = Field::new("B_OFF_NEG", 2, 15, 1);
 pub const L_LOAD: Field = Field::new("L_LOAD", 2, 16, 3);
 pub const I_OP: Field = Field::new("I_OP", 2, 19, 2);
 pub const MISC: Field = Field::new("MISC", 2, 21, 3);
@@ -86,7 +86,7 @@ pub const FC_WORD: Field = Field::new("FC", 3, 0, 32);
 /// Every field, in layout order (for documentation and the assembler's listing).
 pub const FIELDS: &[Field] = &[
     LUT_R, LUT_C, LUT_E, EN_WE, CRY_WE, MEM_WE, WR_ALL, B_SRC, B_EXT, QEE_OP, A_BASE, A_IDX,
-    B_BASE, B_IDX, W_BASE, W_IDX, B_LIM, W1_RSVD, FC_BOOL, FC_CONST, SEQ, TARGET, W2_RSVD, L_LOAD,
+    B_BASE, B_IDX, W_BASE, W_IDX, B_LIM, B_OFF, FC_BOOL, FC_CONST, SEQ, TARGET, B_OFF_NEG, L_LOAD,
     I_OP, MISC, IMM8, FC_WORD,
 ];
 
@@ -237,6 +237,9 @@ pub struct Microinstruction {
     pub b: AddrGen,
     pub w: AddrGen,
     pub b_lim: u8,
+    /// Port B's index offset: `(register, negative)`: the index becomes `idx ± OPR[reg]`
+    /// (`reg` = IMM8 bits 2:0); a negative index reads 0, and B_EXT compares this index.
+    pub b_off: Option<(u8, bool)>,
     pub seq: Seq,
     pub target: u16,
     pub l_load: LLoad,
@@ -313,7 +316,7 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         3 => QeeOp::CfgOne,
         v => return illegal(&QEE_OP, v, "reserved"),
     };
-    for f in [W1_RSVD, W2_RSVD, FC_BOOL, FC_CONST] {
+    for f in [FC_BOOL, FC_CONST] {
         if f.get(w) != 0 {
             return illegal(&f, f.get(w), "reserved (must be 0)");
         }
@@ -329,6 +332,21 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
     if b_lim as usize >= NUM_OPR {
         return illegal(&B_LIM, b_lim, "not an operand register (0..=4)");
     }
+    let b_off = if B_OFF.get(w) != 0 {
+        let reg = (IMM8.get(w) & 7) as u8;
+        if reg as usize >= NUM_OPR {
+            return illegal(
+                &IMM8,
+                IMM8.get(w),
+                "not an operand register for B_OFF (0..=4)",
+            );
+        }
+        Some((reg, B_OFF_NEG.get(w) != 0))
+    } else if B_OFF_NEG.get(w) != 0 {
+        return illegal(&B_OFF_NEG, 1, "set without B_OFF");
+    } else {
+        None
+    };
     let seq = match SEQ.get(w) {
         0 => Seq::Next,
         1 => Seq::Jump,
@@ -394,6 +412,7 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         b,
         w: wg,
         b_lim: b_lim as u8,
+        b_off,
         seq,
         target: TARGET.get(w) as u16,
         l_load,
@@ -431,6 +450,11 @@ pub fn encode(m: &Microinstruction) -> [u32; 4] {
     W_BASE.put(&mut w, base_code(m.w.base));
     W_IDX.put(&mut w, m.w.idx as u32);
     B_LIM.put(&mut w, m.b_lim as u32);
+    if let Some((reg, neg)) = m.b_off {
+        B_OFF.put(&mut w, 1);
+        B_OFF_NEG.put(&mut w, neg as u32);
+        IMM8.put(&mut w, (m.imm as u32 & !7) | reg as u32);
+    }
     SEQ.put(&mut w, m.seq as u32);
     TARGET.put(&mut w, m.target as u32);
     L_LOAD.put(
@@ -444,7 +468,9 @@ pub fn encode(m: &Microinstruction) -> [u32; 4] {
     );
     I_OP.put(&mut w, m.i_op as u32);
     MISC.put(&mut w, m.misc as u32);
-    IMM8.put(&mut w, m.imm as u32);
+    if m.b_off.is_none() {
+        IMM8.put(&mut w, m.imm as u32);
+    }
     w
 }
 
@@ -508,6 +534,7 @@ mod tests {
                 idx: Idx::I,
             },
             b_lim: 4,
+            b_off: None,
             seq: Seq::LoopD,
             target: 0x7ff,
             l_load: LLoad::Opr(3),

@@ -281,7 +281,24 @@ impl Igc {
             self.addr(m.a).and_then(|a| self.mem_addr(a, "A", events))
         };
         let mut b_addr = self.addr(m.b).unwrap_or(0);
-        let extended = matches!(m.b_ext, BExt::Zero | BExt::Sign) && past_lim;
+        let mut extended = matches!(m.b_ext, BExt::Zero | BExt::Sign) && past_lim;
+        // Port B's index with an operand offset (SHIFTL/SHIFTR): `idx ± OPR[reg]`; below zero
+        // B reads 0, and the extension compares this index instead of I.
+        let mut below_zero = false;
+        if let Some((reg, neg)) = m.b_off {
+            let base = self
+                .addr(AddrGen {
+                    base: m.b.base,
+                    idx: Idx::None,
+                })
+                .unwrap_or(0) as i64;
+            let idx = self.addr(m.b).unwrap_or(0) as i64 - base;
+            let off = self.opr[reg as usize] as i64;
+            let j = if neg { idx - off } else { idx + off };
+            below_zero = j < 0;
+            extended = matches!(m.b_ext, BExt::Zero | BExt::Sign) && j >= lim as i64;
+            b_addr = (base + j.max(0)) as u32;
+        }
         if extended && m.b_ext == BExt::Sign {
             b_addr = self
                 .addr(AddrGen {
@@ -296,6 +313,7 @@ impl Igc {
             BSrc::One => BSource::One,
             BSrc::Enable => BSource::Enable,
             BSrc::Tree => BSource::Tree,
+            BSrc::Mem | BSrc::Sca if below_zero => BSource::Zero,
             BSrc::Mem if extended && m.b_ext == BExt::Zero => BSource::Zero,
             BSrc::Mem => match self.mem_addr(b_addr, "B", events) {
                 Some(b) => BSource::Mem(b),

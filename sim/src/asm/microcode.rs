@@ -619,6 +619,14 @@ fn build_inst(
                             LLoad::Opr(opr(v, scope)?)
                         }
                     }
+                    "boff" => {
+                        let (neg, reg) = match (v.strip_prefix('-'), v.strip_prefix('+')) {
+                            (Some(r), _) => (true, r),
+                            (_, Some(r)) => (false, r),
+                            _ => return Err(format!("`boff={v}`: use -arg or +arg")),
+                        };
+                        m.b_off = Some((opr(reg, scope)?, neg));
+                    }
                     "qee" => {
                         m.qee = match v {
                             "start" => QeeOp::Start,
@@ -638,6 +646,11 @@ fn build_inst(
                 }
             }
         }
+    }
+    if m.b_off.is_some() && (m.l_load == LLoad::Imm || m.seq == Seq::JOprGt) {
+        return Err(
+            "boff shares IMM8 with l=#N and jgt; use them in different microinstructions".into(),
+        );
     }
     // Uses of the index-reversal need B_LIM; check the result decodes.
     let w = encode(&m);
