@@ -159,6 +159,8 @@ pub struct Sim {
     interrupt: Arc<AtomicBool>,
     max_cycles: u64,
     last_sampled: Option<u64>,
+    /// Commands still owed as NOOPs after a QEE configuration (SUPCFG/SEPCFG).
+    cfg_noops_owed: u8,
 }
 
 impl Sim {
@@ -182,6 +184,7 @@ impl Sim {
             interrupt: Arc::new(AtomicBool::new(false)),
             max_cycles: opts.max_cycles,
             last_sampled: None,
+            cfg_noops_owed: 0,
         }
     }
 
@@ -250,10 +253,12 @@ impl Sim {
                         .table
                         .by_cmd(OpcodeWord(opcode).cmd())
                         .map_or(0, |s| s.args.iter().filter(|a| a.kind != crate::asm::opcodes::ArgKind::Fbits).count());
+                    let operands: Vec<u32> = spec_args.into_iter().take(nargs).collect();
+                    self.check_command(&name, opcode, &operands);
                     self.commands.push(CommandRecord {
                         index: self.commands.len() as u64,
                         name,
-                        operands: spec_args.into_iter().take(nargs).collect(),
+                        operands,
                         opcode,
                         start: c + 1,
                         cycles: 0,
@@ -310,6 +315,49 @@ impl Sim {
         {
             self.boot_pending = false;
             self.boot_end = Some(c);
+        }
+    }
+
+    /// Argument and sequencing rules the hardware does not check (seed §III.4.2.5.1: "No error
+    /// checking is done on arguments"), reported as warnings when a command is taken:
+    /// `len` of a QEE operand above 73 − FBITS, and SUPCFG/SEPCFG not followed by two NOOPs
+    /// (§III.4.2.5.4; the model finishes the configuration anyway, the hardware might shift a
+    /// new command's coefficients into a half-configured QEE).
+    fn check_command(&mut self, name: &str, opcode: u32, operands: &[u32]) {
+        use crate::asm::opcodes::{ArgKind, OperandClass};
+        let Some(spec) = self.table.by_cmd(OpcodeWord(opcode).cmd()).cloned() else {
+            return;
+        };
+        if self.cfg_noops_owed > 0 && name != "NOOP" {
+            self.diag(
+                "warning",
+                format!(
+                    "{name} follows a QEE configuration (SUPCFG/SEPCFG) with {} of the two NOOPs the seed requires missing",
+                    self.cfg_noops_owed
+                ),
+            );
+            self.cfg_noops_owed = 0;
+        }
+        match name {
+            "SUPCFG" | "SEPCFG" => self.cfg_noops_owed = 2,
+            "NOOP" => self.cfg_noops_owed = self.cfg_noops_owed.saturating_sub(1),
+            _ => {}
+        }
+        if spec.class == OperandClass::Tree {
+            let fbits = self.board.igc.fbits as u32;
+            let plain = spec.args.iter().filter(|a| a.kind != ArgKind::Fbits);
+            for (a, &v) in plain.zip(operands) {
+                if a.kind == ArgKind::TreeLen && v > 73 - fbits {
+                    self.diag(
+                        "warning",
+                        format!(
+                            "{name}: {} = {v} exceeds 73 - FBITS = {} (seed: the longest tree operand)",
+                            a.name,
+                            73 - fbits
+                        ),
+                    );
+                }
+            }
         }
     }
 

@@ -191,3 +191,36 @@ fn coefficients_are_stale_after_a_microcode_reload() {
         tb.sim.diagnostics
     );
 }
+
+#[test]
+fn qee_rules_the_hardware_does_not_check_are_warned_about() {
+    let mut tb = bench();
+    // SEPCFG followed directly by a QEE command (no NOOPs), and len 60 at FBITS 20 (> 53).
+    tb.run_text("SETENABS\nFBITS 20\nSEPCFG_S1 5 32 40\nTREEIntoMEM_C1 0 60 1.0\n");
+    let w: Vec<&str> = tb
+        .sim
+        .diagnostics
+        .iter()
+        .filter(|d| d.level == "warning")
+        .map(|d| d.msg.as_str())
+        .collect();
+    assert!(
+        w.iter()
+            .any(|m| m.contains("TREEIntoMEM follows a QEE configuration")
+                && m.contains("2 of the two NOOPs")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|m| m.contains("len = 60 exceeds 73 - FBITS = 53")),
+        "{w:?}"
+    );
+    // With the two NOOPs and a legal length: no warning.
+    let mut tb = bench();
+    tb.run_text("SETENABS\nFBITS 20\nSEPCFG_S1 5 32 40\nNOOP\nNOOP\nTREEIntoMEM_C1 0 53 1.0\n");
+    assert!(
+        tb.sim.diagnostics.iter().all(|d| d.level != "warning"),
+        "{:?}",
+        tb.sim.diagnostics
+    );
+}
