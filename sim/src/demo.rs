@@ -109,7 +109,8 @@ pub fn edge_coefs(t: &Triangle) -> [[i64; 3]; 3] {
     })
 }
 
-/// Is pixel (x, y) inside `t` (edges included)? What the three TREEgeZERO leave enabled.
+/// Is pixel (x, y) inside `t` (edges included)? What FEDGE and the two TREEgeZERO leave
+/// enabled.
 pub fn inside(t: &Triangle, x: i64, y: i64) -> bool {
     edge_coefs(t).iter().all(|[a, b, c]| a * x + b * y + c >= 0)
 }
@@ -150,7 +151,8 @@ fn coef_text(k: i64) -> String {
 }
 
 /// The text stream that clears the colour fields and draws `tris` in order, the
-/// Pixel-Planes way: per triangle SETENABS, three TREEgeZERO_L3 (enable &&= edge >= 0), then
+/// Pixel-Planes way: per triangle FEDGE_L3 (enable = first edge >= 0), two TREEgeZERO_L3
+/// (enable &&= edge >= 0), then
 /// one TREEIntoMEM_L3 per colour channel (linear in x and y).
 pub fn triangles_text(tris: &[Triangle]) -> String {
     let [r, g, b] = TRI_FIELDS;
@@ -167,11 +169,12 @@ pub fn triangles_text(tris: &[Triangle]) -> String {
     for (n, t) in tris.iter().enumerate() {
         let [(x0, y0), (x1, y1), (x2, y2)] = t.v;
         s.push_str(&format!(
-            "# triangle {}: ({x0},{y0}) ({x1},{y1}) ({x2},{y2})\nSETENABS\n",
+            "# triangle {}: ({x0},{y0}) ({x1},{y1}) ({x2},{y2})\n",
             n + 1
         ));
-        for [a, b, c] in edge_coefs(t) {
-            s.push_str(&format!("TREEgeZERO_L3 {a} {b} {c}\n"));
+        for (k, [a, b, c]) in edge_coefs(t).into_iter().enumerate() {
+            let op = if k == 0 { "FEDGE" } else { "TREEgeZERO" };
+            s.push_str(&format!("{op}_L3 {a} {b} {c}\n"));
         }
         for (ch, dst) in TRI_FIELDS.iter().enumerate() {
             let [a, b, c] = shade_coefs(t, ch);
@@ -196,24 +199,21 @@ FBITS 10
 SETENABS
 CLEAR 0 24                    # background: black
 # triangle 1: (8,10) (100,22) (36,112)
-SETENABS
-TREEgeZERO_L3 -12 92 -824
+FEDGE_L3 -12 92 -824
 TREEgeZERO_L3 -90 -64 10408
 TREEgeZERO_L3 102 -28 -536
 TREEIntoMEM_L3 0 8 0.1728515625 -1.322265625 262.33984375
 TREEIntoMEM_L3 8 8 2.08203125 -0.9638671875 33.482421875
 TREEIntoMEM_L3 16 8 0.01953125 0.6806640625 13.537109375
 # triangle 2: (60,6) (122,64) (28,84)
-SETENABS
-TREEgeZERO_L3 -58 62 3108
+FEDGE_L3 -58 62 3108
 TREEgeZERO_L3 -20 -94 8456
 TREEgeZERO_L3 78 32 -4872
 TREEIntoMEM_L3 0 8 -1.79296875 1.572265625 118.64453125
 TREEIntoMEM_L3 8 8 -1.7587890625 -0.0166015625 306.126953125
 TREEIntoMEM_L3 16 8 -0.7529296875 0.4599609375 102.916015625
 # triangle 3: (72,56) (120,120) (14,124)
-SETENABS
-TREEgeZERO_L3 -64 48 1920
+FEDGE_L3 -64 48 1920
 TREEgeZERO_L3 -4 -106 13200
 TREEgeZERO_L3 68 58 -8144
 TREEIntoMEM_L3 0 8 1.537109375 0.72265625 -110.640625

@@ -244,16 +244,17 @@ fn triangles_are_drawn_with_their_shading_in_painters_order() {
 fn one_triangle_costs_three_edges_and_three_channels() {
     let (_, s) = run_text(demo::TRIANGLES_STREAM);
     let w = 73 - u64::from(TRI_FBITS);
-    let per_triangle = 1 + 3 * (2 + w) + 3 * (1 + 8);
+    // FEDGE and two TREEgeZERO (2 + W each), three TREEIntoMEM (1 + 8 each).
+    let per_triangle = 3 * (2 + w) + 3 * (1 + 8);
     let cmds: Vec<_> = s.commands.iter().filter(|c| !c.boot).collect();
-    // FBITS, SETENABS, CLEAR, then 7 commands per triangle.
-    assert_eq!(cmds.len(), 3 + 7 * TRIANGLES.len());
-    for tri in cmds[3..].chunks(7) {
-        assert_eq!(tri[0].name, "SETENABS");
+    // FBITS, SETENABS, CLEAR, then 6 commands per triangle.
+    assert_eq!(cmds.len(), 3 + 6 * TRIANGLES.len());
+    for tri in cmds[3..].chunks(6) {
+        assert_eq!(tri[0].name, "FEDGE");
         let cycles: u64 = tri.iter().map(|c| c.cycles).sum();
         assert_eq!(cycles, per_triangle, "{tri:?}");
     }
-    assert_eq!(per_triangle, 223);
+    assert_eq!(per_triangle, 222);
 }
 
 #[test]
