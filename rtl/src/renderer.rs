@@ -1,7 +1,7 @@
 //! The Renderer board: the IGC port, the IGC, the EMC array, the status word, the LEDs and the
 //! error-message transmitter, stepped together on the 40 MHz clock.
 
-use crate::clock::{ring_enable, RING_DIVIDE};
+use crate::clock::ring_enable;
 use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{BSource, EmcArray};
 use crate::igc::llpr::Llpr;
@@ -258,9 +258,6 @@ impl Renderer {
             && !self.llpr.go
             && matches!(self.igc.state, IgcState::WaitCmd | IgcState::RMode)
     }
-
-    /// 40 MHz cycles per Ring word slot.
-    pub const RING_DIVIDE: u64 = RING_DIVIDE;
 }
 
 impl Traced for Renderer {

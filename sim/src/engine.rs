@@ -325,9 +325,24 @@ impl Sim {
     /// new command's coefficients into a half-configured QEE).
     fn check_command(&mut self, name: &str, opcode: u32, operands: &[u32]) {
         use crate::asm::opcodes::{ArgKind, OperandClass};
-        let Some(spec) = self.table.by_cmd(OpcodeWord(opcode).cmd()).cloned() else {
+        // The length warnings are worked out while the opcode table is borrowed, then reported.
+        let fbits = self.board.igc.fbits as u32;
+        let Some(spec) = self.table.by_cmd(OpcodeWord(opcode).cmd()) else {
             return;
         };
+        let mut too_long = Vec::new();
+        if spec.class == OperandClass::Tree {
+            let plain = spec.args.iter().filter(|a| a.kind != ArgKind::Fbits);
+            for (a, &v) in plain.zip(operands) {
+                if a.kind == ArgKind::TreeLen && v > 73 - fbits {
+                    too_long.push(format!(
+                        "{name}: {} = {v} exceeds 73 - FBITS = {} (seed: the longest tree operand)",
+                        a.name,
+                        73 - fbits
+                    ));
+                }
+            }
+        }
         if self.cfg_noops_owed > 0 && name != "NOOP" {
             self.diag(
                 "warning",
@@ -343,21 +358,8 @@ impl Sim {
             "NOOP" => self.cfg_noops_owed = self.cfg_noops_owed.saturating_sub(1),
             _ => {}
         }
-        if spec.class == OperandClass::Tree {
-            let fbits = self.board.igc.fbits as u32;
-            let plain = spec.args.iter().filter(|a| a.kind != ArgKind::Fbits);
-            for (a, &v) in plain.zip(operands) {
-                if a.kind == ArgKind::TreeLen && v > 73 - fbits {
-                    self.diag(
-                        "warning",
-                        format!(
-                            "{name}: {} = {v} exceeds 73 - FBITS = {} (seed: the longest tree operand)",
-                            a.name,
-                            73 - fbits
-                        ),
-                    );
-                }
-            }
+        for msg in too_long {
+            self.diag("warning", msg);
         }
     }
 

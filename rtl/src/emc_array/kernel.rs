@@ -6,7 +6,7 @@
 //! table falls back to the generic [`Lut`] evaluator. `kernel_arms_match_their_tables`
 //! checks every arm against its table.
 
-use super::alu::Lut;
+use super::alu::{enable_eval, Lut};
 use super::plane::{Plane, PLANE_WORDS};
 
 /// Call `$body` with `$k` bound to a closure `Fn(u64, u64, u64) -> u64` computing the truth
@@ -173,14 +173,9 @@ pub fn blend(out: &mut Plane, r: &Plane, en: &Plane, wr_all: bool) {
 
 /// `en = table(en, r)` for a 2-input table indexed `(e<<1)|r`; returns the OR of the result.
 pub fn enable_update(en: &mut Plane, r: &Plane, table: u8) -> u64 {
-    let bit = |i: u8| if (table >> i) & 1 != 0 { u64::MAX } else { 0 };
-    let (e0, e1, e2, e3) = (bit(0), bit(1), bit(2), bit(3));
     let mut acc = 0u64;
     for i in 0..PLANE_WORDS {
-        let lo = e0 ^ (r[i] & (e1 ^ e0));
-        let hi = e2 ^ (r[i] & (e3 ^ e2));
-        let e = en[i];
-        let ne = lo ^ (e & (hi ^ lo));
+        let ne = enable_eval(table, en[i], r[i]);
         en[i] = ne;
         acc |= ne;
     }

@@ -15,7 +15,7 @@ pub mod plane;
 
 use crate::trace::{bit, Traced, Tracer};
 use alu::Lut;
-use plane::{Plane, ONES_PLANE, ZERO_PLANE};
+use plane::{Plane, ZERO_PLANE};
 
 /// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
 pub const MEM_BITS: usize = 208;
@@ -405,11 +405,6 @@ impl EmcArray {
             t.bits("emc", 6, emc_of(p.x, p.y) as u64);
             t.pop_scope();
         }
-    }
-
-    /// A constant plane of ones, for callers that need one.
-    pub fn ones() -> &'static Plane {
-        &ONES_PLANE
     }
 }
 
