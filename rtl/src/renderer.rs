@@ -3,7 +3,7 @@
 
 use crate::clock::ring_enable;
 use crate::emc_array::plane::ZERO_PLANE;
-use crate::emc_array::{BSource, EmcArray};
+use crate::emc_array::{emc_of, BSource, EmcArray};
 use crate::igc::llpr::Llpr;
 use crate::igc::{Igc, IgcEvent, IgcState, QeeCtl};
 use crate::igc_port::parser::ParserEvent;
@@ -114,10 +114,25 @@ impl Renderer {
         let store = std::mem::take(&mut self.igc.store);
         let array = std::mem::take(&mut self.array);
         let cycle = self.cycle;
+        let trace_emcs = self.qee.trace_emcs;
         *self = Renderer::new(self.config);
         self.igc.store = store;
         self.array = array;
         self.cycle = cycle;
+        // Tracing configuration, like the probe pixels in the array, outlives the reset.
+        self.qee.trace_emcs = trace_emcs;
+    }
+
+    /// The EMCs whose QEE the waveform shows as `renderer.emc[k].qee` (bit k = EMC k): the
+    /// selection in `qee.trace_emcs`, or by default EMC 0 and the EMCs holding the probe
+    /// pixels.
+    pub fn traced_emcs(&self) -> u64 {
+        self.qee.trace_emcs.unwrap_or_else(|| {
+            self.array
+                .probes()
+                .iter()
+                .fold(1u64, |m, p| m | 1 << emc_of(p.x, p.y))
+        })
     }
 
     /// Whether the Ring may deliver a word to the IGC port in the current cycle
@@ -273,6 +288,7 @@ impl Traced for Renderer {
         self.igc_port.trace(t);
         self.igc.trace(t);
         self.qee.trace(t);
+        self.qee.trace_emcs(t, self.traced_emcs());
         self.array.trace(t);
         self.array.trace_probes(t);
         t.pop_scope();

@@ -21,16 +21,48 @@ pub trait Tracer {
     /// Writers show it as a string in GTKWave.
     fn text(&mut self, name: &str, value: &str);
 
+    /// [`Tracer::text`] for a value that is a constant name (an enum's state name): a sink
+    /// may detect "unchanged" by the string's address alone. Prefer it whenever the value is
+    /// `'static`.
+    fn text_static(&mut self, name: &str, value: &'static str) {
+        self.text(name, value);
+    }
+
     /// Enter scope `name` like [`Tracer::push_scope`], but let the tracer skip it: when this
     /// returns `false` the block must not visit the scope's signals and child scopes, nor call
     /// `pop_scope`. A waveform writer skips scopes nobody selected, and, when `key` is
     /// `Some(k)` (the scope's whole content is a function of `k`), scopes whose key has not
     /// changed since its last walk. The default enters every scope.
     fn enter(&mut self, name: &str, key: Option<u64>) -> bool {
+        match key {
+            Some(k) => self.enter_keyed(name, &[k]),
+            None => {
+                self.push_scope(name);
+                true
+            }
+        }
+    }
+
+    /// [`Tracer::enter`] with a key of several words: the scope's whole content (its signals
+    /// and child scopes) must be a function of `key`, e.g. the block's registers packed into
+    /// words. Exact: a scope is only skipped when every word equals its last value.
+    fn enter_keyed(&mut self, name: &str, key: &[u64]) -> bool {
         let _ = key;
         self.push_scope(name);
         true
     }
+
+    /// Open a skippable group of signals inside the current scope, without a scope of its
+    /// own: like [`Tracer::enter_keyed`] (the group's signals must be a function of `key`),
+    /// closed by [`Tracer::end_group`] only when this returned `true`. Lets a block skip its
+    /// registers that change rarely while it walks the ones that change every cycle.
+    fn group(&mut self, key: &[u64]) -> bool {
+        let _ = key;
+        true
+    }
+
+    /// Close the group opened by [`Tracer::group`].
+    fn end_group(&mut self) {}
 }
 
 /// A block whose registers can be traced.

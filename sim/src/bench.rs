@@ -23,9 +23,15 @@ pub const RUNS_PER_FIGURE: usize = 3;
 
 /// Run the ALU-heavy stream (`reps` rounds) and the QEE-heavy triangle stream, each with
 /// tracing off and with a VCD of the default scopes and probes into `dir`, each
-/// [`RUNS_PER_FIGURE`] times, alternating. Returns the fastest run of each, in pairs (off,
+/// [`RUNS_PER_FIGURE`] times, alternating. `scopes` restricts the traced signals (empty:
+/// all). Returns the fastest run of each, in pairs (off,
 /// VCD).
-pub fn bench(image: &McImage, reps: usize, dir: &Path) -> Result<Vec<BenchFigure>, String> {
+pub fn bench(
+    image: &McImage,
+    reps: usize,
+    scopes: &[String],
+    dir: &Path,
+) -> Result<Vec<BenchFigure>, String> {
     let alu = alu_stream(&image.table, reps).map_err(|e| e.to_string())?;
     // The QEE-heavy stream: the demo's shaded triangles, drawn over and over.
     let tri_text = crate::demo::TRIANGLES_STREAM.repeat((reps / 20).max(1));
@@ -41,9 +47,13 @@ pub fn bench(image: &McImage, reps: usize, dir: &Path) -> Result<Vec<BenchFigure
     ];
     for _ in 0..RUNS_PER_FIGURE {
         for (k, (name, stream, traced)) in runs.iter().enumerate() {
-            let wave = traced.then(|| WaveSpec {
-                gtkw: false,
-                ..WaveSpec::new(&vcd)
+            let wave = traced.then(|| {
+                let mut w = WaveSpec {
+                    gtkw: false,
+                    ..WaveSpec::new(&vcd)
+                };
+                w.cfg.scopes = scopes.to_vec();
+                w
             });
             let spec = RunSpec {
                 image,

@@ -79,6 +79,10 @@ enum Cmd {
         /// Rounds of the ALU-heavy stream.
         #[arg(long, default_value_t = 2000)]
         reps: usize,
+        /// Trace only these scopes in the traced runs (path prefixes; repeatable; default:
+        /// everything), to see what a selection costs.
+        #[arg(long)]
+        scope: Vec<String>,
     },
 }
 
@@ -90,6 +94,12 @@ struct Common {
     /// Probe pixel traced in the waveform, as X,Y (repeatable).
     #[arg(long, value_parser = parse_xy)]
     probe: Vec<(usize, usize)>,
+    /// Trace EMC K's quadratic expression evaluator as renderer.emc[K].qee: its configuration
+    /// register and origin, the coefficient shift chains, the root pixel's tree bit
+    /// (repeatable; K is 0..=63 or `all`). Default: EMC 0 and the EMCs that hold the probe
+    /// pixels.
+    #[arg(long = "trace-emc", value_name = "K", value_parser = parse_emc)]
+    trace_emc: Vec<u64>,
     /// Trace only these scopes (path prefixes such as renderer.igc; repeatable).
     #[arg(long)]
     scope: Vec<String>,
@@ -130,6 +140,18 @@ fn parse_xy(s: &str) -> Result<(usize, usize), String> {
         return Err("pixel coordinates are 0..=127".into());
     }
     Ok((v[0], v[1]))
+}
+
+/// `--trace-emc`: one EMC number or `all`, as a selection mask (bit k = EMC k).
+fn parse_emc(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(u64::MAX);
+    }
+    match s.parse::<u32>() {
+        Ok(k) if k < 64 => Ok(1 << k),
+        _ => Err(format!("`{s}` is not an EMC: use a number 0..=63 or `all`")),
+    }
 }
 
 fn parse_peek(s: &str) -> Result<(usize, usize, usize, usize), String> {
@@ -218,6 +240,10 @@ fn simulate(
         },
         gtkw: true,
         trace_boot: common.trace_boot || common.window.is_some(),
+        emcs: (!common.trace_emc.is_empty()).then(|| {
+            let mask = common.trace_emc.iter().fold(0, |m, k| m | k);
+            (0..64).filter(|k| mask >> k & 1 != 0).collect()
+        }),
         path: p,
     });
     let spec = RunSpec {
@@ -396,9 +422,9 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             }
             Ok(0)
         }
-        Cmd::Bench { reps } => {
+        Cmd::Bench { reps, scope } => {
             let image = load_microcode(&None)?;
-            let figs = pp5_sim::bench::bench(&image, reps, &std::env::temp_dir())
+            let figs = pp5_sim::bench::bench(&image, reps, &scope, &std::env::temp_dir())
                 .map_err(|e| Fail(EXIT_IO, e))?;
             println!(
                 "{:<28} {:>12} {:>10} {:>16}",

@@ -21,6 +21,9 @@ pub struct WaveSpec {
     /// Trace the microcode boot too. By default the waveform starts where the boot ends, so
     /// a first look shows the user's stream (the boot is ~1000 cycles of MCWRITEs).
     pub trace_boot: bool,
+    /// EMCs (0..=63) whose QEE is traced as `renderer.emc[k].qee`; `None`: EMC 0 and the
+    /// EMCs holding the probe pixels.
+    pub emcs: Option<Vec<usize>>,
 }
 
 impl WaveSpec {
@@ -32,6 +35,7 @@ impl WaveSpec {
             cfg: TraceConfig::default(),
             gtkw: true,
             trace_boot: false,
+            emcs: None,
         }
     }
 
@@ -94,7 +98,16 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
             "the stream has {bs} message(s) for the BS port, which this model does not have yet; remove them or send them to the IGC port"
         )));
     }
-    let mut sim = Sim::new(&spec.opts, spec.image.table.clone());
+    // Probe pixels exist for the waveform only; without one they would cost array time.
+    let mut sim = if spec.wave.is_none() && !spec.opts.probes.is_empty() {
+        let opts = SimOptions {
+            probes: Vec::new(),
+            ..spec.opts.clone()
+        };
+        Sim::new(&opts, spec.image.table.clone())
+    } else {
+        Sim::new(&spec.opts, spec.image.table.clone())
+    };
     if spec.boot {
         sim.queue_boot(spec.image);
     } else {
@@ -106,6 +119,9 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         sim.board.igc.state = pp5_rtl::igc::IgcState::Run;
         sim.board.igc.pc = 0;
     }
+    if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
+        sim.board.qee.trace_emcs = Some(emc_mask(emcs)?);
+    }
     for m in &spec.stream.messages {
         sim.queue(RingMessage {
             dest: m.dest,
@@ -113,6 +129,19 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         });
     }
     Ok(sim)
+}
+
+/// The selection mask (bit k = EMC k) of a list of EMC numbers.
+fn emc_mask(emcs: &[usize]) -> Result<u64, RunError> {
+    emcs.iter().try_fold(0u64, |m, &k| {
+        if k < pp5_rtl::emc_array::NUM_EMCS {
+            Ok(m | 1 << k)
+        } else {
+            Err(RunError::Input(format!(
+                "EMC {k} cannot be traced: EMCs are numbered 0..=63"
+            )))
+        }
+    })
 }
 
 /// Run `spec` to the end. The waveform is closed and its `.gtkw` written on every path out,

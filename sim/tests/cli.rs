@@ -256,6 +256,14 @@ fn usage_errors_exit_2() {
     assert!(!dir.path("a.vcd").exists());
     let o = pp5(&[&"run", &s, &"--window", &"9:3"]);
     assert_eq!(code(&o), 2, "{}", show(&o));
+    for emc in ["64", "-1", "", "x", "3,4", "all5", "99999999999999999999"] {
+        let vcd = dir.path("e.vcd");
+        let o = pp5(&[&"run", &s, &"--vcd", &vcd, &format!("--trace-emc={emc}")]);
+        assert_eq!(code(&o), 2, "--trace-emc {emc}: {}", show(&o));
+        assert!(stderr(&o).contains("--trace-emc"), "{}", show(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", show(&o));
+        assert!(!vcd.exists());
+    }
     let o = pp5(&[&"frobnicate"]);
     assert_eq!(code(&o), 2, "{}", show(&o));
     let o = pp5(&[&"stream", &s]);
@@ -438,4 +446,61 @@ fn unwritable_waveform_exits_1() {
     assert_eq!(code(&o), 1, "{}", show(&o));
     assert!(stderr(&o).contains("writing the waveform"), "{}", show(&o));
     assert!(!vcd.exists());
+}
+
+#[test]
+fn trace_emc_selects_the_per_emc_qee_scopes() {
+    let dir = Scratch::new();
+    let s = dir.file(
+        "q.pp5s",
+        "SETENABS\nFBITS 4\nTREEIntoMEM_L3 0 8 1.0 2.0 3.0\n",
+    );
+    let scopes = |vcd: &std::path::Path| -> Vec<String> {
+        let text = std::fs::read_to_string(vcd).expect("vcd");
+        text.lines()
+            .filter_map(|l| l.strip_prefix("$scope module emc["))
+            .map(|l| l.split(']').next().unwrap_or("").to_string())
+            .collect()
+    };
+    // Default: EMC 0 and the probes' EMCs ((100,100) is in EMC 60).
+    let vcd = dir.path("d.vcd");
+    let o = pp5(&[&"run", &s, &"--vcd", &vcd, &"--probe", &"100,100"]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    assert_eq!(scopes(&vcd), ["0", "60"]);
+    // Explicit EMCs replace the default, in increasing order, duplicates once.
+    let vcd = dir.path("e.vcd");
+    let o = pp5(&[
+        &"run",
+        &s,
+        &"--vcd",
+        &vcd,
+        &"--trace-emc",
+        &"63",
+        &"--trace-emc",
+        &"5",
+        &"--trace-emc",
+        &"63",
+    ]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    assert_eq!(scopes(&vcd), ["5", "63"]);
+    let gtkw = std::fs::read_to_string(dir.path("e.gtkw")).expect("gtkw");
+    assert!(gtkw.contains("-renderer.emc[63].qee\n"), "{gtkw}");
+    assert!(
+        gtkw.contains("renderer.emc[5].qee.chain_C[63:0]\n"),
+        "{gtkw}"
+    );
+    // `all` (any case), on `demo` too.
+    let vcd = dir.path("all.vcd");
+    let o = pp5(&[&"demo", &"--wave", &vcd, &"--trace-emc", &"ALL"]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let all = scopes(&vcd);
+    assert_eq!(all.len(), 64);
+    assert_eq!(all[..3], ["0", "1", "2"]);
+    // The help says what the default is.
+    let help = stdout(&pp5(&[&"run", &"--help"]));
+    assert!(help.contains("--trace-emc <K>"), "{help}");
+    assert!(
+        help.contains("Default: EMC 0 and the EMCs that hold the probe"),
+        "{help}"
+    );
 }

@@ -2,7 +2,7 @@
 
 use pp5_rtl::emc_array::EmcArray;
 use pp5_sim::asm::microcode;
-use pp5_sim::demo::{self, TRIANGLES, TRI_FBITS, TRI_FIELDS};
+use pp5_sim::demo::{self, TRIANGLES, TRI_FBITS, TRI_FIELDS, TRI_Z, TRI_Z_LEN};
 use pp5_sim::engine::{SimOptions, StopReason};
 use pp5_sim::image::{self, parse_spec, ImageKind, ImageSpec};
 use pp5_sim::report::Summary;
@@ -186,35 +186,113 @@ fn png_files_are_written_and_read_back() {
     assert!(image::write_png(&dir.path("no/such/dir/z.png"), 1, 1, &[0; 3]).is_err());
 }
 
-/// The colour the triangle stream leaves at (x, y): the last triangle that covers it, or the
-/// black background.
-fn expected_colour(x: i64, y: i64) -> [u8; 3] {
-    TRIANGLES
-        .iter()
-        .rev()
-        .find(|t| demo::inside(t, x, y))
-        .map(|t| [0, 1, 2].map(|ch| demo::shade(t, ch, x, y)))
-        .unwrap_or([0; 3])
+/// What a reference rasteriser leaves in the array: colour, z field, and which triangle
+/// (numbered over all shapes in drawing order) each pixel shows.
+struct Picture {
+    rgb: Vec<[u8; 3]>,
+    z: Vec<u64>,
+    owner: Vec<Option<usize>>,
+    /// Every triangle whose edges cover the pixel, z test or not.
+    covers: Vec<Vec<usize>>,
+}
+
+/// `(p1 - p0) × (q - p0)`: positive when q is to the left of p0→p1 (y down: clockwise).
+fn cross((x0, y0): (i64, i64), (x1, y1): (i64, i64), (x, y): (i64, i64)) -> i64 {
+    (x1 - x0) * (y - y0) - (y1 - y0) * (x - x0)
+}
+
+/// Pixel q is inside triangle `v` or on its boundary: on the inner side of every edge.
+fn in_triangle(v: [(i64, i64); 3], q: (i64, i64)) -> bool {
+    let s = cross(v[0], v[1], v[2]).signum();
+    (0..3).all(|k| s * cross(v[k], v[(k + 1) % 3], q) >= 0)
+}
+
+/// A plain rasteriser of [`TRIANGLES`], per pixel, in drawing order, with the hardware's
+/// rules: the QEE result is `floor((a·x + b·y + c) / 2^FBITS)` of the fixed-point plane
+/// coefficients the stream sends (`demo::plane_coefs`); a pixel passes the z test when the
+/// stored z (an unsigned 16-bit field) is at most the new z (the full signed result), as
+/// FCMEMA compares; a pair's pixels on its diagonal (and its first triangle's side) belong to
+/// the first triangle, the rest of the quadrilateral to the second; z and colours are stored
+/// as their low 16 and 8 bits (`tree[len]`). With `z_test` false: painter's order.
+fn reference(z_test: bool) -> Picture {
+    let n = 128 * 128;
+    let mut p = Picture {
+        rgb: vec![[0; 3]; n],
+        z: vec![0; n],
+        owner: vec![None; n],
+        covers: vec![Vec::new(); n],
+    };
+    let mut id = 0;
+    for shape in &TRIANGLES {
+        let zc = shape.z_coefs();
+        let tris = shape.triangles();
+        for y in 0..128i64 {
+            for x in 0..128i64 {
+                let i = (y * 128 + x) as usize;
+                let Some(k) = tris.iter().position(|t| in_triangle(t.v, (x, y))) else {
+                    continue;
+                };
+                p.covers[i].push(id + k);
+                let znew = demo::plane_value(zc, x, y);
+                if z_test && (p.z[i] as i64) > znew {
+                    continue;
+                }
+                let t = &tris[k];
+                p.z[i] = (znew as u64) & 0xffff;
+                p.rgb[i] =
+                    [0, 1, 2].map(|ch| demo::plane_value(demo::shade_coefs(t, ch), x, y) as u8);
+                p.owner[i] = Some(id + k);
+            }
+        }
+        id += tris.len();
+    }
+    p
+}
+
+/// Compare two pictures; on a mismatch name the first differing pixel and the count (not the
+/// whole picture).
+fn assert_same_picture(got: &[[u8; 3]], want: &[[u8; 3]], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: size");
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
+    if let Some(&i) = bad.first() {
+        panic!(
+            "{what}: {} pixels differ, first ({},{}): {:?} instead of {:?}",
+            bad.len(),
+            i % 128,
+            i / 128,
+            got[i],
+            want[i]
+        );
+    }
+}
+
+/// An RGB image (`colour_image`, PNG bytes) as pixels.
+fn pixels(rgb: &[u8]) -> Vec<[u8; 3]> {
+    rgb.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
+}
+
+/// Number of triangles over all shapes.
+fn n_triangles() -> usize {
+    TRIANGLES.iter().map(|s| s.triangles().len()).sum()
 }
 
 #[test]
-fn triangles_are_drawn_with_their_shading_in_painters_order() {
+fn triangles_are_drawn_like_the_reference_rasteriser_with_a_z_buffer() {
     let (r, s) = run_text(demo::TRIANGLES_STREAM);
     assert_eq!(r.stop, StopReason::Done, "{:?}", r.sim.diagnostics);
-    assert!(s.error_bits.is_empty(), "{:?}", s.error_bits);
+    assert!(s.clean(), "{:?}", s.diagnostics);
     let [fr, fg, fb] = TRI_FIELDS;
-    let rgb = image::colour_image(&r.sim.board.array, fr, fg, fb);
-    // Every pixel: the linear shading of the topmost triangle covering it, or background.
-    let mut visible = [0usize; TRIANGLES.len()];
+    let a = &r.sim.board.array;
+    let rgb = image::colour_image(a, fr, fg, fb);
+    let want = reference(true);
+    let mut visible = vec![0usize; n_triangles()];
     let mut background = 0;
-    for y in 0..128i64 {
-        for x in 0..128i64 {
-            let at = ((y * 128 + x) * 3) as usize;
-            assert_eq!(rgb[at..at + 3], expected_colour(x, y), "pixel ({x},{y})");
-            match (0..TRIANGLES.len())
-                .rev()
-                .find(|&k| demo::inside(&TRIANGLES[k], x, y))
-            {
+    for y in 0..128usize {
+        for x in 0..128usize {
+            let i = y * 128 + x;
+            assert_eq!(rgb[i * 3..i * 3 + 3], want.rgb[i], "colour at ({x},{y})");
+            assert_eq!(a.peek(x, y, TRI_Z, TRI_Z_LEN), want.z[i], "z at ({x},{y})");
+            match want.owner[i] {
                 Some(k) => visible[k] += 1,
                 None => background += 1,
             }
@@ -222,39 +300,138 @@ fn triangles_are_drawn_with_their_shading_in_painters_order() {
     }
     assert!(visible.iter().all(|&n| n > 100), "{visible:?}");
     assert!(background > 100);
-    // Spot checks: a pixel of each triangle that no later one covers, and the corner.
-    for (k, t) in TRIANGLES.iter().enumerate() {
-        let (x, y) = (0..128 * 128)
-            .map(|i| (i % 128, i / 128))
-            .find(|&(x, y)| {
-                demo::inside(t, x, y) && !TRIANGLES[k + 1..].iter().any(|u| demo::inside(u, x, y))
-            })
-            .expect("a visible pixel");
-        let a = &r.sim.board.array;
-        let got = TRI_FIELDS.map(|f| a.peek(x as usize, y as usize, f, 8) as u8);
-        assert_eq!(got, [0, 1, 2].map(|ch| demo::shade(t, ch, x, y)), "{k}");
+    assert_eq!(TRI_FIELDS.map(|f| a.peek(0, 127, f, 8)), [0; 3]);
+    // Spot checks against the shading functions: each vertex of each triangle shows its own
+    // colour where that triangle is the visible one.
+    let tris: Vec<&demo::Triangle> = TRIANGLES.iter().flat_map(|s| s.triangles()).collect();
+    for (k, t) in tris.iter().enumerate() {
+        for (j, &(x, y)) in t.v.iter().enumerate() {
+            let i = (y * 128 + x) as usize;
+            if want.owner[i] == Some(k) {
+                let got = TRI_FIELDS.map(|f| a.peek(x as usize, y as usize, f, 8) as u8);
+                assert_eq!(got, t.rgb[j], "triangle {k} vertex {j}");
+                assert_eq!(
+                    a.peek(x as usize, y as usize, TRI_Z, TRI_Z_LEN),
+                    t.z[j] as u64
+                );
+            }
+        }
     }
-    assert_eq!(
-        TRI_FIELDS.map(|f| r.sim.board.array.peek(0, 127, f, 8)),
-        [0; 3]
+}
+
+#[test]
+fn the_triangles_interpenetrate_so_the_z_buffer_picture_is_not_a_painters_one() {
+    let z = reference(true);
+    let painter = reference(false);
+    let differ = (0..128 * 128)
+        .filter(|&i| z.rgb[i] != painter.rgb[i])
+        .count();
+    assert!(differ > 1000, "{differ} pixels differ from painter's order");
+    // Interpenetration: for triangles 0 and 1, and for 1 and the pair's first triangle (2),
+    // each is in front of the other somewhere: no drawing order gives this picture.
+    for (i, j) in [(0usize, 1usize), (1, 2)] {
+        let both: Vec<usize> = (0..128 * 128)
+            .filter(|&p| z.covers[p].contains(&i) && z.covers[p].contains(&j))
+            .collect();
+        let i_wins = both.iter().filter(|&&p| z.owner[p] == Some(i)).count();
+        let j_wins = both.iter().filter(|&&p| z.owner[p] == Some(j)).count();
+        assert!(
+            i_wins > 50 && j_wins > 50,
+            "{i} vs {j}: {i_wins} / {j_wins}"
+        );
+    }
+    // And the hardware drew the z-buffer picture, not the painter's one.
+    let (r, _) = run_text(demo::TRIANGLES_STREAM);
+    let [fr, fg, fb] = TRI_FIELDS;
+    let hw = pixels(&image::colour_image(&r.sim.board.array, fr, fg, fb));
+    assert_same_picture(&hw, &z.rgb, "the hardware's picture");
+    assert!(
+        hw != painter.rgb,
+        "a painter's-order picture would be the same"
     );
 }
 
 #[test]
-fn one_triangle_costs_three_edges_and_three_channels() {
+fn triangle_cycles_follow_the_command_formulas() {
     let (_, s) = run_text(demo::TRIANGLES_STREAM);
     let w = 73 - u64::from(TRI_FBITS);
-    // FEDGE and two TREEgeZERO (2 + W each), three TREEIntoMEM (1 + 8 each).
-    let per_triangle = 3 * (2 + w) + 3 * (1 + 8);
+    let edge = 2 + w; // FEDGE, FCMEMA, TREEgeZERO, EDGE2
+    let z = 1 + TRI_Z_LEN as u64;
+    let colours = 3 * (1 + 8);
     let cmds: Vec<_> = s.commands.iter().filter(|c| !c.boot).collect();
-    // FBITS, SETENABS, CLEAR, then 6 commands per triangle.
-    assert_eq!(cmds.len(), 3 + 6 * TRIANGLES.len());
-    for tri in cmds[3..].chunks(6) {
-        assert_eq!(tri[0].name, "FEDGE");
-        let cycles: u64 = tri.iter().map(|c| c.cycles).sum();
-        assert_eq!(cycles, per_triangle, "{tri:?}");
+    let names: Vec<&str> = cmds.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names[..4], ["FBITS", "SETENABS", "CLEAR", "CLEAR"]);
+    // Triangle 1 on the cleared z buffer: FEDGE, two TREEgeZERO, z, colours.
+    // Triangle 2: FCMEMA, three TREEgeZERO, z, colours.
+    // The pair: FCMEMA, four TREEgeZERO, z, ENABIntoCRY, EDGE2, colours, CRYIntoENAB, colours.
+    let shapes: [(&[&str], u64); 3] = [
+        (
+            &[
+                "FEDGE",
+                "TREEgeZERO",
+                "TREEgeZERO",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+            ],
+            3 * edge + z + colours,
+        ),
+        (
+            &[
+                "FCMEMA",
+                "TREEgeZERO",
+                "TREEgeZERO",
+                "TREEgeZERO",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+            ],
+            4 * edge + z + colours,
+        ),
+        (
+            &[
+                "FCMEMA",
+                "TREEgeZERO",
+                "TREEgeZERO",
+                "TREEgeZERO",
+                "TREEgeZERO",
+                "TREEIntoMEM",
+                "ENABIntoCRY",
+                "EDGE2",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+                "CRYIntoENAB",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+                "TREEIntoMEM",
+            ],
+            6 * edge + z + 1 + 2 * colours + 1,
+        ),
+    ];
+    let mut at = 4;
+    for (names_want, cycles) in shapes {
+        let these = &cmds[at..at + names_want.len()];
+        let got: Vec<&str> = these.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(got, names_want);
+        assert_eq!(
+            these.iter().map(|c| c.cycles).sum::<u64>(),
+            cycles,
+            "{got:?}"
+        );
+        at += names_want.len();
     }
-    assert_eq!(per_triangle, 222);
+    assert_eq!(at, cmds.len());
+    assert_eq!(
+        [
+            3 * edge + z + colours,
+            4 * edge + z + colours,
+            6 * edge + z + 2 + 2 * colours
+        ],
+        [239, 304, 463]
+    );
 }
 
 #[test]
@@ -274,14 +451,8 @@ fn cli_demo_writes_a_png_beside_the_waveform_and_run_takes_image_specs() {
     let bytes = std::fs::read(&png).expect("d.png");
     assert_eq!(bytes[..8], PNG_SIGNATURE);
     let (_, _, rgb) = read_png(&png);
-    for (x, y) in [(60, 40), (90, 100), (0, 0), (127, 127)] {
-        let at = (y * 128 + x) * 3;
-        assert_eq!(
-            rgb[at..at + 3],
-            expected_colour(x as i64, y as i64),
-            "({x},{y})"
-        );
-    }
+    let want = reference(true);
+    assert_same_picture(&pixels(&rgb), &want.rgb, "the demo's PNG");
 
     // `run` with explicit specs: grey and enable images of the written demo stream.
     let g = dir.path("g.png");
@@ -302,18 +473,18 @@ fn cli_demo_writes_a_png_beside_the_waveform_and_run_takes_image_specs() {
         String::from_utf8_lossy(&o.stderr)
     );
     let (_, _, grey) = read_png(&g);
-    let at = (40 * 128 + 60) * 3;
-    assert_eq!(grey[at..at + 3], [expected_colour(60, 40)[1]; 3]);
+    let at = 40 * 128 + 60;
+    assert_eq!(grey[at * 3..at * 3 + 3], [want.rgb[at][1]; 3]);
+    // Enable is left on the last triangle drawn (the pair's second, through Carry).
     let (_, _, en) = read_png(&e);
-    let last = &TRIANGLES[TRIANGLES.len() - 1];
-    for (x, y) in [(70usize, 110usize), (2, 2)] {
-        let want = if demo::inside(last, x as i64, y as i64) {
-            255
-        } else {
-            0
-        };
-        assert_eq!(en[(y * 128 + x) * 3], want, "enable at ({x},{y})");
+    let last = n_triangles() - 1;
+    let mut on = 0;
+    for i in 0..128 * 128 {
+        let lit = want.owner[i] == Some(last);
+        assert_eq!(en[i * 3] == 255, lit, "enable at pixel {i}");
+        on += lit as usize;
     }
+    assert!(on > 100, "{on}");
 
     // A bad spec is a usage error (exit 2); an unwritable image an I/O error (exit 1) naming it.
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))

@@ -40,18 +40,31 @@ impl Drop for Scratch {
 }
 
 fn run_stream(path: &Path) -> (RunResult, Summary) {
+    run_with(path, STREAM, vec![(5, 2), (7, 0)], None)
+}
+
+/// Run `text` with these probe pixels and traced EMCs (`None`: the default selection).
+fn run_with(
+    path: &Path,
+    text: &str,
+    probes: Vec<(usize, usize)>,
+    emcs: Option<Vec<usize>>,
+) -> (RunResult, Summary) {
     let img = microcode::standard();
-    let stream = pp5_sim::stream::text::parse(STREAM, "<vcd_qee>", &img.table).expect("stream");
+    let stream = pp5_sim::stream::text::parse(text, "<vcd_qee>", &img.table).expect("stream");
     let r = run(
         RunSpec {
             image: &img,
             boot: true,
             stream: &stream,
             opts: SimOptions {
-                probes: vec![(5, 2), (7, 0)],
+                probes,
                 ..Default::default()
             },
-            wave: Some(WaveSpec::new(path)),
+            wave: Some(WaveSpec {
+                emcs,
+                ..WaveSpec::new(path)
+            }),
         },
         |_, _, _| {},
         None,
@@ -69,6 +82,32 @@ impl Wave {
             wellen::simple::read(path)
                 .unwrap_or_else(|e| panic!("wellen cannot read {}: {e:?}", path.display())),
         )
+    }
+
+    /// Names of the scopes directly inside scope `path`.
+    fn child_scopes(&self, path: &str) -> Vec<String> {
+        let h = self.0.hierarchy();
+        let parts: Vec<&str> = path.split('.').collect();
+        let scope = h
+            .lookup_scope(&parts)
+            .unwrap_or_else(|| panic!("no scope {path}"));
+        h[scope]
+            .scopes(h)
+            .map(|c| h[c].name(h).to_string())
+            .collect()
+    }
+
+    /// (name, width) of the signals directly inside scope `path`, in file order.
+    fn vars(&self, path: &str) -> Vec<(String, u32)> {
+        let h = self.0.hierarchy();
+        let parts: Vec<&str> = path.split('.').collect();
+        let scope = h
+            .lookup_scope(&parts)
+            .unwrap_or_else(|| panic!("no scope {path}"));
+        h[scope]
+            .vars(h)
+            .map(|v| (h[v].name(h).to_string(), h[v].length(h).unwrap_or(0)))
+            .collect()
     }
 
     /// Every change of a signal: (time in ps, bit string or text).
@@ -300,4 +339,305 @@ fn tree_into_mem_vcd_shows_the_qee_result_bit_serially() {
     // The expected bit strings are not symmetric, so the order is checked.
     assert_eq!(bits(6, 12), "000000000110");
     assert_eq!(bits(13, 12), "000000001101");
+}
+
+/// The signals of a per-EMC scope `renderer.emc[k].qee`, in walk order, with their widths.
+const EMC_QEE_VARS: [(&str, u32); 11] = [
+    ("config", 32),
+    ("origin_x", 16),
+    ("origin_y", 16),
+    ("chain_A", 64),
+    ("chain_B", 64),
+    ("chain_C", 64),
+    ("chain_D", 64),
+    ("chain_E", 64),
+    ("chain_F", 64),
+    ("tree_bit_index", 8),
+    ("tree_bit", 1),
+];
+
+fn emc_scopes(wave: &Wave) -> Vec<String> {
+    wave.child_scopes("renderer")
+        .into_iter()
+        .filter(|n| n.starts_with("emc["))
+        .collect()
+}
+
+#[test]
+fn per_emc_scopes_show_the_shift_chains_and_the_root_pixels_tree_bit_lsb_first() {
+    let dir = Scratch::new("emc");
+    let path = dir.path("emc.vcd");
+    // EMC 17's root pixel (8, 32) is a probe; EMCs 17, 5 and 0 are traced (any order).
+    let (r, s) = run_with(&path, STREAM, vec![(8, 32), (5, 2)], Some(vec![17, 5, 0]));
+    assert_eq!(r.stop, StopReason::Done);
+    assert!(s.clean(), "{:?}", s.diagnostics);
+    let start = command(&s, "TREEIntoMEM").start;
+    let t = |cycle: u64| cycle * CYCLE_PS;
+    let mut wave = Wave::read(&path);
+
+    // Exactly the selected EMCs, in increasing order, each holding `qee` with its signals.
+    assert_eq!(emc_scopes(&wave), ["emc[0]", "emc[5]", "emc[17]"]);
+    for k in [0, 5, 17] {
+        assert_eq!(wave.child_scopes(&format!("renderer.emc[{k}]")), ["qee"]);
+        let vars = wave.vars(&format!("renderer.emc[{k}].qee"));
+        let want: Vec<(String, u32)> = EMC_QEE_VARS
+            .iter()
+            .map(|(n, w)| (n.to_string(), *w))
+            .collect();
+        assert_eq!(vars, want, "EMC {k}");
+    }
+
+    // Fixed point at FBITS 4: A = 24, B = -32, C = 48. Each EMC's chains hold its local
+    // coefficients (linear: A_k = A, B_k = B, C_k = Q(origin) · 16); D..F are 0.
+    for (k, (rx, ry)) in [(0usize, (0i64, 0i64)), (5, (40, 0)), (17, (8, 32))] {
+        let qv = q(rx, ry);
+        let sig = |n: &str| format!("renderer.emc[{k}].qee.{n}");
+        let ch = |wave: &mut Wave, n: &str| wave.changes(&sig(n));
+        let config = ch(&mut wave, "config");
+        assert_eq!(
+            config.len(),
+            1,
+            "EMC {k}: the identity mapping, never shifted"
+        );
+        assert_eq!(config[0].1, bits(((ry as u64) << 16) | rx as u64, 32));
+        assert_eq!(ch(&mut wave, "origin_x")[0].1, bits(rx as u64, 16));
+        assert_eq!(ch(&mut wave, "origin_y")[0].1, bits(ry as u64, 16));
+        let tb = ch(&mut wave, "tree_bit");
+        let idx = ch(&mut wave, "tree_bit_index");
+        let chain_c = ch(&mut wave, "chain_C");
+        // Before the START nothing is on the wire and the chains are empty.
+        assert_eq!(at(&tb, t(start)), "0", "EMC {k}");
+        assert_eq!(at(&chain_c, t(start)), bits(0, 64), "EMC {k}");
+        // In cycle start + 1 + b, bit b of Q(root) is on the wire (LSB first, QEE_LATENCY
+        // after the START); the C chain holds the bits still to come, Q >> b, and its LSB
+        // is that bit.
+        // (The trace ends shortly after the command: INDON follows it.)
+        for b in 0..=LEN {
+            let c = t(start + 1 + b);
+            assert_eq!(at(&idx, c), bits(b, 8), "EMC {k} cycle start+1+{b}");
+            let want = ((qv >> b) & 1).to_string();
+            assert_eq!(at(&tb, c), want, "EMC {k} tree bit {b}");
+            let chain = at(&chain_c, c);
+            assert_eq!(
+                chain,
+                bits((qv >> b) as u64, 64),
+                "EMC {k} chain_C at bit {b}"
+            );
+            assert_eq!(
+                &chain[63..],
+                want,
+                "EMC {k}: the chain's LSB is on the wire"
+            );
+        }
+        let first = t(start + 1);
+        assert_eq!(at(&ch(&mut wave, "chain_A"), first), bits(24 >> 4, 64));
+        assert_eq!(at(&ch(&mut wave, "chain_B"), first), bits(-2i64 as u64, 64));
+        for n in ["chain_D", "chain_E", "chain_F"] {
+            assert_eq!(
+                ch(&mut wave, n).len(),
+                1,
+                "EMC {k} {n} stays 0 in linear mode"
+            );
+        }
+    }
+    assert_eq!(q(8, 32), -49);
+
+    // What EMC 17's root pixel read as `tree` (its probe's alu_b, recorded in the sample after
+    // the cycle) is the traced tree bit of that cycle, and ends up in memory.
+    let alu_b = wave.changes("renderer.pixel_8_32.alu_b");
+    let tb17 = wave.changes("renderer.emc[17].qee.tree_bit");
+    for b in 0..LEN {
+        assert_eq!(
+            at(&alu_b, t(start + 2 + b)),
+            at(&tb17, t(start + 1 + b)),
+            "bit {b}"
+        );
+    }
+    assert_eq!(
+        r.sim.board.array.peek(8, 32, 0, LEN as usize),
+        (-49i64 as u64) & ((1 << LEN) - 1)
+    );
+}
+
+#[test]
+fn the_default_selection_is_emc_0_and_the_probes_emcs_in_vcd_and_fst() {
+    let dir = Scratch::new("default");
+    for name in ["d.vcd", "d.fst"] {
+        let path = dir.path(name);
+        // (100, 100) is in EMC 3·16 + 12 = 60; (5, 2) in EMC 0.
+        let (r, _) = run_with(&path, STREAM, vec![(5, 2), (100, 100)], None);
+        assert_eq!(r.stop, StopReason::Done);
+        let mut wave = Wave::read(&path);
+        assert_eq!(emc_scopes(&wave), ["emc[0]", "emc[60]"], "{name}");
+        // (An FST begins with an all-unknown frame at time 0: the value is the last change.)
+        let cfg = wave.changes("renderer.emc[60].qee.config");
+        assert_eq!(
+            cfg.last().map(|c| c.1.clone()),
+            Some(bits((96 << 16) | 96, 32)),
+            "{name}"
+        );
+    }
+    // An explicit empty selection traces none; all 64 can be selected.
+    let path = dir.path("none.vcd");
+    run_with(&path, STREAM, vec![(5, 2)], Some(vec![]));
+    assert!(emc_scopes(&Wave::read(&path)).is_empty());
+    let path = dir.path("all.vcd");
+    run_with(&path, STREAM, vec![], Some((0..64).collect()));
+    let all = emc_scopes(&Wave::read(&path));
+    assert_eq!(all.len(), 64);
+    assert_eq!(all[63], "emc[63]");
+}
+
+#[test]
+fn an_emc_outside_0_to_63_is_an_input_error() {
+    let img = microcode::standard();
+    let stream = pp5_sim::stream::text::parse(STREAM, "<vcd_qee>", &img.table).expect("stream");
+    let dir = Scratch::new("bad");
+    let path = dir.path("bad.vcd");
+    let e = run(
+        RunSpec {
+            image: &img,
+            boot: true,
+            stream: &stream,
+            opts: SimOptions::default(),
+            wave: Some(WaveSpec {
+                emcs: Some(vec![3, 64]),
+                ..WaveSpec::new(&path)
+            }),
+        },
+        |_, _, _| {},
+        None,
+    );
+    match e {
+        Err(pp5_sim::session::RunError::Input(m)) => assert!(m.contains("64"), "{m}"),
+        Err(e) => panic!("expected an input error, got {e}"),
+        Ok(_) => panic!("expected an input error"),
+    }
+    assert!(!path.exists(), "no waveform is written");
+}
+
+#[test]
+fn a_sepcfg_remap_changes_the_traced_config_origin_and_tree_bits_of_that_emc_only() {
+    let dir = Scratch::new("sepcfg");
+    let path = dir.path("sepcfg.vcd");
+    let new_cfg: u64 = 1000 | (2000 << 16);
+    let text = format!(
+        "SETENABS\nFBITS 4\nSEPCFG_S1 5 32 {new_cfg}\nNOOP\nNOOP\n\
+         TREEIntoMEM_L3 0 12 1.5 -2.0 3.0\nINDON\n"
+    );
+    let (r, s) = run_with(&path, &text, vec![], Some(vec![4, 5]));
+    assert_eq!(r.stop, StopReason::Done);
+    assert!(s.clean(), "{:?}", s.diagnostics);
+    let sep = command(&s, "SEPCFG");
+    assert_eq!(sep.cycles, 1 + 32);
+    let t = |cycle: u64| cycle * CYCLE_PS;
+    let mut wave = Wave::read(&path);
+
+    // EMC 5's register takes one bit of `sca` per cycle, LSB first at the MSB end: after j
+    // shifts (cycle sep.start + j, visible in the sample after it) it holds the old value
+    // moved down j places under the first j bits of the new one.
+    let old: u64 = 40;
+    let cfg5 = wave.changes("renderer.emc[5].qee.config");
+    for j in 0..=32u64 {
+        let want = if j == 0 {
+            old
+        } else if j == 32 {
+            new_cfg
+        } else {
+            (old >> j) | ((new_cfg & ((1 << j) - 1)) << (32 - j))
+        };
+        assert_eq!(
+            at(&cfg5, t(sep.start + 1 + j)),
+            bits(want, 32),
+            "after {j} shifts"
+        );
+    }
+    assert_eq!(cfg5.last().map(|c| c.1.clone()), Some(bits(new_cfg, 32)));
+    let ox = wave.changes("renderer.emc[5].qee.origin_x");
+    let oy = wave.changes("renderer.emc[5].qee.origin_y");
+    assert_eq!(ox.last().map(|c| c.1.clone()), Some(bits(1000, 16)));
+    assert_eq!(oy.last().map(|c| c.1.clone()), Some(bits(2000, 16)));
+    // EMC 4 is untouched: one value each, the identity mapping.
+    for (n, v, w) in [
+        ("config", 32u64, 32usize),
+        ("origin_x", 32, 16),
+        ("origin_y", 0, 16),
+    ] {
+        let ch = wave.changes(&format!("renderer.emc[4].qee.{n}"));
+        assert_eq!(ch.len(), 1, "emc[4].{n}");
+        assert_eq!(ch[0].1, bits(v, w), "emc[4].{n}");
+    }
+
+    // The QEE command afterwards: EMC 5's root pixel is at screen (1000, 2000), EMC 4's at
+    // (32, 0).
+    let start = command(&s, "TREEIntoMEM").start;
+    for (k, qv) in [(5usize, q(1000, 2000)), (4, q(32, 0))] {
+        let tb = wave.changes(&format!("renderer.emc[{k}].qee.tree_bit"));
+        let cc = wave.changes(&format!("renderer.emc[{k}].qee.chain_C"));
+        for b in 0..LEN {
+            let c = t(start + 1 + b);
+            assert_eq!(at(&tb, c), ((qv >> b) & 1).to_string(), "EMC {k} bit {b}");
+            assert_eq!(at(&cc, c), bits((qv >> b) as u64, 64), "EMC {k} chain_C");
+        }
+    }
+    assert_eq!(q(1000, 2000), -2497);
+    assert_eq!(
+        r.sim.board.array.peek(40, 0, 0, 12),
+        (-2497i64 as u64) & 0xfff
+    );
+}
+
+/// Cycle by cycle, on a booted testbench: the traced tree bit of each selected EMC is bit
+/// `bit` of the value at its root pixel, the tree plane the array reads has that bit there,
+/// and the C chain's LSB is the same bit, through a quadratic command on a re-mapped EMC.
+#[test]
+fn the_traced_tree_bit_is_what_the_array_reads_every_cycle() {
+    use pp5_rtl::emc_array::plane;
+    use pp5_rtl::qee::{arith, root_pixel};
+    use pp5_rtl::trace::{Recorder, Traced};
+    let mut tb = pp5_testbench::Testbench::standard();
+    let emcs = [5usize, 17, 63];
+    tb.sim.board.qee.trace_emcs = Some(emcs.iter().fold(0, |m, k| m | 1 << k));
+    let cfg = (-700i16 as u16 as u32) | (300 << 16);
+    let stream = tb.parse(&format!(
+        "SETENABS\nFBITS 6\nSEPCFG_S1 17 32 {cfg}\nNOOP\nNOOP\n\
+         TREEIntoMEM_Q6 0 40 0.75 -1.5 -21.25 0.125 -0.5 0.0625\nINDON\n"
+    ));
+    for m in &stream.messages {
+        tb.sim.queue(pp5_sim::engine::RingMessage {
+            dest: m.dest,
+            body: m.body.clone(),
+        });
+    }
+    let mut delivered = 0;
+    let mut cycles = 0;
+    while !tb.sim.done() && cycles < 100_000 {
+        tb.sim.step();
+        cycles += 1;
+        let mut rec = Recorder::default();
+        tb.sim.board.trace(&mut rec);
+        let qee = &mut tb.sim.board.qee;
+        for k in emcs {
+            let (x, y) = root_pixel(k);
+            let p = |n: &str| format!("renderer.emc[{k}].qee.{n}");
+            let traced = rec.value(&p("tree_bit")).expect("tree_bit") == 1;
+            let want = qee.delivering() && arith::tree_bit(qee.value_at(x, y), qee.bit);
+            assert_eq!(traced, want, "EMC {k} cycle {}", tb.sim.board.cycle);
+            assert_eq!(traced, plane::get(qee.tree_plane(), x, y), "EMC {k} plane");
+            let chain = rec.value(&p("chain_C")).expect("chain_C");
+            assert_eq!(chain & 1 == 1, traced, "EMC {k} chain LSB");
+            if qee.delivering() {
+                let c = qee.local_coefs(k)[2];
+                let shift = (qee.fbits + qee.bit).min(127);
+                assert_eq!(chain, (c >> shift) as u64, "EMC {k} chain_C");
+            }
+            delivered += qee.delivering() as u32;
+        }
+    }
+    assert!(tb.sim.done());
+    assert!(delivered >= 3 * 40, "{delivered}");
+    assert_eq!(tb.sim.board.qee.config.origin(17), (-700, 300));
+    // The memory of EMC 17's root pixel holds tree[40] of Q at screen (-700, 300).
+    let v = tb.sim.board.qee.value_at(8, 32);
+    assert_eq!(tb.peek(8, 32, 0, 40), arith::tree_bits(v, 40) as u64);
 }

@@ -63,6 +63,18 @@ impl Lut {
         half | (half << 4)
     }
 
+    /// The table with inputs `a` and `b` exchanged: `swap_ab(t)(a, b, c) = t(b, a, c)`.
+    pub const fn swap_ab(table: u8) -> u8 {
+        let mut out = 0u8;
+        let mut i = 0;
+        while i < 8 {
+            let src = (i & 1) | ((i >> 1) & 0b010) | ((i << 1) & 0b100);
+            out |= ((table >> src) & 1) << i;
+            i += 1;
+        }
+        out
+    }
+
     /// The table with input `b` fixed to `v`.
     pub const fn fix_b(table: u8, v: bool) -> u8 {
         let mut out = 0u8;
@@ -122,6 +134,10 @@ mod tests {
                 );
                 assert_eq!(
                     Lut::eval_bit(Lut::fix_b(t, b), a, !b, c),
+                    Lut::eval_bit(t, a, b, c)
+                );
+                assert_eq!(
+                    Lut::eval_bit(Lut::swap_ab(t), b, a, c),
                     Lut::eval_bit(t, a, b, c)
                 );
             }

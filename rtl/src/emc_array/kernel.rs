@@ -7,7 +7,7 @@
 //! checks every arm against its table.
 
 use super::alu::{enable_eval, Lut};
-use super::plane::{Plane, PLANE_WORDS};
+use super::plane::{Plane, PLANE_WORDS, ZERO_PLANE};
 
 /// Call `$body` with `$k` bound to a closure `Fn(u64, u64, u64) -> u64` computing the truth
 /// table `$table` (index `(a<<2)|(b<<1)|c`), specialised for common tables.
@@ -187,10 +187,22 @@ pub fn result_plane(table: u8, out: &mut Plane, a: &Plane, b: &Plane, c: &Plane)
     with_lut!(table, k => map3(out, a, b, c, k))
 }
 
-/// One pass for the common case "write `r` to a memory plane that neither operand reads,
+/// Where the fused pass reads port A from.
+#[derive(Clone, Copy)]
+pub enum PortA<'a> {
+    /// A plane other than the written one.
+    Plane(&'a Plane),
+    /// The written plane itself (`dst = f(dst, b)`, e.g. MEMplusseqMEM): each word is read
+    /// before it is written, so one pass is still exact.
+    Dest,
+}
+
+/// One pass for the common case "write `r` to a memory plane that port B does not read,
 /// Enable not written": computes `r`, the optional new Carry (in place), and the write.
+/// `A_IS_W`: port A reads the written plane (its old value).
 #[inline(always)]
-fn fused_write<FR, FC, const CRY: bool, const ALL: bool>(
+#[allow(clippy::too_many_arguments)]
+fn fused_write<FR, FC, const CRY: bool, const ALL: bool, const A_IS_W: bool>(
     fr: FR,
     fc: FC,
     w: &mut Plane,
@@ -203,16 +215,13 @@ fn fused_write<FR, FC, const CRY: bool, const ALL: bool>(
     FC: Fn(u64, u64, u64) -> u64,
 {
     for i in 0..PLANE_WORDS {
-        let (x, y, c) = (a[i], b[i], carry[i]);
+        let old = w[i];
+        let (x, y, c) = (if A_IS_W { old } else { a[i] }, b[i], carry[i]);
         let r = fr(x, y, c);
         if CRY {
             carry[i] = fc(x, y, c);
         }
-        w[i] = if ALL {
-            r
-        } else {
-            (r & en[i]) | (w[i] & !en[i])
-        };
+        w[i] = if ALL { r } else { (r & en[i]) | (old & !en[i]) };
     }
 }
 
@@ -224,17 +233,28 @@ pub fn try_fused_write(
     tc: Option<u8>,
     wr_all: bool,
     w: &mut Plane,
-    a: &Plane,
+    a: PortA<'_>,
     b: &Plane,
     carry: &mut Plane,
     en: &Plane,
 ) -> bool {
+    let (a, a_is_w) = match a {
+        PortA::Plane(p) => (p, false),
+        PortA::Dest => (&ZERO_PLANE, true),
+    };
     macro_rules! go {
         ($fr:expr, $fc:expr, $cry:expr) => {{
-            if wr_all {
-                fused_write::<_, _, $cry, true>($fr, $fc, w, a, b, carry, en)
-            } else {
-                fused_write::<_, _, $cry, false>($fr, $fc, w, a, b, carry, en)
+            match (wr_all, a_is_w) {
+                (true, false) => {
+                    fused_write::<_, _, $cry, true, false>($fr, $fc, w, a, b, carry, en)
+                }
+                (false, false) => {
+                    fused_write::<_, _, $cry, false, false>($fr, $fc, w, a, b, carry, en)
+                }
+                (true, true) => fused_write::<_, _, $cry, true, true>($fr, $fc, w, a, b, carry, en),
+                (false, true) => {
+                    fused_write::<_, _, $cry, false, true>($fr, $fc, w, a, b, carry, en)
+                }
             }
             true
         }};
@@ -280,7 +300,6 @@ pub fn try_fused_write(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emc_array::plane::ZERO_PLANE;
 
     #[test]
     fn kernel_arms_match_their_tables() {

@@ -299,8 +299,19 @@ impl EmcArray {
         }
         let w = op.w.map(|w| w as usize).filter(|&w| w < MEM_BITS);
         if let Some(x) = w {
-            if !op.en_we && a_addr != Some(x) && b_addr != Some(x) && !b_from_enable && !b_from_tree
+            if !(op.en_we
+                || b_from_enable
+                || b_from_tree
+                || (a_addr == Some(x) && b_addr == Some(x)))
             {
+                // One fused pass; when a port reads the written plane, it becomes port A
+                // (exchanging A and B in the tables if it was B).
+                let (mut fa, mut fb, mut ftr, mut ftc) = (a_addr, b_addr, tr, tc);
+                if fb == Some(x) {
+                    (fa, fb) = (fb, fa);
+                    ftr = Lut::swap_ab(tr);
+                    ftc = Lut::swap_ab(tc);
+                }
                 let (lo, rest) = self.mem.split_at_mut(x);
                 if let Some((wp, hi)) = rest.split_first_mut() {
                     let pick = |p: Option<usize>| -> &Plane {
@@ -310,10 +321,14 @@ impl EmcArray {
                             None => &ZERO_PLANE,
                         }
                     };
-                    let (a, b) = (pick(a_addr), pick(b_addr));
-                    let tcs = op.cry_we.then_some(tc);
+                    let a = match fa {
+                        Some(p) if p == x => kernel::PortA::Dest,
+                        p => kernel::PortA::Plane(pick(p)),
+                    };
+                    let b = pick(fb);
+                    let tcs = op.cry_we.then_some(ftc);
                     if kernel::try_fused_write(
-                        tr,
+                        ftr,
                         tcs,
                         op.wr_all,
                         wp,
@@ -390,11 +405,29 @@ impl EmcArray {
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T) {
         for p in &self.probes {
-            if !t.enter(&p.scope, None) {
+            let (en, cy) = (
+                plane::get(&self.enable, p.x, p.y),
+                plane::get(&self.carry, p.x, p.y),
+            );
+            let l = &p.last;
+            let key = [
+                en,
+                cy,
+                l.a,
+                l.b,
+                l.carry_in,
+                l.alu_out,
+                l.carry_out,
+                l.mem_written,
+            ]
+            .iter()
+            .enumerate()
+            .fold(l.mem_write as u64, |k, (n, &b)| k | (b as u64) << (n + 1));
+            if !t.enter(&p.scope, Some(key)) {
                 continue;
             }
-            bit(t, "enable", plane::get(&self.enable, p.x, p.y));
-            bit(t, "carry", plane::get(&self.carry, p.x, p.y));
+            bit(t, "enable", en);
+            bit(t, "carry", cy);
             bit(t, "alu_a", p.last.a);
             bit(t, "alu_b", p.last.b);
             bit(t, "alu_cin", p.last.carry_in);
@@ -410,7 +443,26 @@ impl EmcArray {
 
 impl Traced for EmcArray {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("emc_array", None) {
+        let op = &self.last_op;
+        let count = self.counts.enable(&self.enable) as u64;
+        let (b_kind, b_mem) = match op.b {
+            BSource::Zero => (0, 0),
+            BSource::One => (1, 0),
+            BSource::Mem(b) => (2, b as u64),
+            BSource::Enable => (3, 0),
+            BSource::Tree => (4, 0),
+        };
+        // Everything below, packed: the scope is skipped in cycles where none of it changed.
+        let key = self
+            .stripes
+            .iter()
+            .enumerate()
+            .fold(0u64, |k, (n, &s)| k | (s as u64) << n)
+            | count << 4
+            | op.a.map_or(0, |a| 0x100 | a as u64) << 20
+            | (b_kind | b_mem << 3) << 32
+            | op.w.map_or(0, |w| 0x100 | w as u64) << 48;
+        if !t.enter("emc_array", Some(key)) {
             return;
         }
         bit(t, "aeo", self.aeo());
@@ -420,8 +472,7 @@ impl Traced for EmcArray {
         {
             bit(t, name, self.stripes[k]);
         }
-        t.bits("enable_count", 15, self.counts.enable(&self.enable) as u64);
-        let op = &self.last_op;
+        t.bits("enable_count", 15, count);
         t.bits("a_addr", 8, op.a.map_or(0, |a| a as u64));
         bit(t, "a_en", op.a.is_some());
         let (b_sel, b_addr) = match op.b {
@@ -431,7 +482,7 @@ impl Traced for EmcArray {
             BSource::Enable => ("enable", 0),
             BSource::Tree => ("tree", 0),
         };
-        t.text("b_src", b_sel);
+        t.text_static("b_src", b_sel);
         t.bits("b_addr", 8, b_addr);
         // The truth tables and write enables are in renderer.igc.uinst; here the resolved
         // addresses and sources the array actually used.

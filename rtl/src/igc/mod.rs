@@ -100,6 +100,9 @@ pub struct Igc {
     pub last: Microinstruction,
     /// The PC of the last executed microinstruction.
     pub last_pc: u16,
+    /// The store's write count when `last` was fetched (`None`: nothing fetched since reset),
+    /// so the waveform can tell a re-fetch after a store write from no change.
+    last_fetch: Option<u64>,
     /// Commands taken since reset.
     pub commands: u64,
     /// What the executed microinstruction asks of the QEE this cycle.
@@ -147,6 +150,7 @@ impl Igc {
             indicator: false,
             last: Microinstruction::default(),
             last_pc: 0,
+            last_fetch: None,
             commands: 0,
             qee_ctl: QeeCtl::None,
             coef_fbits: [None; 6],
@@ -367,6 +371,7 @@ impl Igc {
         }
         self.last = m;
         self.last_pc = pc;
+        self.last_fetch = Some(self.store.writes);
         let op = self.array_op(&m, events);
         let sca_bit = (self.sca() >> (self.i as u32).min(31)) & 1 != 0;
         self.qee_ctl = match m.qee {
@@ -536,30 +541,49 @@ impl Traced for Igc {
         if !t.enter("igc", None) {
             return;
         }
-        t.text("state", self.state.name());
+        t.text_static("state", self.state.name());
         bit(t, "rmode", self.state == IgcState::RMode);
         t.bits("pc", 11, self.pc as u64);
         t.bits("upc", 11, self.last_pc as u64);
-        t.bits("cmd", 8, (self.opcode & 0xff) as u64);
-        t.bits("opcode", 32, self.opcode as u64);
-        t.bits("pword", 32, self.pword as u64);
-        for (name, v) in ["opr0", "opr1", "opr2", "opr3", "opr4"]
-            .iter()
-            .zip(&self.opr)
-        {
-            t.bits(name, 8, *v as u64);
+        // The registers a command loads change at dispatch, not every cycle.
+        let loaded = [
+            self.opcode as u64 | (self.pword as u64) << 32,
+            self.opr
+                .iter()
+                .enumerate()
+                .fold(0u64, |k, (n, &v)| k | (v as u64 & 0xff) << (8 * n))
+                | (self.fbits as u64) << 40
+                | (self.indicator as u64) << 48,
+            self.sca() as u64 | self.commands << 32,
+        ];
+        if t.group(&loaded) {
+            t.bits("cmd", 8, (self.opcode & 0xff) as u64);
+            t.bits("opcode", 32, self.opcode as u64);
+            t.bits("pword", 32, self.pword as u64);
+            for (name, v) in ["opr0", "opr1", "opr2", "opr3", "opr4"]
+                .iter()
+                .zip(&self.opr)
+            {
+                t.bits(name, 8, *v as u64);
+            }
+            t.bits("sca", 32, self.sca() as u64);
+            t.bits("fbits", 5, self.fbits as u64);
+            bit(t, "indicator", self.indicator);
+            t.bits("commands", 32, self.commands);
+            t.end_group();
         }
-        t.bits("sca", 32, self.sca() as u64);
-        t.bits("fbits", 5, self.fbits as u64);
         t.bits("i", 8, self.i as u64);
         t.bits("l", 8, self.l as u64);
-        bit(t, "indicator", self.indicator);
-        t.bits("commands", 32, self.commands);
-        // Everything in `uinst` follows from the executed address and the store contents.
-        let key = self.last_pc as u64 | self.store.writes << 16;
-        if t.enter("uinst", Some(key)) {
+        // Everything in `uinst` follows from the executed address, the store contents and
+        // the store contents when it was fetched.
+        let key = [
+            self.last_pc as u64,
+            self.store.writes,
+            self.last_fetch.map_or(u64::MAX, |w| w),
+        ];
+        if t.enter_keyed("uinst", &key) {
             let m = &self.last;
-            t.text("seq", m.seq.name());
+            t.text_static("seq", m.seq.name());
             t.bits("target", 11, m.target as u64);
             t.bits("lut_r", 8, m.lut_r as u64);
             t.bits("lut_c", 8, m.lut_c as u64);
@@ -568,7 +592,7 @@ impl Traced for Igc {
             bit(t, "cry_we", m.cry_we);
             bit(t, "en_we", m.en_we);
             bit(t, "wr_all", m.wr_all);
-            t.text(
+            t.text_static(
                 "b_src",
                 match m.b_src {
                     BSrc::Zero => "0",

@@ -68,7 +68,19 @@ impl Default for IgcPort {
 
 impl Traced for IgcPort {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("igc_port", None) {
+        let [p0, p1, p2] = self.parser.trace_key();
+        let key = [
+            self.ring_word as u64
+                | (self.ring_valid as u64) << 32
+                | (self.ring_sop as u64) << 33
+                | (self.rx_ready() as u64) << 34
+                | (self.overrun as u64) << 35,
+            self.rxfifo.len() as u64,
+            p0,
+            p1,
+            p2,
+        ];
+        if !t.enter_keyed("igc_port", &key) {
             return;
         }
         bit(t, "ring_valid", self.ring_valid);

@@ -256,12 +256,28 @@ impl StreamParser {
     }
 }
 
+impl StreamParser {
+    /// Everything [`Traced::trace`] shows, packed (the skip key of the `parser` scope).
+    pub fn trace_key(&self) -> [u64; 3] {
+        let flags = self.fifo_read as u64
+            | (self.wr_en_llpr as u64) << 1
+            | (self.go_llpr as u64) << 2
+            | (self.held as u64) << 3;
+        [
+            self.word as u64 | (self.dest as u64) << 32,
+            self.cur.opcode as u64 | (self.cur.coef_mask as u64) << 32 | flags << 40,
+            // The state's name is a constant string: its address identifies it.
+            self.state.name().as_ptr() as u64,
+        ]
+    }
+}
+
 impl Traced for StreamParser {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("parser", None) {
+        if !t.enter_keyed("parser", &self.trace_key()) {
             return;
         }
-        t.text("state", self.state.name());
+        t.text_static("state", self.state.name());
         bit(t, "fifo_read", self.fifo_read);
         t.bits("word", 32, self.word as u64);
         bit(t, "WrEnLLPR", self.wr_en_llpr);

@@ -14,6 +14,27 @@
 //!   command's coefficients, QEEMode and FBITS, it delivers the result to every pixel
 //!   bit-serially, LSB first, one bit per 40 MHz cycle, [`QEE_LATENCY`] cycles after the start
 //!   (the `tree` input of the pixel ALUs).
+//!
+//! **Model choice** (docs/model-choices.md, "QEE coefficient shift chains"): each EMC's
+//! evaluator has six coefficient shift chains. At START they are loaded with the EMC's
+//! *chip-local* fixed-point coefficients, the expression rewritten around the EMC's origin
+//! (ox, oy) from its configuration register, so that the EMC's root pixel (its local (0, 0),
+//! array pixel (8·(k mod 16), 32·(k div 16))) sees the constant term alone:
+//!
+//! ```text
+//! A_k = A + 2D·ox + E·oy     B_k = B + E·ox + 2F·oy     D_k = D   E_k = E   F_k = F
+//! C_k = D·ox² + E·ox·oy + F·oy² + A·ox + B·oy + C        (= Q(ox, oy) in fixed point)
+//! ```
+//!
+//! (coefficients the mode does not use are 0). The FBITS fractional bits are absorbed in the
+//! START cycle (the one-cycle [`QEE_LATENCY`]); from the first delivered bit on, each chain
+//! shifts right one bit per 40 MHz cycle while the tree delivers, so it holds
+//! `X_k >> (FBITS + bit)`: the bits still to come, its LSB the bit of weight 2^bit on the wire
+//! into the tree's adders. The C chain's LSB is therefore the root pixel's tree bit. The model
+//! keeps the chains as 128-bit values (sign-extended without limit); the waveform shows their
+//! low 64 bits, the next 64 bits to be delivered, so bits above 63 come into view as they
+//! shift. The chains are a view of the evaluation: the tree values every pixel reads are
+//! computed from the same coefficients ([`Qee::tree_plane`], [`Qee::bit_at`]).
 
 pub mod arith;
 
@@ -29,6 +50,33 @@ const TRANSPOSE_AFTER: u32 = 1;
 /// Cycles from the microinstruction that starts the QEE to the cycle in which bit 0 of the
 /// result is on the pixels' `tree` input (model choice, docs/model-choices.md "QEE timing").
 pub const QEE_LATENCY: u32 = 1;
+
+/// The bit index the waveform shows saturates here (`qee.bit`, `emc[k].qee.tree_bit_index`,
+/// 8 bits); every traced value is constant once the index passes it.
+pub const TRACE_BIT_MAX: u32 = 255;
+
+/// Scope names of the per-EMC QEE scopes, `emc[k]` (the waveform's `renderer.emc[k].qee`).
+const EMC_SCOPES: [&str; NUM_EMCS] = [
+    "emc[0]", "emc[1]", "emc[2]", "emc[3]", "emc[4]", "emc[5]", "emc[6]", "emc[7]", "emc[8]",
+    "emc[9]", "emc[10]", "emc[11]", "emc[12]", "emc[13]", "emc[14]", "emc[15]", "emc[16]",
+    "emc[17]", "emc[18]", "emc[19]", "emc[20]", "emc[21]", "emc[22]", "emc[23]", "emc[24]",
+    "emc[25]", "emc[26]", "emc[27]", "emc[28]", "emc[29]", "emc[30]", "emc[31]", "emc[32]",
+    "emc[33]", "emc[34]", "emc[35]", "emc[36]", "emc[37]", "emc[38]", "emc[39]", "emc[40]",
+    "emc[41]", "emc[42]", "emc[43]", "emc[44]", "emc[45]", "emc[46]", "emc[47]", "emc[48]",
+    "emc[49]", "emc[50]", "emc[51]", "emc[52]", "emc[53]", "emc[54]", "emc[55]", "emc[56]",
+    "emc[57]", "emc[58]", "emc[59]", "emc[60]", "emc[61]", "emc[62]", "emc[63]",
+];
+
+/// Names of the six coefficient shift chains, in the order A, B, C, D, E, F.
+const CHAIN_NAMES: [&str; 6] = [
+    "chain_A", "chain_B", "chain_C", "chain_D", "chain_E", "chain_F",
+];
+
+/// The array pixel at EMC `k`'s local (0, 0): its root pixel.
+pub fn root_pixel(k: usize) -> (usize, usize) {
+    let k = k % NUM_EMCS;
+    ((k % EMCS_PER_ROW) * EMC_COLS, (k / EMCS_PER_ROW) * EMC_ROWS)
+}
 
 /// Smallest `bits` argument of SUPCFG/SEPCFG (seed §III.4.2.5.4: "in the range 2 to 32").
 pub const CFG_BITS_MIN: u32 = 2;
@@ -114,19 +162,6 @@ impl QeeConfig {
     }
 }
 
-impl Traced for QeeConfig {
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("qee_config", None) {
-            return;
-        }
-        const NAMES: [&str; 4] = ["emc0", "emc1", "emc16", "emc63"];
-        for (name, k) in NAMES.iter().zip([0usize, 1, 16, 63]) {
-            t.bits(name, 32, self.reg[k] as u64);
-        }
-        t.pop_scope();
-    }
-}
-
 /// The clocked evaluator (all 64 EMCs' trees, seen together).
 #[derive(Clone)]
 pub struct Qee {
@@ -141,6 +176,14 @@ pub struct Qee {
     pub bit: u32,
     /// An evaluation has been started since reset.
     pub active: bool,
+    /// Evaluations started since reset (for the waveform's skip keys).
+    pub starts: u64,
+    /// EMCs whose evaluator is traced as `emc[k].qee` (bit k = EMC k); `None`: the default
+    /// the board chooses (`Renderer::traced_emcs`). Tracing only; fix it before the first walk.
+    pub trace_emcs: Option<u64>,
+    /// The chip-local coefficients A_k .. F_k each EMC's shift chains were loaded with at the
+    /// last START (see the module documentation).
+    local: Box<[[i128; 6]; NUM_EMCS]>,
     /// The result at every pixel (row-major), computed when started.
     values: Vec<i128>,
     /// Bit planes 0..63 of the results, and whether every result fits 64 bits (then higher
@@ -193,6 +236,9 @@ impl Qee {
             delay: 0,
             bit: 0,
             active: false,
+            starts: 0,
+            trace_emcs: None,
+            local: Box::new([[0; 6]; NUM_EMCS]),
             values: vec![0; NUM_PES],
             planes: vec![ZERO_PLANE; 64]
                 .into_boxed_slice()
@@ -230,6 +276,7 @@ impl Qee {
         self.delay = QEE_LATENCY.saturating_sub(1);
         self.bit = 0;
         self.active = true;
+        self.starts += 1;
         self.plane_bit = None;
     }
 
@@ -246,6 +293,19 @@ impl Qee {
         let (a, b) = if lin { (a, b) } else { (0, 0) };
         let (d, e, f) = if quad { (d, e, f) } else { (0, 0, 0) };
         let c = if mode == QeeMode::None { 0 } else { c };
+        // The shift chains' contents: the expression around each EMC's origin.
+        for (k, l) in self.local.iter_mut().enumerate() {
+            let (ox, oy) = self.config.origin(k);
+            let (ox, oy) = (ox as i128, oy as i128);
+            *l = [
+                a + 2 * d * ox + e * oy,
+                b + e * ox + 2 * f * oy,
+                d * ox * ox + e * ox * oy + f * oy * oy + a * ox + b * oy + c,
+                d,
+                e,
+                f,
+            ];
+        }
         // Largest |coordinate| any pixel has, to decide whether 64-bit sums cannot overflow.
         let m = (0..NUM_EMCS)
             .map(|k| {
@@ -384,11 +444,96 @@ impl Qee {
     pub fn bit_at(&self, x: usize, y: usize) -> bool {
         self.delivering() && arith::tree_bit(self.value_at(x, y), self.bit)
     }
+
+    /// The chip-local coefficients `[A_k, B_k, C_k, D_k, E_k, F_k]` EMC `k`'s shift chains were
+    /// loaded with at the last START (fixed point, FBITS fractional bits; zero before the
+    /// first START).
+    pub fn local_coefs(&self, k: usize) -> [i128; 6] {
+        self.local[k % NUM_EMCS]
+    }
+
+    /// How far the shift chains have shifted: FBITS at START (the fractional bits, absorbed
+    /// in the START cycle), then one more per delivered bit.
+    fn chain_shift(&self) -> u32 {
+        let fbits = self.fbits.min(arith::FBITS_MAX);
+        if self.delivering() {
+            fbits.saturating_add(self.bit).min(127)
+        } else {
+            fbits
+        }
+    }
+
+    /// The content of EMC `k`'s shift chain of coefficient `j` (0..6 = A..F) this cycle: the
+    /// bits still to come, LSB first (zero before the first START).
+    pub fn chain(&self, k: usize, j: usize) -> i128 {
+        if !self.active {
+            return 0;
+        }
+        self.local[k % NUM_EMCS][j % 6] >> self.chain_shift()
+    }
+
+    /// The serial tree bit of EMC `k`'s root pixel this cycle (what the pixel at its local
+    /// (0, 0) reads as `tree`).
+    pub fn emc_tree_bit(&self, k: usize) -> bool {
+        let (x, y) = root_pixel(k);
+        self.bit_at(x, y)
+    }
+
+    /// A key that changes whenever a signal of the `qee` scope or of the evaluation part of a
+    /// per-EMC scope changes: the evaluation (START count), the bit index as traced, the
+    /// latency counter, started or not.
+    fn trace_key(&self) -> u64 {
+        let bit = u64::from(self.bit.min(TRACE_BIT_MAX));
+        (self.starts << 13) | (bit << 5) | (u64::from(self.delay.min(15)) << 1) | self.active as u64
+    }
+
+    /// Trace the evaluators of the EMCs in `emcs` (bit k = EMC k), in increasing k, each as a
+    /// scope `emc[k]` holding a scope `qee` (siblings of the caller's scope's other blocks):
+    ///
+    /// - `config` (32 bits): the configuration register; `origin_x`, `origin_y` (16 bits,
+    ///   two's complement): the screen origin it holds;
+    /// - `chain_A` .. `chain_F` (64 bits): the coefficient shift chains, low 64 bits;
+    /// - `tree_bit_index` (8 bits, saturating at [`TRACE_BIT_MAX`]): the result bit on the
+    ///   tree this cycle; `tree_bit`: the root pixel's result bit.
+    ///
+    /// Each scope is entered with a key of its whole content (the evaluation state and the
+    /// configuration register), so a waveform writer skips an idle EMC.
+    pub fn trace_emcs<T: Tracer + ?Sized>(&self, t: &mut T, emcs: u64) {
+        let mut rest = emcs;
+        if rest == 0 {
+            return;
+        }
+        let key = self.trace_key();
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let reg = self.config.reg[k];
+            // The key's upper half: the evaluation state (its START count wraps, harmlessly:
+            // it changes by at most one between two walks); the lower half: the register.
+            if !t.enter(EMC_SCOPES[k], Some((key << 32) | u64::from(reg))) {
+                continue;
+            }
+            t.push_scope("qee");
+            t.bits("config", 32, u64::from(reg));
+            let (ox, oy) = self.config.origin(k);
+            t.bits("origin_x", 16, ox as u64);
+            t.bits("origin_y", 16, oy as u64);
+            for (j, name) in CHAIN_NAMES.iter().enumerate() {
+                // The low 64 bits: the next 64 to be delivered.
+                t.bits(name, 64, self.chain(k, j) as u64);
+            }
+            t.bits("tree_bit_index", 8, u64::from(self.bit.min(TRACE_BIT_MAX)));
+            bit(t, "tree_bit", self.emc_tree_bit(k));
+            t.pop_scope();
+            t.pop_scope();
+        }
+    }
 }
 
 impl Traced for Qee {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("qee", None) {
+        // Everything here changes only at a START or with the bit index.
+        if !t.enter("qee", Some(self.trace_key())) {
             return;
         }
         t.text(
@@ -401,13 +546,12 @@ impl Traced for Qee {
             },
         );
         bit(t, "delivering", self.delivering());
-        t.bits("bit", 8, self.bit.min(255) as u64);
+        t.bits("bit", 8, u64::from(self.bit.min(TRACE_BIT_MAX)));
         t.bits("delay", 4, self.delay.min(15) as u64);
         t.bits("fbits", 5, self.fbits as u64);
         for (name, c) in ["A", "B", "C", "D", "E", "F"].iter().zip(&self.coefs) {
             t.bits(name, 64, *c as i64 as u64);
         }
-        self.config.trace(t);
         t.pop_scope();
     }
 }
@@ -491,6 +635,65 @@ mod tests {
                     "({x},{y}) bit {k}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_c_chain_is_the_root_pixels_value_and_the_chains_reproduce_every_pixel() {
+        let mut q = Qee::new();
+        q.config
+            .sepcfg(9, (-300i16 as u16 as u32) | (5000 << 16), 32);
+        let raw = [3.25f32, -1.5, 77.0, 0.75, -0.125, 0.5].map(f32::to_bits);
+        q.start(QeeMode::Quadratic, &raw, 6);
+        for k in 0..NUM_EMCS {
+            let [a, b, c, d, e, f] = q.local_coefs(k);
+            let (rx, ry) = root_pixel(k);
+            assert_eq!(emc_of(rx, ry), k);
+            assert_eq!(q.value_at(rx, ry), c >> 6, "EMC {k}");
+            // Every pixel of the EMC from the local coefficients alone.
+            for (lx, ly) in [(0i128, 0i128), (7, 0), (0, 31), (5, 17)] {
+                let v = (d * lx * lx + e * lx * ly + f * ly * ly + a * lx + b * ly + c) >> 6;
+                assert_eq!(
+                    q.value_at(rx + lx as usize, ry + ly as usize),
+                    v,
+                    "EMC {k} local ({lx},{ly})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn traced_tree_bit_and_c_chain_lsb_follow_the_root_pixel_bit_by_bit() {
+        use crate::trace::Recorder;
+        let mut q = Qee::new();
+        q.config.sepcfg(5, 1000 | (2000 << 16), 32);
+        let raw = [1.5f32, -2.0, -3.25, 0.0, 0.0, 0.0].map(f32::to_bits);
+        q.start(QeeMode::Linear, &raw, 4);
+        let emcs = (1u64 << 5) | (1 << 0) | (1 << 63);
+        for _ in 0..80 {
+            let mut r = Recorder::default();
+            q.trace_emcs(&mut r, emcs);
+            for k in [0usize, 5, 63] {
+                let (x, y) = root_pixel(k);
+                let p = |n: &str| format!("emc[{k}].qee.{n}");
+                let want = q.delivering() && arith::tree_bit(q.value_at(x, y), q.bit);
+                assert_eq!(r.value(&p("tree_bit")), Some(want as u64), "EMC {k}");
+                assert_eq!(r.value(&p("chain_C")).map(|v| v & 1), Some(want as u64));
+                assert_eq!(r.value(&p("tree_bit_index")), Some(q.bit.min(255) as u64));
+                assert_eq!(
+                    plane::get(q.tree_plane(), x, y),
+                    want,
+                    "what the array reads"
+                );
+            }
+            assert_eq!(r.value("emc[5].qee.origin_x"), Some(1000));
+            assert_eq!(r.value("emc[5].qee.origin_y"), Some(2000));
+            assert_eq!(
+                r.value("emc[63].qee.config"),
+                Some(identity_config(63) as u64)
+            );
+            assert!(r.value("emc[1].qee.config").is_none(), "not selected");
+            q.tick();
         }
     }
 

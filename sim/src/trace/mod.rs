@@ -41,6 +41,7 @@
 
 mod fst;
 mod gtkw;
+mod sampler;
 mod vcd;
 mod worker;
 
@@ -156,21 +157,20 @@ pub(crate) enum DeclItem {
 
 /// What the walk shows at one position.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
+pub(crate) struct Entry {
     /// 0 for text.
-    width: u32,
-    is_text: bool,
+    pub(crate) width: u32,
+    pub(crate) is_text: bool,
     /// Index into the value tables, or `NOT_SELECTED`.
-    slot: u32,
+    pub(crate) slot: u32,
 }
 
-const NOT_SELECTED: u32 = u32::MAX;
+pub(crate) const NOT_SELECTED: u32 = u32::MAX;
 
 /// A selected signal's kind, by slot.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
     pub(crate) width: u32,
-    pub(crate) is_text: bool,
 }
 
 enum RawEvent {
@@ -186,10 +186,10 @@ enum RawEvent {
 /// A scope entered with [`Tracer::enter`]: the signals and nested skippable scopes it spans,
 /// so a later walk can jump over it.
 #[derive(Debug, Clone, Copy, Default)]
-struct Skippable {
-    first_sig: usize,
-    sigs: usize,
-    nested: usize,
+pub(crate) struct Skippable {
+    pub(crate) first_sig: usize,
+    pub(crate) sigs: usize,
+    pub(crate) nested: usize,
 }
 
 /// Records the declaration walk.
@@ -199,6 +199,28 @@ struct Collector {
     sigs: usize,
     skippable: Vec<Skippable>,
     stack: Vec<Option<usize>>,
+    /// Open groups ([`Tracer::group`]), innermost last.
+    groups: Vec<usize>,
+    /// `end_group` without a group.
+    unbalanced: bool,
+}
+
+impl Collector {
+    fn open_skippable(&mut self) -> usize {
+        self.skippable.push(Skippable {
+            first_sig: self.sigs,
+            ..Skippable::default()
+        });
+        self.skippable.len() - 1
+    }
+
+    fn close_skippable(&mut self, k: usize) {
+        let len = self.skippable.len();
+        if let Some(s) = self.skippable.get_mut(k) {
+            s.sigs = self.sigs - s.first_sig;
+            s.nested = len - k - 1;
+        }
+    }
 }
 
 impl Tracer for Collector {
@@ -209,19 +231,28 @@ impl Tracer for Collector {
     fn pop_scope(&mut self) {
         self.events.push(RawEvent::Pop);
         if let Some(Some(k)) = self.stack.pop() {
-            let first = self.skippable[k].first_sig;
-            self.skippable[k].sigs = self.sigs - first;
-            self.skippable[k].nested = self.skippable.len() - k - 1;
+            self.close_skippable(k);
         }
     }
     fn enter(&mut self, name: &str, _key: Option<u64>) -> bool {
+        self.enter_keyed(name, &[])
+    }
+    fn enter_keyed(&mut self, name: &str, _key: &[u64]) -> bool {
         self.events.push(RawEvent::Push(sanitize_name(name)));
-        self.stack.push(Some(self.skippable.len()));
-        self.skippable.push(Skippable {
-            first_sig: self.sigs,
-            ..Skippable::default()
-        });
+        let k = self.open_skippable();
+        self.stack.push(Some(k));
         true
+    }
+    fn group(&mut self, _key: &[u64]) -> bool {
+        let k = self.open_skippable();
+        self.groups.push(k);
+        true
+    }
+    fn end_group(&mut self) {
+        match self.groups.pop() {
+            Some(k) => self.close_skippable(k),
+            None => self.unbalanced = true,
+        }
     }
     fn bits(&mut self, name: &str, width: u32, _value: u64) {
         self.sigs += 1;
@@ -397,7 +428,7 @@ impl Layout {
                             f.emitted = true;
                         }
                         let slot = slots.len();
-                        slots.push(Slot { width, is_text });
+                        slots.push(Slot { width });
                         let declared = if is_text { text_width } else { width };
                         items.push(DeclItem::Var {
                             slot,
@@ -464,17 +495,17 @@ pub struct WaveWriter {
     cfg: TraceConfig,
     entries: Vec<Entry>,
     signals: Vec<SignalInfo>,
-    last_text: Vec<String>,
-    next_bits: Vec<u64>,
-    next_text: Vec<String>,
-    dirty: Vec<u32>,
+    /// The per-position values of the sample walk and the last written ones.
+    capture: sampler::Capture,
+    /// A walk failed after it had updated `last_*`: the next sample writes every value.
+    resync: bool,
     /// Cycle of the last written sample.
     last_cycle: Option<u64>,
     /// Skippable scopes of the walk, whether nothing in each is selected, and each one's key
     /// at its last visit.
     skippable: Vec<Skippable>,
     unselected: Vec<bool>,
-    keys: Vec<Option<u64>>,
+    keys: sampler::Keys,
 }
 
 impl std::fmt::Debug for WaveWriter {
@@ -521,6 +552,11 @@ impl WaveWriter {
             WaveFormat::Vcd => 0,
             WaveFormat::Fst => FST_TEXT_BITS,
         };
+        if collector.unbalanced || !collector.groups.is_empty() {
+            return Err(invalid_data(
+                "trace walk has an end_group without a group, or a group left open",
+            ));
+        }
         let skippable = collector.skippable;
         let layout = Layout::build(collector.events, &cfg, text_width)?;
         let unselected: Vec<bool> = skippable
@@ -532,7 +568,7 @@ impl WaveWriter {
                     .is_some_and(|es| es.iter().all(|e| e.slot == NOT_SELECTED))
             })
             .collect();
-        let keys = vec![None; skippable.len()];
+        let keys = sampler::Keys::new(skippable.len());
         let sink: Box<dyn Sink + Send> = match format {
             WaveFormat::Vcd => Box::new(vcd::VcdSink::create(
                 path,
@@ -553,12 +589,10 @@ impl WaveWriter {
             worker,
             format,
             cfg,
-            entries: layout.entries,
             signals: layout.signals,
-            last_text: vec![String::new(); n],
-            next_bits: vec![0; n],
-            next_text: vec![String::new(); n],
-            dirty: Vec::with_capacity(n),
+            capture: sampler::Capture::new(&layout.entries, n),
+            entries: layout.entries,
+            resync: false,
             last_cycle: None,
             skippable,
             unselected,
@@ -605,48 +639,61 @@ impl WaveWriter {
             .ok_or_else(|| invalid_input(format!("cycle {cycle} overflows the time axis")))?;
         let first = self.last_cycle.is_none();
 
-        self.dirty.clear();
-        let mut sampler = Sampler {
-            entries: &self.entries,
-            pos: 0,
-            bad: false,
-            force: first,
-            last_text: &self.last_text,
-            next_bits: &mut self.next_bits,
-            next_text: &mut self.next_text,
-            dirty: &mut self.dirty,
-            skippable: &self.skippable,
-            unselected: &self.unselected,
-            keys: &mut self.keys,
-            epos: 0,
-        };
-        top.trace(&mut sampler);
-        let (pos, bad) = (sampler.pos, sampler.bad);
-        if bad || pos != self.entries.len() {
-            self.dirty.clear();
+        let force = first || self.resync;
+        let batch = &mut self.worker.batch;
+        let (changes0, texts0, bytes0) = (
+            batch.changes.len(),
+            batch.texts.len(),
+            batch.text_bytes.len(),
+        );
+        let check = force || batch.frames.is_empty();
+        macro_rules! walk {
+            ($check:literal) => {{
+                let mut walk = sampler::Sampler::<$check> {
+                    cap: &mut self.capture,
+                    pos: 0,
+                    epos: 0,
+                    bad: false,
+                    force,
+                    skippable: &self.skippable,
+                    unselected: &self.unselected,
+                    keys: &mut self.keys,
+                    batch,
+                };
+                top.trace(&mut walk);
+                (walk.pos, walk.bad)
+            }};
+        }
+        let (pos, bad) = if check { walk!(true) } else { walk!(false) };
+        if bad || pos != self.entries.len() || (check && !self.capture.shape_ok()) {
+            // Write nothing for this sample; the next one writes every value again.
+            let batch = &mut self.worker.batch;
+            batch.changes.truncate(changes0);
+            batch.texts.truncate(texts0);
+            batch.text_bytes.truncate(bytes0);
+            self.resync = true;
+            self.capture.invalidate();
+            self.keys.clear();
             return Err(invalid_data(format!(
                 "trace walk does not match the declaration: {pos} signals visited, {} declared{}",
                 self.entries.len(),
-                if bad {
+                if pos == self.entries.len() {
                     ", or a signal changed kind or width"
                 } else {
                     ""
                 }
             )));
         }
-
-        // Commit: the text changes, and every value (the writer thread finds the changes).
+        self.resync = false;
         let batch = &mut self.worker.batch;
-        let frame = batch.frames.len() as u32;
-        for &slot in &self.dirty {
-            let slot = slot as usize;
-            std::mem::swap(&mut self.last_text[slot], &mut self.next_text[slot]);
-            batch
-                .texts
-                .push((frame, slot as u32, self.last_text[slot].clone()));
-        }
-        batch.frames.push((cycle, first));
-        batch.bits.extend_from_slice(&self.next_bits);
+        self.capture.commit(batch, force);
+        let (changes_end, texts_end) = (batch.changes.len(), batch.texts.len());
+        batch.frames.push(worker::Frame {
+            cycle,
+            first,
+            changes_end: u32::try_from(changes_end).map_err(|_| invalid_data("batch overflow"))?,
+            texts_end: u32::try_from(texts_end).map_err(|_| invalid_data("batch overflow"))?,
+        });
         self.last_cycle = Some(cycle);
         if batch.frames.len() >= worker::BATCH_CYCLES {
             self.worker.send()?;
@@ -672,101 +719,11 @@ impl Drop for WaveWriter {
 }
 
 #[inline]
-fn mask(width: u32) -> u64 {
+pub(crate) fn mask(width: u32) -> u64 {
     if width >= 64 {
         u64::MAX
     } else {
         (1u64 << width) - 1
-    }
-}
-
-/// The per-sample walk: compares each value with the last written one, by position.
-struct Sampler<'a> {
-    entries: &'a [Entry],
-    pos: usize,
-    bad: bool,
-    /// First sample: every selected signal counts as changed.
-    force: bool,
-    last_text: &'a [String],
-    next_bits: &'a mut [u64],
-    next_text: &'a mut [String],
-    dirty: &'a mut Vec<u32>,
-    skippable: &'a [Skippable],
-    unselected: &'a [bool],
-    keys: &'a mut [Option<u64>],
-    /// Index of the next skippable scope of the walk.
-    epos: usize,
-}
-
-impl Sampler<'_> {
-    #[inline(always)]
-    fn next_entry(&mut self) -> Option<Entry> {
-        let e = self.entries.get(self.pos).copied();
-        self.pos += 1;
-        if e.is_none() {
-            self.bad = true;
-        }
-        e
-    }
-}
-
-impl Tracer for Sampler<'_> {
-    fn push_scope(&mut self, _name: &str) {}
-    fn pop_scope(&mut self) {}
-
-    #[inline(always)]
-    fn enter(&mut self, _name: &str, key: Option<u64>) -> bool {
-        let k = self.epos;
-        let Some(info) = self.skippable.get(k) else {
-            self.bad = true;
-            return false;
-        };
-        let unchanged = !self.force && key.is_some() && self.keys.get(k) == Some(&key);
-        if self.unselected.get(k).copied().unwrap_or(false) || unchanged {
-            self.pos += info.sigs;
-            self.epos += 1 + info.nested;
-            return false;
-        }
-        if let Some(slot) = self.keys.get_mut(k) {
-            *slot = key;
-        }
-        self.epos += 1;
-        true
-    }
-
-    #[inline(always)]
-    fn bits(&mut self, _name: &str, width: u32, value: u64) {
-        let Some(e) = self.next_entry() else { return };
-        if e.is_text || e.width != width {
-            self.bad = true;
-            return;
-        }
-        if e.slot == NOT_SELECTED {
-            return;
-        }
-        // Every value is stored; the writer thread compares it with the previous cycle's.
-        if let Some(n) = self.next_bits.get_mut(e.slot as usize) {
-            *n = value & mask(width);
-        }
-    }
-
-    fn text(&mut self, _name: &str, value: &str) {
-        let Some(e) = self.next_entry() else { return };
-        if !e.is_text {
-            self.bad = true;
-            return;
-        }
-        if e.slot == NOT_SELECTED {
-            return;
-        }
-        let slot = e.slot as usize;
-        if self.force || self.last_text.get(slot).map(String::as_str) != Some(value) {
-            if let Some(n) = self.next_text.get_mut(slot) {
-                n.clear();
-                n.push_str(value);
-                self.dirty.push(e.slot);
-            }
-        }
     }
 }
 

@@ -1,10 +1,10 @@
 //! The waveform writer's background thread.
 //!
-//! The simulation thread only walks the blocks and copies each cycle's values into a batch;
-//! this thread compares them with the previous cycle's, formats the changes (VCD text or FST
-//! blocks) and writes the file. Batches travel through a bounded channel (so memory stays
-//! bounded when the disk is slow) and come back empty to be reused, so the steady state does
-//! not allocate.
+//! The simulation thread walks the blocks and keeps, per cycle, only the values that changed
+//! (compared with the last written ones as it walks); this thread formats those changes (VCD
+//! text or FST blocks) and writes the file. Batches travel through a bounded channel (so
+//! memory stays bounded when the disk is slow) and come back empty to be reused, so the
+//! steady state does not allocate.
 
 use super::{Sink, Slot};
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
@@ -15,26 +15,40 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// Cycles per batch.
-pub(crate) const BATCH_CYCLES: usize = 256;
+pub(crate) const BATCH_CYCLES: usize = 1024;
 /// Batches in flight (the channel bound).
-const BATCHES_IN_FLIGHT: usize = 16;
+const BATCHES_IN_FLIGHT: usize = 8;
 
-/// Samples of up to [`BATCH_CYCLES`] cycles.
+/// One sampled cycle of a [`Batch`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame {
+    pub cycle: u64,
+    /// The first sample of the file (a VCD writes it as `$dumpvars`).
+    pub first: bool,
+    /// End (exclusive) of this frame's entries in [`Batch::changes`] and [`Batch::texts`];
+    /// each frame starts where the previous one ended.
+    pub changes_end: u32,
+    pub texts_end: u32,
+}
+
+/// Samples of up to [`BATCH_CYCLES`] cycles: only the values that changed.
 #[derive(Default)]
 pub(crate) struct Batch {
-    /// (cycle, first sample of the file).
-    pub frames: Vec<(u64, bool)>,
-    /// The value of every slot, `nslots` per frame (text slots hold 0).
-    pub bits: Vec<u64>,
-    /// Text changes: (frame index, slot, new text).
-    pub texts: Vec<(u32, u32, String)>,
+    pub frames: Vec<Frame>,
+    /// (slot, new value) of the bits signals that changed.
+    pub changes: Vec<(u32, u64)>,
+    /// (slot, start, end) of the text signals that changed; the text is
+    /// `text_bytes[start..end]`.
+    pub texts: Vec<(u32, u32, u32)>,
+    pub text_bytes: String,
 }
 
 impl Batch {
     fn clear(&mut self) {
         self.frames.clear();
-        self.bits.clear();
+        self.changes.clear();
         self.texts.clear();
+        self.text_bytes.clear();
     }
 }
 
@@ -132,38 +146,35 @@ fn write_loop(
     rx: &Receiver<Batch>,
     back: &Sender<Batch>,
 ) -> io::Result<()> {
-    let n = slots.len();
-    let mut last = vec![0u64; n];
-    // Non-text slots, and a scratch list of the ones that changed in a frame (collected
-    // without branches: the changes are data-dependent and would mispredict).
-    let bit_slots: Vec<usize> = (0..n).filter(|&s| !slots[s].is_text).collect();
-    let mut changed = vec![0usize; bit_slots.len()];
+    let malformed = || io::Error::other("malformed trace batch");
     let written = (|| {
         for mut batch in rx.iter() {
-            let mut t = 0;
-            for (f, &(cycle, first)) in batch.frames.iter().enumerate() {
-                let rise = cycle * CYCLE_PS;
-                sink.begin(rise, first)?;
-                let Some(vals) = batch.bits.get(f * n..(f + 1) * n) else {
-                    return Err(io::Error::other("malformed trace batch"));
-                };
-                let mut k = 0;
-                for &s in &bit_slots {
-                    changed[k] = s;
-                    k += (first || vals[s] != last[s]) as usize;
+            let (mut c, mut t) = (0usize, 0usize);
+            for f in &batch.frames {
+                let rise = f.cycle * CYCLE_PS;
+                sink.begin(rise, f.first)?;
+                let changes = batch
+                    .changes
+                    .get(c..f.changes_end as usize)
+                    .ok_or_else(malformed)?;
+                for &(slot, value) in changes {
+                    let width = slots.get(slot as usize).ok_or_else(malformed)?.width;
+                    sink.bits(slot as usize, width, value)?;
                 }
-                last.copy_from_slice(vals);
-                for &s in &changed[..k] {
-                    sink.bits(s, slots[s].width, vals[s])?;
+                c = f.changes_end as usize;
+                let texts = batch
+                    .texts
+                    .get(t..f.texts_end as usize)
+                    .ok_or_else(malformed)?;
+                for &(slot, start, end) in texts {
+                    let text = batch
+                        .text_bytes
+                        .get(start as usize..end as usize)
+                        .ok_or_else(malformed)?;
+                    sink.text(slot as usize, text)?;
                 }
-                while let Some((tf, slot, text)) = batch.texts.get(t) {
-                    if *tf as usize != f {
-                        break;
-                    }
-                    sink.text(*slot as usize, text)?;
-                    t += 1;
-                }
-                sink.end(rise + HALF_CYCLE_PS, first)?;
+                t = f.texts_end as usize;
+                sink.end(rise + HALF_CYCLE_PS, f.first)?;
             }
             batch.clear();
             let _ = back.send(batch);

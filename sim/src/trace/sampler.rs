@@ -1,0 +1,318 @@
+//! The per-cycle sample: one walk of the blocks that stores each value at its position and
+//! notes whether it changed, then a pass over the changed positions only.
+//!
+//! The walk runs on the simulation thread every cycle, so each signal must cost as little as
+//! possible there: [`Sampler::bits`] masks the value (the width is usually a constant, so the
+//! mask folds away), stores it and its width at the signal's position and sets the
+//! position's bit in a dirty mask if the value differs from the stored one, all without
+//! data-dependent branches. After the walk, [`Capture::commit`] checks the walk's shape (one
+//! slice comparison) and appends the selected dirty positions to the batch for the writer
+//! thread. Scopes skipped by key keep their stored values, which is what makes skipping
+//! exact.
+
+use super::worker::Batch;
+use super::{mask, Entry, Skippable, NOT_SELECTED};
+use pp5_rtl::trace::Tracer;
+
+/// Kind of a text position in [`Capture::kinds`] (bits positions hold their width, 1..=64).
+const TEXT_KIND: u8 = 0;
+/// Kind recorded for a width outside 1..=64 (never declared).
+const BAD_KIND: u8 = 255;
+/// Marks a text position written with [`Tracer::text`] (handled during the walk).
+static DYNAMIC: &str = "\u{0}dynamic";
+
+/// What one walk saw, by position, plus the last written values, by slot.
+pub(crate) struct Capture {
+    /// The value at each position (kept from earlier walks where a scope was skipped).
+    vals: Vec<u64>,
+    /// The kind at each position: width, or [`TEXT_KIND`].
+    kinds: Vec<u8>,
+    /// The declared kind of each position.
+    decl_kinds: Vec<u8>,
+    /// The text at each text position written with [`Tracer::text_static`].
+    statics: Vec<&'static str>,
+    /// Per 64 positions, which changed during this walk.
+    dirty: Vec<u64>,
+    /// Per 64 positions, which are selected bits signals.
+    selected: Vec<u64>,
+    /// Selected text positions: (position, slot).
+    sel_text: Vec<(u32, u32)>,
+    /// Slot of each position ([`NOT_SELECTED`] if none).
+    slot_of: Vec<u32>,
+    last_text: Vec<String>,
+    /// Address and length of the last `'static` text written to each slot, `(0, 0)` if the
+    /// last text was not one.
+    last_static: Vec<(usize, usize)>,
+}
+
+impl Capture {
+    pub(crate) fn new(entries: &[Entry], nslots: usize) -> Capture {
+        let mut sel_text = Vec::new();
+        let mut selected = vec![0u64; entries.len().div_ceil(64)];
+        for (pos, e) in entries.iter().enumerate() {
+            if e.slot == NOT_SELECTED {
+                continue;
+            }
+            if e.is_text {
+                sel_text.push((pos as u32, e.slot));
+            } else {
+                selected[pos / 64] |= 1 << (pos % 64);
+            }
+        }
+        let decl_kinds: Vec<u8> = entries
+            .iter()
+            .map(|e| if e.is_text { TEXT_KIND } else { e.width as u8 })
+            .collect();
+        Capture {
+            vals: vec![0; entries.len()],
+            kinds: decl_kinds.clone(),
+            decl_kinds,
+            statics: vec![""; entries.len()],
+            dirty: vec![0; entries.len().div_ceil(64)],
+            selected,
+            sel_text,
+            slot_of: entries.iter().map(|e| e.slot).collect(),
+            last_text: vec![String::new(); nslots],
+            last_static: vec![(0, 0); nslots],
+        }
+    }
+
+    /// Forget what was last written (after a failed walk): the next commit must be forced.
+    pub(crate) fn invalidate(&mut self) {
+        self.last_static.iter_mut().for_each(|p| *p = (0, 0));
+        self.kinds.copy_from_slice(&self.decl_kinds);
+    }
+
+    /// Whether the walk visited exactly the declared kinds (the signal count is checked by
+    /// the caller).
+    pub(crate) fn shape_ok(&self) -> bool {
+        self.kinds == self.decl_kinds
+    }
+
+    /// Append this walk's changes (every selected value if `force`) to `batch`.
+    pub(crate) fn commit(&mut self, batch: &mut Batch, force: bool) {
+        for (w, (dirty, &selected)) in self.dirty.iter_mut().zip(&self.selected).enumerate() {
+            let mut changed = if force { selected } else { *dirty & selected };
+            *dirty = 0;
+            while changed != 0 {
+                let p = w * 64 + changed.trailing_zeros() as usize;
+                changed &= changed - 1;
+                if let (Some(&slot), Some(&v)) = (self.slot_of.get(p), self.vals.get(p)) {
+                    batch.changes.push((slot, v));
+                }
+            }
+        }
+        for &(pos, slot) in &self.sel_text {
+            let Some(&s) = self.statics.get(pos as usize) else {
+                continue;
+            };
+            if std::ptr::eq(s, DYNAMIC) {
+                continue;
+            }
+            let (Some(last), Some(last_static)) = (
+                self.last_text.get_mut(slot as usize),
+                self.last_static.get_mut(slot as usize),
+            ) else {
+                continue;
+            };
+            let key = (s.as_ptr() as usize, s.len());
+            if !force && *last_static == key {
+                continue;
+            }
+            *last_static = key;
+            if force || last.as_str() != s {
+                last.clear();
+                last.push_str(s);
+                push_text(batch, slot, s);
+            }
+        }
+    }
+}
+
+fn push_text(batch: &mut Batch, slot: u32, text: &str) {
+    let b = &mut batch.text_bytes;
+    let start = b.len() as u32;
+    b.push_str(text);
+    batch.texts.push((slot, start, b.len() as u32));
+}
+
+/// The key each skippable scope or group had at its last visit.
+pub(crate) struct Keys {
+    words: Vec<Vec<u64>>,
+    valid: Vec<bool>,
+}
+
+impl Keys {
+    pub(crate) fn new(n: usize) -> Keys {
+        Keys {
+            words: vec![Vec::new(); n],
+            valid: vec![false; n],
+        }
+    }
+
+    /// Forget every key (the next walk visits everything).
+    pub(crate) fn clear(&mut self) {
+        self.valid.iter_mut().for_each(|v| *v = false);
+    }
+
+    /// Whether scope `k`'s key is `key` as last time; records `key` (or forgets the key
+    /// when there is none).
+    #[inline(always)]
+    fn same_then_store(&mut self, k: usize, key: Option<&[u64]>) -> bool {
+        let (Some(words), Some(valid)) = (self.words.get_mut(k), self.valid.get_mut(k)) else {
+            return false;
+        };
+        match key {
+            Some(key) => {
+                if *valid && words.as_slice() == key {
+                    return true;
+                }
+                words.clear();
+                words.extend_from_slice(key);
+                *valid = true;
+                false
+            }
+            None => {
+                *valid = false;
+                false
+            }
+        }
+    }
+}
+
+/// The tracer of one sample walk. With `CHECK` it also records the kind (width or text) of
+/// every visited position for [`Capture::shape_ok`]; the writer checks the first sample of
+/// each batch (and every sample after a failed one), which keeps the check off the
+/// per-signal path of the others.
+pub(crate) struct Sampler<'a, const CHECK: bool> {
+    pub(crate) cap: &'a mut Capture,
+    /// Position of the next signal.
+    pub(crate) pos: usize,
+    /// Index of the next skippable scope of the walk.
+    pub(crate) epos: usize,
+    pub(crate) bad: bool,
+    /// First sample (or a resynchronisation): nothing is skipped by key, every text counts.
+    pub(crate) force: bool,
+    pub(crate) skippable: &'a [Skippable],
+    pub(crate) unselected: &'a [bool],
+    pub(crate) keys: &'a mut Keys,
+    /// The batch, for texts written with [`Tracer::text`] (copied during the walk).
+    pub(crate) batch: &'a mut Batch,
+}
+
+impl<const CHECK: bool> Sampler<'_, CHECK> {
+    /// Enter skippable scope or group number `epos`, or skip it (unselected, or its key is
+    /// unchanged) and return false.
+    #[inline(always)]
+    fn skip_or_enter(&mut self, key: Option<&[u64]>) -> bool {
+        let k = self.epos;
+        let Some(info) = self.skippable.get(k) else {
+            self.bad = true;
+            return false;
+        };
+        let unselected = self.unselected.get(k).copied().unwrap_or(false);
+        let unchanged = if self.force {
+            self.keys.same_then_store(k, key);
+            false
+        } else {
+            self.keys.same_then_store(k, key)
+        };
+        if unselected || unchanged {
+            self.pos += info.sigs;
+            self.epos += 1 + info.nested;
+            return false;
+        }
+        self.epos += 1;
+        true
+    }
+}
+
+impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
+    fn push_scope(&mut self, _name: &str) {}
+    fn pop_scope(&mut self) {}
+
+    #[inline(always)]
+    fn enter(&mut self, _name: &str, key: Option<u64>) -> bool {
+        match key {
+            Some(k) => self.skip_or_enter(Some(&[k])),
+            None => self.skip_or_enter(None),
+        }
+    }
+
+    #[inline(always)]
+    fn enter_keyed(&mut self, _name: &str, key: &[u64]) -> bool {
+        self.skip_or_enter(Some(key))
+    }
+
+    #[inline(always)]
+    fn group(&mut self, key: &[u64]) -> bool {
+        self.skip_or_enter(Some(key))
+    }
+
+    fn end_group(&mut self) {}
+
+    #[inline(always)]
+    fn bits(&mut self, _name: &str, width: u32, value: u64) {
+        let p = self.pos;
+        self.pos = p + 1;
+        let cap = &mut *self.cap;
+        if let (Some(v), Some(dirty)) = (cap.vals.get_mut(p), cap.dirty.get_mut(p / 64)) {
+            let new = value & mask(width);
+            *dirty |= ((*v != new) as u64) << (p % 64);
+            *v = new;
+        }
+        if CHECK {
+            if let Some(kind) = cap.kinds.get_mut(p) {
+                *kind = if (1..=64).contains(&width) {
+                    width as u8
+                } else {
+                    BAD_KIND
+                };
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn text_static(&mut self, _name: &str, value: &'static str) {
+        let p = self.pos;
+        self.pos = p + 1;
+        if let Some(s) = self.cap.statics.get_mut(p) {
+            *s = value;
+        }
+        if CHECK {
+            if let Some(kind) = self.cap.kinds.get_mut(p) {
+                *kind = TEXT_KIND;
+            }
+        }
+    }
+
+    fn text(&mut self, _name: &str, value: &str) {
+        let p = self.pos;
+        self.pos = p + 1;
+        let cap = &mut *self.cap;
+        let (Some(s), Some(kind), Some(&slot)) = (
+            cap.statics.get_mut(p),
+            cap.kinds.get_mut(p),
+            cap.slot_of.get(p),
+        ) else {
+            return;
+        };
+        *s = DYNAMIC;
+        *kind = TEXT_KIND;
+        if slot == NOT_SELECTED || cap.decl_kinds.get(p) != Some(&TEXT_KIND) {
+            return;
+        }
+        let (Some(last), Some(last_static)) = (
+            cap.last_text.get_mut(slot as usize),
+            cap.last_static.get_mut(slot as usize),
+        ) else {
+            return;
+        };
+        *last_static = (0, 0);
+        if self.force || last.as_str() != value {
+            last.clear();
+            last.push_str(value);
+            push_text(self.batch, slot, value);
+        }
+    }
+}
