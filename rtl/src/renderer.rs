@@ -260,6 +260,14 @@ impl Renderer {
         self.cycle += 1;
     }
 
+    /// Raise the IGC formatting-error strobe (status bit 29) from outside the board: the
+    /// simulator's command checker, for rules the hardware does not check itself (operand
+    /// lengths, docs/model-choices.md). The bit and the error message appear at the end of
+    /// the next cycle.
+    pub fn flag_format_error(&mut self) {
+        self.error_strobe |= 1 << ST_IGC_FORMAT;
+    }
+
     fn strobe(&mut self, bit: u32, ev: BoardEvent) {
         self.error_strobe |= 1 << bit;
         self.events.push(ev);

@@ -330,17 +330,43 @@ impl Sim {
         let Some(spec) = self.table.by_cmd(OpcodeWord(opcode).cmd()) else {
             return;
         };
+        // Length rules (seed §III.4.2.5.1): dlen/slen 1..=128, len <= 73 - FBITS, every
+        // segment inside the 208 bits. The hardware does not check them; the model's command
+        // checker flags a violation as an IGC formatting error (status bit 29, an error
+        // message) and the command still runs as the hardware would run it.
         let mut too_long = Vec::new();
-        if spec.class == OperandClass::Tree {
-            let plain = spec.args.iter().filter(|a| a.kind != ArgKind::Fbits);
-            for (a, &v) in plain.zip(operands) {
-                if a.kind == ArgKind::TreeLen && v > 73 - fbits {
-                    too_long.push(format!(
+        let plain: Vec<(usize, &crate::asm::opcodes::ArgSpec, u32)> = spec
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.kind != ArgKind::Fbits)
+            .zip(operands)
+            .map(|((k, a), &v)| (k, a, v))
+            .collect();
+        let value_of = |k: usize| plain.iter().find(|(j, _, _)| *j == k).map(|t| t.2);
+        for &(_, a, v) in &plain {
+            match a.kind {
+                ArgKind::TreeLen if spec.class == OperandClass::Tree && v > 73 - fbits => too_long
+                    .push(format!(
                         "{name}: {} = {v} exceeds 73 - FBITS = {} (seed: the longest tree operand)",
                         a.name,
                         73 - fbits
-                    ));
+                    )),
+                ArgKind::Len if v == 0 || v > 128 => too_long.push(format!(
+                    "{name}: {} = {v} is outside 1..=128 (seed: segment lengths)",
+                    a.name
+                )),
+                ArgKind::Addr => {
+                    let len = a.seg_len.and_then(value_of).unwrap_or(1);
+                    if v + len > pp5_rtl::emc_array::MEM_BITS as u32 {
+                        too_long.push(format!(
+                            "{name}: the segment {} = {v} of {len} bits runs past pixel-memory bit {}",
+                            a.name,
+                            pp5_rtl::emc_array::MEM_BITS - 1
+                        ));
+                    }
                 }
+                _ => {}
             }
         }
         if self.cfg_noops_owed > 0 && name != "NOOP" {
@@ -358,8 +384,16 @@ impl Sim {
             "NOOP" => self.cfg_noops_owed = self.cfg_noops_owed.saturating_sub(1),
             _ => {}
         }
+        if !too_long.is_empty() {
+            self.board.flag_format_error();
+        }
         for msg in too_long {
-            self.diag("warning", msg);
+            self.diag(
+                "error",
+                format!(
+                    "IGC formatting error (status bit 29), from the model's command checker: {msg}"
+                ),
+            );
         }
     }
 

@@ -193,34 +193,91 @@ fn coefficients_are_stale_after_a_microcode_reload() {
 }
 
 #[test]
-fn qee_rules_the_hardware_does_not_check_are_warned_about() {
+fn qee_rules_the_hardware_does_not_check_are_flagged() {
     let mut tb = bench();
-    // SEPCFG followed directly by a QEE command (no NOOPs), and len 60 at FBITS 20 (> 53).
+    // SEPCFG followed directly by a QEE command (no NOOPs): a warning. len 60 at FBITS 20
+    // (> 53): the command checker's formatting error (status bit 29 and an error message).
     tb.run_text("SETENABS\nFBITS 20\nSEPCFG_S1 5 32 40\nTREEIntoMEM_C1 0 60 1.0\n");
-    let w: Vec<&str> = tb
-        .sim
-        .diagnostics
-        .iter()
-        .filter(|d| d.level == "warning")
-        .map(|d| d.msg.as_str())
-        .collect();
+    let by_level = |tb: &Testbench, level: &str| -> Vec<String> {
+        tb.sim
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == level)
+            .map(|d| d.msg.clone())
+            .collect()
+    };
+    let w = by_level(&tb, "warning");
     assert!(
         w.iter()
             .any(|m| m.contains("TREEIntoMEM follows a QEE configuration")
                 && m.contains("2 of the two NOOPs")),
         "{w:?}"
     );
+    let e = by_level(&tb, "error");
     assert!(
-        w.iter()
+        e.iter()
             .any(|m| m.contains("len = 60 exceeds 73 - FBITS = 53")),
-        "{w:?}"
+        "{e:?}"
     );
-    // With the two NOOPs and a legal length: no warning.
+    assert_ne!(tb.status() & 1 << 29, 0, "status bit 29");
+    assert!(
+        tb.sim.tx.iter().any(|m| m.error),
+        "an error message went out"
+    );
+    // With the two NOOPs and a legal length: neither.
     let mut tb = bench();
     tb.run_text("SETENABS\nFBITS 20\nSEPCFG_S1 5 32 40\nNOOP\nNOOP\nTREEIntoMEM_C1 0 53 1.0\n");
     assert!(
-        tb.sim.diagnostics.iter().all(|d| d.level != "warning"),
+        tb.sim
+            .diagnostics
+            .iter()
+            .all(|d| d.level != "warning" && d.level != "error"),
         "{:?}",
         tb.sim.diagnostics
     );
+    assert_eq!(tb.status() & 1 << 29, 0);
+}
+
+/// A raw CPY(0, 40, 8) with its P word patched.
+fn raw_cpy(tb: &Testbench, dst: u32, dlen: u32) -> pp5_sim::stream::Stream {
+    let spec = tb.sim.table.get("CPY").expect("CPY");
+    let mut words = spec
+        .encode(pp5_sim::asm::opcodes::Form::Plain, &[0, 40, 8], &[])
+        .expect("encode");
+    // Opcode F0 (bits 17:8) = dst; P word F2 (bits 15:8) = dlen (docs/encodings.md).
+    words[0] = (words[0] & !(0x3ff << 8)) | dst << 8;
+    words[1] = (words[1] & !(0xff << 8)) | dlen << 8;
+    let mut b = tb.builder();
+    b.words(&words).expect("words");
+    b.finish()
+}
+
+#[test]
+fn out_of_range_lengths_in_raw_streams_are_formatting_errors() {
+    for (dst, dlen, what) in [
+        (0, 200, "dlen = 200 is outside 1..=128"),
+        (0, 0, "dlen = 0 is outside 1..=128"),
+        (200, 16, "runs past pixel-memory bit 207"),
+    ] {
+        let mut tb = bench();
+        let s = raw_cpy(&tb, dst, dlen);
+        tb.run(&s, 100_000);
+        let errors: Vec<&str> = tb
+            .sim
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == "error")
+            .map(|d| d.msg.as_str())
+            .collect();
+        assert!(
+            errors.iter().any(|m| m.contains(what)),
+            "{what}: {errors:?}"
+        );
+        assert_ne!(tb.status() & 1 << 29, 0, "{what}: status bit 29");
+    }
+    // The same command with legal fields: no error.
+    let mut tb = bench();
+    let s = raw_cpy(&tb, 100, 16);
+    tb.run(&s, 100_000);
+    assert_eq!(tb.status() & 1 << 29, 0);
 }
