@@ -12,6 +12,7 @@
 
 pub mod clock;
 pub mod emc_array;
+pub mod flow_control;
 pub mod igc;
 pub mod igc_port;
 pub mod qee;

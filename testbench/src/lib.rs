@@ -5,6 +5,7 @@
 //! RMODEOFF), then lets a test set pixel memory and Enable patterns, run commands through the
 //! Ring and the Stream Parser, and read results and cycle counts back.
 
+pub mod fc_reference;
 pub mod reference;
 
 use pp5_rtl::emc_array::plane;

@@ -1,0 +1,511 @@
+//! The flow-control unit: ATI R5xx `US_FC` semantics (seeds 000, 002, 004) as clocked
+//! registers beside the IGC's microsequencer, so microcode can run data-dependent SIMD
+//! control flow: nested IF/ELSE, loops, BREAK/CONTINUE, subroutines.
+//!
+//! A microinstruction whose W3 has the FC flag is a flow-control instruction
+//! ([`instruction`]). The IGC resolves its address fields (jump address, the boolean and the
+//! loop constant, the predicate bit's address) into an [`FcRequest`]; [`FlowControl::step`]
+//! evaluates it against the per-PE state and inputs and returns whether the sequencer jumps
+//! and where. The unit's per-PE `active` plane masks every array write (docs/flow-control.md).
+//!
+//! Model choices (docs/flow-control.md, "Inputs"): a PE's *ALU result* is its Carry, its
+//! *predicate* the pixel-memory bit the instruction's port A addresses (0 when port A is
+//! off), and it is *uncovered* when its Enable is clear.
+
+pub mod instruction;
+pub mod pe_state;
+pub mod stacks;
+
+use crate::emc_array::alu::Lut;
+use crate::emc_array::plane::{Plane, ONES_PLANE, PLANE_WORDS};
+use crate::trace::{bit, Traced, Tracer};
+use instruction::{AOp, BOp, FcInstr, FcOp};
+use pe_state::PeState;
+use stacks::{AddrStack, LoopKind, LoopStack, STACK_DEPTH};
+
+/// Largest branch counter in partial mode (seed 004: 0..3).
+pub const BCNT_MAX_PARTIAL: u32 = 3;
+/// Largest branch counter in full mode (seed 004: 0..31).
+pub const BCNT_MAX_FULL: u32 = 31;
+
+/// What the IGC hands the unit for one flow-control instruction.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FcRequest {
+    pub instr: FcInstr,
+    /// Address of this instruction.
+    pub pc: u16,
+    /// JUMP_ADDR (the microinstruction's TARGET).
+    pub target: u16,
+    /// The selected boolean constant.
+    pub bool_value: bool,
+    /// The selected loop constant, with operand sources already resolved.
+    pub count: u32,
+    pub init: i32,
+    pub step: i32,
+}
+
+/// The unit's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FcOutcome {
+    pub jump: bool,
+    /// The next PC when jumping (TARGET, or the popped return address).
+    pub target: u16,
+}
+
+/// A condition the hardware leaves undefined (seed 004: "Stack overflows and underflows
+/// produce undefined behaviour"), which the model reports (status bit 4, an error message and
+/// a diagnostic), or a misuse it only warns about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FcError {
+    LoopStackOverflow {
+        pc: u16,
+    },
+    LoopStackUnderflow {
+        pc: u16,
+    },
+    AddrStackOverflow {
+        pc: u16,
+    },
+    AddrStackUnderflow {
+        pc: u16,
+    },
+    /// INCR on a counter already at the mode's maximum (`pes` PEs).
+    BranchCounterOverflow {
+        pc: u16,
+        pes: u32,
+    },
+    /// BREAKLOOP in a REP loop or BREAKREP in a LOOP loop (seed 002: use the one that matches
+    /// the innermost construct). A warning: the model behaves the same either way.
+    BreakKind {
+        pc: u16,
+        op: FcOp,
+        innermost: LoopKind,
+    },
+}
+
+impl FcError {
+    /// Whether this is an error (status bit 4) rather than a warning.
+    pub fn is_error(&self) -> bool {
+        !matches!(self, FcError::BreakKind { .. })
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            FcError::LoopStackOverflow { pc } => format!(
+                "flow control at PC {pc}: loop stack overflow (LOOP/REP beyond the mode's depth; the frame was not pushed)"
+            ),
+            FcError::LoopStackUnderflow { pc } => format!(
+                "flow control at PC {pc}: loop stack underflow (ENDLOOP/ENDREP/BREAK/CONTINUE outside a loop)"
+            ),
+            FcError::AddrStackOverflow { pc } => format!(
+                "flow control at PC {pc}: address stack overflow (CALL beyond the mode's depth; the return address was lost)"
+            ),
+            FcError::AddrStackUnderflow { pc } => format!(
+                "flow control at PC {pc}: address stack underflow (RETURN without CALL; jumped to JUMP_ADDR instead)"
+            ),
+            FcError::BranchCounterOverflow { pc, pes } => format!(
+                "flow control at PC {pc}: branch counter overflow at {pes} PE(s) (conditionals nested deeper than the mode allows)"
+            ),
+            FcError::BreakKind { pc, op, innermost } => format!(
+                "flow control at PC {pc}: {} inside a {} loop (use {} there)",
+                op.name(),
+                innermost.name(),
+                if *innermost == LoopKind::Loop { "BREAKLOOP" } else { "BREAKREP" }
+            ),
+        }
+    }
+}
+
+/// The last instruction the unit executed (for the waveform).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LastFc {
+    pub valid: bool,
+    pub req: FcRequest,
+    pub jump: bool,
+    /// PEs that wanted to jump / took part in the decision.
+    pub wanted: u32,
+    pub participants: u32,
+}
+
+/// The flow-control unit.
+#[derive(Clone)]
+pub struct FlowControl {
+    /// Full flow-control mode (the control register; partial mode has counters 0..3 and no
+    /// stacks).
+    pub full: bool,
+    pub pe: PeState,
+    pub loops: LoopStack,
+    pub addrs: AddrStack,
+    /// Every PE is active (the array's fast path).
+    pub all_active: bool,
+    pub last: LastFc,
+    /// Scratch planes.
+    want: Box<Plane>,
+}
+
+impl Default for FlowControl {
+    fn default() -> Self {
+        FlowControl {
+            full: true,
+            pe: PeState::default(),
+            loops: LoopStack::default(),
+            addrs: AddrStack::default(),
+            all_active: true,
+            last: LastFc::default(),
+            want: Box::new(ONES_PLANE),
+        }
+    }
+}
+
+impl FlowControl {
+    /// Every PE active, stacks empty (reset, and the start of every command).
+    pub fn reset_state(&mut self) {
+        *self.pe.active = ONES_PLANE;
+        *self.pe.branch = [0; PLANE_WORDS];
+        for p in self.pe.bcnt.iter_mut() {
+            *p = [0; PLANE_WORDS];
+        }
+        self.loops.clear();
+        self.addrs.clear();
+        self.all_active = true;
+    }
+
+    fn bcnt_max(&self) -> u32 {
+        if self.full {
+            BCNT_MAX_FULL
+        } else {
+            BCNT_MAX_PARTIAL
+        }
+    }
+
+    fn stack_limit(&self) -> usize {
+        if self.full {
+            STACK_DEPTH
+        } else {
+            0
+        }
+    }
+
+    /// The aL the address generators see (`None` outside every LOOP).
+    pub fn al(&self) -> Option<i32> {
+        self.loops.al()
+    }
+
+    /// The active mask, or `None` when every PE is active.
+    pub fn active_mask(&self) -> Option<&Plane> {
+        (!self.all_active).then_some(&*self.pe.active)
+    }
+
+    /// Execute one flow-control instruction. `carry` is each PE's ALU result, `pred` its
+    /// predicate bit, `enable` its Enable (clear = uncovered).
+    pub fn step(
+        &mut self,
+        req: &FcRequest,
+        carry: &Plane,
+        pred: &Plane,
+        enable: &Plane,
+        errors: &mut Vec<FcError>,
+    ) -> FcOutcome {
+        let ins = req.instr;
+        let pc = req.pc;
+        let lut = Lut::new(ins.jump_func);
+        let boolv = if req.bool_value { u64::MAX } else { 0 };
+        let loop_op = matches!(
+            ins.op,
+            FcOp::EndLoop | FcOp::EndRep | FcOp::BreakLoop | FcOp::BreakRep | FcOp::Continue
+        );
+        if loop_op && self.loops.depth() == 0 {
+            errors.push(FcError::LoopStackUnderflow { pc });
+        }
+        if let (FcOp::BreakLoop | FcOp::BreakRep, Some(top)) = (ins.op, self.loops.top()) {
+            let expect = if ins.op == FcOp::BreakLoop {
+                LoopKind::Loop
+            } else {
+                LoopKind::Rep
+            };
+            if top.kind != expect {
+                errors.push(FcError::BreakKind {
+                    pc,
+                    op: ins.op,
+                    innermost: top.kind,
+                });
+            }
+        }
+        // CONTINUE ends at the loop's end: those PEs take part in the ENDLOOP/ENDREP again.
+        if matches!(ins.op, FcOp::EndLoop | FcOp::EndRep) {
+            if let Some(top) = self.loops.top_mut() {
+                for w in 0..PLANE_WORDS {
+                    let m = top.cont[w];
+                    self.pe.active[w] |= m;
+                    top.cont[w] = 0;
+                }
+            }
+        }
+
+        // B_ELSE, then every PE's wish, the participants and the inhibitors.
+        let mut all_want = true;
+        let mut any_want = false;
+        let mut inhibited = false;
+        let (mut wanted, mut participants) = (0u32, 0u32);
+        let pop = ins.b_pop_cnt as u32;
+        let cont_top = self.loops.top().map(|f| &f.cont);
+        for w in 0..PLANE_WORDS {
+            let mut else_deact = 0;
+            if ins.b_else {
+                // Activate the PEs the innermost conditional deactivated (counter 0) and
+                // deactivate the active ones (counter 0).
+                let react = self.pe.branch[w] & self.pe.below(w, 1);
+                else_deact = self.pe.active[w];
+                self.pe.active[w] = react;
+                self.pe.branch[w] = (self.pe.branch[w] & !react) | else_deact;
+                self.pe.clear_counter(w, else_deact | react);
+            }
+            let covered = if ins.ignore_uncovered {
+                enable[w]
+            } else {
+                u64::MAX
+            };
+            // PEs deactivated by B_ELSE want to jump regardless of JUMP_FUNC.
+            let want = lut.eval(carry[w], pred[w], boolv) | else_deact;
+            self.want[w] = want;
+            let part = (self.pe.active[w] | else_deact) & covered;
+            all_want &= part & !want == 0;
+            any_want |= part & want != 0;
+            wanted += (part & want).count_ones();
+            participants += part.count_ones();
+            let inhibit = match ins.op {
+                FcOp::BreakLoop | FcOp::BreakRep => {
+                    (self.pe.branch[w] & self.pe.below(w, pop)) | cont_top.map_or(0, |c| c[w])
+                }
+                FcOp::Continue => self.pe.branch[w] & self.pe.below(w, pop),
+                _ => 0,
+            };
+            inhibited |= inhibit & covered != 0;
+        }
+        let by_func = if ins.jump_any { any_want } else { all_want };
+
+        // The decision, with the seed-002 special cases.
+        let top_count = self.loops.top().map(|f| f.count);
+        let jump = match ins.op {
+            FcOp::Jump => by_func,
+            // Zero iterations: jump (skip the loop) regardless of JUMP_FUNC.
+            FcOp::Loop | FcOp::Rep => req.count == 0 || by_func,
+            // The count becoming zero: do not jump regardless of JUMP_FUNC.
+            FcOp::EndLoop | FcOp::EndRep => match top_count {
+                Some(c) => c > 1 && by_func,
+                None => false,
+            },
+            FcOp::BreakLoop | FcOp::BreakRep | FcOp::Continue => by_func && !inhibited,
+        };
+
+        // Branch counters: B_OP1 if jumping, B_OP0 if staying. "Decided to jump" = wanted.
+        match if jump { ins.b_op1 } else { ins.b_op0 } {
+            BOp::None => {}
+            BOp::Decr => self.pe.decrement(pop),
+            BOp::Incr => {
+                let over = self.pe.increment(self.bcnt_max());
+                let pes: u32 = over.iter().map(|w| w.count_ones()).sum();
+                if pes > 0 {
+                    errors.push(FcError::BranchCounterOverflow { pc, pes });
+                }
+                for w in 0..PLANE_WORDS {
+                    // Active PEs that disagree with the decision.
+                    let disagree = if jump { !self.want[w] } else { self.want[w] };
+                    self.pe.deactivate_branch(w, disagree);
+                }
+            }
+        }
+
+        // Loop stack and address stack.
+        let mut target = req.target;
+        let limit = self.stack_limit();
+        match ins.op {
+            FcOp::Jump => {}
+            FcOp::Loop | FcOp::Rep if !jump => {
+                let (kind, al, step) = if ins.op == FcOp::Loop {
+                    (LoopKind::Loop, Some(req.init), req.step)
+                } else {
+                    (LoopKind::Rep, self.loops.al(), 0)
+                };
+                if !self.loops.push(kind, req.count, al, step, limit) {
+                    errors.push(FcError::LoopStackOverflow { pc });
+                }
+            }
+            FcOp::Loop | FcOp::Rep => {}
+            FcOp::EndLoop | FcOp::EndRep if jump => {
+                if let Some(f) = self.loops.top_mut() {
+                    f.count -= 1;
+                    if ins.op == FcOp::EndLoop {
+                        f.al = f.al.map(|a| a.wrapping_add(f.step));
+                    }
+                }
+            }
+            FcOp::EndLoop | FcOp::EndRep => self.pop_loop(),
+            FcOp::BreakLoop | FcOp::BreakRep if jump => self.pop_loop(),
+            FcOp::BreakLoop | FcOp::BreakRep | FcOp::Continue => {
+                if !jump {
+                    if let Some(f) = self.loops.top_mut() {
+                        let into = if ins.op == FcOp::Continue {
+                            &mut f.cont
+                        } else {
+                            &mut f.brk
+                        };
+                        for w in 0..PLANE_WORDS {
+                            let m = self.pe.active[w] & self.want[w];
+                            into[w] |= m;
+                            self.pe.active[w] &= !m;
+                        }
+                    }
+                }
+            }
+        }
+        if jump {
+            match ins.a_op {
+                AOp::None => {}
+                AOp::Push => {
+                    let ret = (pc as usize + 1) as u16;
+                    if !self.addrs.push(ret, limit) {
+                        errors.push(FcError::AddrStackOverflow { pc });
+                    }
+                }
+                AOp::Pop => match self.addrs.pop() {
+                    Some(a) => target = a,
+                    None => errors.push(FcError::AddrStackUnderflow { pc }),
+                },
+            }
+        }
+        self.all_active = self.pe.active.iter().all(|&w| w == u64::MAX);
+        self.last = LastFc {
+            valid: true,
+            req: *req,
+            jump,
+            wanted,
+            participants,
+        };
+        FcOutcome { jump, target }
+    }
+
+    /// Pop the loop stack: its BREAK and CONTINUE PEs are active again.
+    fn pop_loop(&mut self) {
+        if let Some(f) = self.loops.pop() {
+            for w in 0..PLANE_WORDS {
+                self.pe.active[w] |= f.brk[w] | f.cont[w];
+            }
+        }
+    }
+
+    /// Which state a PE is in, for probes: (active, branch counter, loop state name).
+    pub fn pe_view(&self, x: usize, y: usize) -> (bool, u32, &'static str) {
+        let (w, m) = crate::emc_array::plane::locate(x, y);
+        let active = self.pe.active[w] & m != 0;
+        let branch = self.pe.branch[w] & m != 0;
+        let mut state = if active {
+            "ACTIVE"
+        } else if branch {
+            "BRANCH"
+        } else {
+            "-"
+        };
+        for f in self.loops.frames() {
+            if f.brk[w] & m != 0 {
+                state = "BREAK";
+            } else if f.cont[w] & m != 0 {
+                state = "CONTINUE";
+            }
+        }
+        (
+            active,
+            if branch { self.pe.counter_at(w, m) } else { 0 },
+            state,
+        )
+    }
+}
+
+impl Traced for FlowControl {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        let l = &self.last;
+        // Everything traced below, packed (exact: no two states share a key).
+        let frame = |k: usize| {
+            self.loops.frames().get(k).map_or(0u64, |f| {
+                1 << 63
+                    | (f.kind as u64) << 62
+                    | (f.al.is_some() as u64) << 61
+                    | (f.al.unwrap_or(0) as u16 as u64) << 32
+                    | f.count as u64
+            })
+        };
+        let key = [
+            l.req.instr.encode() as u64 | (l.req.pc as u64) << 32 | (l.req.target as u64) << 48,
+            l.jump as u64
+                | (l.valid as u64) << 1
+                | (self.full as u64) << 2
+                | (self.all_active as u64) << 3
+                | (l.req.bool_value as u64) << 4
+                | (self.loops.depth() as u64) << 8
+                | (self.addrs.depth() as u64) << 12
+                | (l.wanted as u64) << 16
+                | (l.participants as u64) << 40,
+            l.req.count as u64 | (l.req.init as u32 as u64) << 32,
+            l.req.step as u32 as u64,
+            self.addrs
+                .entries()
+                .iter()
+                .fold(0u64, |k, &a| (k << 16) | a as u64),
+            frame(0),
+            frame(1),
+            frame(2),
+            frame(3),
+        ];
+        if !t.enter_keyed("fc", &key) {
+            return;
+        }
+        bit(t, "full", self.full);
+        bit(t, "all_active", self.all_active);
+        let i = &l.req.instr;
+        t.text_static("op", if l.valid { i.op.name() } else { "-" });
+        bit(t, "b_else", i.b_else);
+        bit(t, "jump_any", i.jump_any);
+        t.text_static("a_op", i.a_op.name());
+        t.bits("jump_func", 8, i.jump_func as u64);
+        t.bits("b_pop_cnt", 5, i.b_pop_cnt as u64);
+        t.text_static("b_op0", i.b_op0.name());
+        t.text_static("b_op1", i.b_op1.name());
+        bit(t, "ignore_uncovered", i.ignore_uncovered);
+        t.bits("pc", 11, l.req.pc as u64);
+        t.bits("jump_addr", 11, l.req.target as u64);
+        bit(t, "bool", l.req.bool_value);
+        t.bits("const_count", 8, l.req.count as u64 & 0xff);
+        t.bits("const_init", 8, l.req.init as u64 & 0xff);
+        t.bits("const_step", 8, l.req.step as u64 & 0xff);
+        bit(t, "jump", l.jump);
+        t.bits("wanted", 15, l.wanted as u64);
+        t.bits("participants", 15, l.participants as u64);
+        t.bits("loop_depth", 3, self.loops.depth() as u64);
+        t.bits("addr_depth", 3, self.addrs.depth() as u64);
+        const FRAME: [&str; STACK_DEPTH] = ["loop0", "loop1", "loop2", "loop3"];
+        for (k, name) in FRAME.iter().enumerate() {
+            t.push_scope(name);
+            let f = self.loops.frames().get(k);
+            t.text_static("kind", f.map_or("-", |f| f.kind.name()));
+            t.bits("count", 8, f.map_or(0, |f| f.count as u64 & 0xff));
+            t.bits(
+                "al",
+                16,
+                f.and_then(|f| f.al).map_or(0, |a| a as u16 as u64),
+            );
+            t.pop_scope();
+        }
+        const ADDR: [&str; STACK_DEPTH] = ["addr0", "addr1", "addr2", "addr3"];
+        for (k, name) in ADDR.iter().enumerate() {
+            t.bits(
+                name,
+                11,
+                self.addrs.entries().get(k).map_or(0, |&a| a as u64),
+            );
+        }
+        t.pop_scope();
+    }
+}
+
+#[cfg(test)]
+mod tests;
