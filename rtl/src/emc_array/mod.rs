@@ -445,12 +445,13 @@ impl Traced for EmcArray {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         let op = &self.last_op;
         let count = self.counts.enable(&self.enable) as u64;
-        let (b_kind, b_mem) = match op.b {
-            BSource::Zero => (0, 0),
-            BSource::One => (1, 0),
-            BSource::Mem(b) => (2, b as u64),
-            BSource::Enable => (3, 0),
-            BSource::Tree => (4, 0),
+        // The B source as traced: its name, a code for the key, the memory address.
+        let (b_sel, b_kind, b_addr) = match op.b {
+            BSource::Zero => ("0", 0, 0),
+            BSource::One => ("1", 1, 0),
+            BSource::Mem(b) => ("mem", 2, b as u64),
+            BSource::Enable => ("enable", 3, 0),
+            BSource::Tree => ("tree", 4, 0),
         };
         // Everything below, packed: the scope is skipped in cycles where none of it changed.
         let key = self
@@ -460,7 +461,7 @@ impl Traced for EmcArray {
             .fold(0u64, |k, (n, &s)| k | (s as u64) << n)
             | count << 4
             | op.a.map_or(0, |a| 0x100 | a as u64) << 20
-            | (b_kind | b_mem << 3) << 32
+            | (b_kind | b_addr << 3) << 32
             | op.w.map_or(0, |w| 0x100 | w as u64) << 48;
         if !t.enter("emc_array", Some(key)) {
             return;
@@ -475,13 +476,6 @@ impl Traced for EmcArray {
         t.bits("enable_count", 15, count);
         t.bits("a_addr", 8, op.a.map_or(0, |a| a as u64));
         bit(t, "a_en", op.a.is_some());
-        let (b_sel, b_addr) = match op.b {
-            BSource::Zero => ("0", 0),
-            BSource::One => ("1", 0),
-            BSource::Mem(b) => ("mem", b as u64),
-            BSource::Enable => ("enable", 0),
-            BSource::Tree => ("tree", 0),
-        };
         t.text_static("b_src", b_sel);
         t.bits("b_addr", 8, b_addr);
         // The truth tables and write enables are in renderer.igc.uinst; here the resolved

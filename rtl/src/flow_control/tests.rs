@@ -20,6 +20,16 @@ enum Ins {
     Leaf(u8),
 }
 
+/// Execute `req` with `carry` as every PE's ALU result, no predicate, every PE covered.
+fn exec(
+    f: &mut FlowControl,
+    req: FcRequest,
+    carry: &Plane,
+    errors: &mut Vec<FcError>,
+) -> FcOutcome {
+    f.step(&req, carry, &ZERO_PLANE, &ONES_PLANE, errors)
+}
+
 fn fc(op: FcOp) -> FcInstr {
     FcInstr {
         op,
@@ -106,7 +116,7 @@ fn run(
             init,
             step,
         };
-        let o = f.step(&req, &carry, &ZERO_PLANE, &ONES_PLANE, &mut errors);
+        let o = exec(f, req, &carry, &mut errors);
         pc = if o.jump { o.target as usize } else { pc + 1 };
     }
     (out, errors)
@@ -270,38 +280,34 @@ fn continue_deactivated_pes_inhibit_break_but_not_continue() {
         target: 9,
         ..FcRequest::default()
     };
-    let o = f.step(
-        &req(on_alu(brk(FcOp::Continue, 0))),
+    let o = exec(
+        &mut f,
+        req(on_alu(brk(FcOp::Continue, 0))),
         &half,
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
     assert!(!o.jump);
     // Everyone left wants to BREAK, but the CONTINUE PEs inhibit it.
-    let o = f.step(
-        &req(on_alu(brk(FcOp::BreakRep, 0))),
+    let o = exec(
+        &mut f,
+        req(on_alu(brk(FcOp::BreakRep, 0))),
         &carry,
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
     assert!(!o.jump, "CONTINUE PEs inhibit BREAK");
     // A second CONTINUE by the remaining PEs is not inhibited by the first ones.
     let mut g = FlowControl::default();
     g.loops.push(stacks::LoopKind::Rep, 5, None, 0, STACK_DEPTH);
-    g.step(
-        &req(on_alu(brk(FcOp::Continue, 0))),
+    exec(
+        &mut g,
+        req(on_alu(brk(FcOp::Continue, 0))),
         &half,
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
-    let o = g.step(
-        &req(on_alu(brk(FcOp::Continue, 0))),
+    let o = exec(
+        &mut g,
+        req(on_alu(brk(FcOp::Continue, 0))),
         &carry,
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
     assert!(o.jump, "CONTINUE PEs do not inhibit CONTINUE");
@@ -320,32 +326,24 @@ fn branch_deactivated_pes_inhibit_break_outer_ones_are_indifferent() {
         ..FcRequest::default()
     };
     // Outer IF: low PEs want to jump (ALU 0) and are deactivated.
-    let o = f.step(
-        &req(if_(false)),
+    let o = exec(
+        &mut f,
+        req(if_(false)),
         &{
             let mut c = ONES_PLANE;
             c[0] = !0xffff_ffff;
             c
         },
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
     assert!(!o.jump);
     f.loops
         .push(stacks::LoopKind::Loop, 3, Some(0), 1, STACK_DEPTH);
     // IF inside the loop, everyone active agrees (ALU 1): stays, the outer PEs' counters go to 1.
-    f.step(
-        &req(if_(false)),
-        &ONES_PLANE,
-        &ZERO_PLANE,
-        &ONES_PLANE,
-        &mut errors,
-    );
-    let o = f.step(
-        &req(brk(FcOp::BreakLoop, 1)),
-        &ONES_PLANE,
-        &ZERO_PLANE,
+    exec(&mut f, req(if_(false)), &ONES_PLANE, &mut errors);
+    let o = exec(
+        &mut f,
+        req(brk(FcOp::BreakLoop, 1)),
         &ONES_PLANE,
         &mut errors,
     );
@@ -359,11 +357,10 @@ fn branch_deactivated_pes_inhibit_break_outer_ones_are_indifferent() {
         .push(stacks::LoopKind::Loop, 3, Some(0), 1, STACK_DEPTH);
     let mut c = ONES_PLANE;
     c[0] = !0xffff_ffff;
-    g.step(&req(if_(false)), &c, &ZERO_PLANE, &ONES_PLANE, &mut errors);
-    let o = g.step(
-        &req(brk(FcOp::BreakLoop, 1)),
-        &ONES_PLANE,
-        &ZERO_PLANE,
+    exec(&mut g, req(if_(false)), &c, &mut errors);
+    let o = exec(
+        &mut g,
+        req(brk(FcOp::BreakLoop, 1)),
         &ONES_PLANE,
         &mut errors,
     );
@@ -381,15 +378,14 @@ fn b_else_deactivated_pes_want_to_jump_regardless_of_jump_func() {
         jump_func: 0,
         ..else_()
     };
-    let o = f.step(
-        &FcRequest {
+    let o = exec(
+        &mut f,
+        FcRequest {
             instr: i,
             target: 4,
             ..FcRequest::default()
         },
         &ZERO_PLANE,
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
     assert!(o.jump);
@@ -401,14 +397,13 @@ fn endloop_ignores_jump_func_when_the_count_runs_out() {
     let mut errors = Vec::new();
     f.loops
         .push(stacks::LoopKind::Loop, 1, Some(0), 1, STACK_DEPTH);
-    let o = f.step(
-        &FcRequest {
+    let o = exec(
+        &mut f,
+        FcRequest {
             instr: endloop(FcOp::EndLoop),
             target: 1,
             ..FcRequest::default()
         },
-        &ONES_PLANE,
-        &ZERO_PLANE,
         &ONES_PLANE,
         &mut errors,
     );
@@ -421,8 +416,9 @@ fn nested_loops_shadow_al_and_rep_sees_the_outer_one() {
     let mut f = FlowControl::default();
     let mut errors = Vec::new();
     let mut go = |f: &mut FlowControl, op: FcOp, count: u32, init: i32| {
-        f.step(
-            &FcRequest {
+        exec(
+            f,
+            FcRequest {
                 instr: fc(op),
                 target: 99,
                 count,
@@ -431,8 +427,6 @@ fn nested_loops_shadow_al_and_rep_sees_the_outer_one() {
                 ..FcRequest::default()
             },
             &ZERO_PLANE,
-            &ZERO_PLANE,
-            &ONES_PLANE,
             &mut errors,
         )
     };
@@ -451,29 +445,27 @@ fn stacks_overflow_and_underflow_are_reported() {
     let mut errors = Vec::new();
     let mut f = FlowControl::default();
     for _ in 0..5 {
-        f.step(
-            &FcRequest {
+        exec(
+            &mut f,
+            FcRequest {
                 instr: fc(FcOp::Loop),
                 count: 3,
                 ..FcRequest::default()
             },
             &ZERO_PLANE,
-            &ZERO_PLANE,
-            &ONES_PLANE,
             &mut errors,
         );
     }
     assert_eq!(errors, vec![FcError::LoopStackOverflow { pc: 0 }]);
     errors.clear();
     let mut g = FlowControl::default();
-    g.step(
-        &FcRequest {
+    exec(
+        &mut g,
+        FcRequest {
             instr: endloop(FcOp::EndLoop),
             ..FcRequest::default()
         },
         &ZERO_PLANE,
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
     assert_eq!(errors, vec![FcError::LoopStackUnderflow { pc: 0 }]);
@@ -491,42 +483,39 @@ fn stacks_overflow_and_underflow_are_reported() {
     };
     let mut h = FlowControl::default();
     for k in 0..5u16 {
-        h.step(
-            &FcRequest {
+        exec(
+            &mut h,
+            FcRequest {
                 instr: call,
                 pc: k,
                 target: 100,
                 ..FcRequest::default()
             },
             &ZERO_PLANE,
-            &ZERO_PLANE,
-            &ONES_PLANE,
             &mut errors,
         );
     }
     assert_eq!(errors, vec![FcError::AddrStackOverflow { pc: 4 }]);
     for _ in 0..4 {
-        h.step(
-            &FcRequest {
+        exec(
+            &mut h,
+            FcRequest {
                 instr: ret,
                 ..FcRequest::default()
             },
             &ZERO_PLANE,
-            &ZERO_PLANE,
-            &ONES_PLANE,
             &mut errors,
         );
     }
-    let o = h.step(
-        &FcRequest {
+    let o = exec(
+        &mut h,
+        FcRequest {
             instr: ret,
             pc: 7,
             target: 42,
             ..FcRequest::default()
         },
         &ZERO_PLANE,
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
     assert_eq!(o.target, 42);
@@ -537,15 +526,14 @@ fn stacks_overflow_and_underflow_are_reported() {
         full: false,
         ..FlowControl::default()
     };
-    p.step(
-        &FcRequest {
+    exec(
+        &mut p,
+        FcRequest {
             instr: fc(FcOp::Loop),
             count: 1,
             ..FcRequest::default()
         },
         &ZERO_PLANE,
-        &ZERO_PLANE,
-        &ONES_PLANE,
         &mut errors,
     );
     assert_eq!(errors, vec![FcError::LoopStackOverflow { pc: 0 }]);
@@ -600,16 +588,15 @@ fn partial_mode_counter_overflow_is_reported() {
     let mut c = ONES_PLANE;
     c[0] &= !1;
     for k in 0..5 {
-        f.step(
-            &FcRequest {
+        exec(
+            &mut f,
+            FcRequest {
                 instr: if_(false),
                 pc: k,
                 target: 99,
                 ..FcRequest::default()
             },
             &c,
-            &ZERO_PLANE,
-            &ONES_PLANE,
             &mut errors,
         );
     }
