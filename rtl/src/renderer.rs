@@ -191,7 +191,7 @@ impl Renderer {
         }
         let taken_before = self.igc.commands;
         let was_go = self.llpr.go;
-        let op = self.igc.step(&mut self.llpr, aeo, &mut self.igc_ev);
+        let op = self.igc.step(&mut self.llpr, &self.array, &mut self.igc_ev);
         self.igc_port.parser.step(
             &mut self.igc_port.rxfifo,
             &mut self.llpr,
@@ -204,7 +204,12 @@ impl Renderer {
         } else {
             &ZERO_PLANE
         };
-        self.array.step(&op, tree);
+        let active = self.igc.fc.active_mask();
+        self.array.step(&op, tree, active);
+        if self.igc.fc_changed {
+            // AEO is the OR of Enable over the *active* PEs.
+            self.array.refresh_stripes(active);
+        }
         match self.igc.qee_ctl {
             QeeCtl::None => self.qee.tick(),
             QeeCtl::Start { mode_bits } => {
@@ -235,8 +240,10 @@ impl Renderer {
         }
 
         for ev in self.igc_ev.drain(..) {
-            if matches!(ev, IgcEvent::FormatError(_)) {
-                self.error_strobe |= 1 << ST_IGC_FORMAT;
+            match &ev {
+                IgcEvent::FormatError(_) => self.error_strobe |= 1 << ST_IGC_FORMAT,
+                IgcEvent::Flow(e) if e.is_error() => self.error_strobe |= 1 << ST_FC_ERROR,
+                _ => {}
             }
             self.events.push(BoardEvent::Igc(ev));
         }
@@ -298,7 +305,7 @@ impl Traced for Renderer {
         self.qee.trace(t);
         self.qee.trace_emcs(t, self.traced_emcs());
         self.array.trace(t);
-        self.array.trace_probes(t);
+        self.array.trace_probes(t, &self.igc.fc);
         t.pop_scope();
     }
 }

@@ -2,6 +2,10 @@
 
 /// Status bit: the four "inverses of AEO" stripe signals occupy bits 0-3.
 pub const ST_AEO_STRIPES: u32 = 0;
+/// Status bit 4 (sticky error, our extension: reserved in the seed's table): the
+/// flow-control unit met a condition the hardware leaves undefined (stack overflow or
+/// underflow, branch-counter overflow; docs/flow-control.md).
+pub const ST_FC_ERROR: u32 = 4;
 /// Status bit 6: TxReady asserted on the BS port.
 pub const ST_TXREADY_BS: u32 = 6;
 /// Status bit 7: TxReady asserted on the IGC port.
@@ -27,8 +31,8 @@ pub const ST_IGC_TIMEOUT: u32 = 30;
 /// Status bit 31: the IGC "indicator" signal.
 pub const ST_INDICATOR: u32 = 31;
 
-/// Mask of the sticky error bits 24-30.
-pub const ERROR_MASK: u32 = 0x7f << 24;
+/// Mask of the sticky error bits: 24-30, and 4 (flow control).
+pub const ERROR_MASK: u32 = 0x7f << 24 | 1 << ST_FC_ERROR;
 
 /// IGC timeout in 20 MHz cycles (seed §III.4.1-5: "64K 20 MHz cycles without a new cmd").
 pub const IGC_TIMEOUT_RING_CYCLES: u64 = 65_536;
@@ -37,6 +41,7 @@ pub const IGC_TIMEOUT_RING_CYCLES: u64 = 65_536;
 pub fn bit_name(bit: u32) -> &'static str {
     match bit {
         0..=3 => "AEO stripe (inverted)",
+        4 => "flow-control error (model extension)",
         6 => "TxReady BS",
         7 => "TxReady IGC",
         8..=15 => "BS semaphore",

@@ -275,6 +275,13 @@ impl Sim {
                     format!("IGC stopped on an illegal microinstruction at PC {pc}: {why}"),
                 ),
                 BoardEvent::Igc(IgcEvent::Diagnostic(m)) => self.diag("warning", m),
+                BoardEvent::Igc(IgcEvent::Flow(e)) => {
+                    if e.is_error() {
+                        self.diag("error", format!("flow-control error (status bit 4): {}", e.message()))
+                    } else {
+                        self.diag("warning", e.message())
+                    }
+                }
                 BoardEvent::Parser(ParserEvent::FormatError(m)) => {
                     self.diag("error", format!("IGC formatting error (status bit 29): {m}"))
                 }

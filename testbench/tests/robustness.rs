@@ -250,7 +250,7 @@ fn label(tb: &Testbench, name: &str) -> u32 {
 fn illegal_microinstruction_faults_with_a_diagnostic_and_stops() {
     let mut tb = booted().clone();
     let clear = label(&tb, "clear");
-    // Put a flow-control word (reserved: illegal) into CLEAR's first microinstruction.
+    // Put a W3 word without the FC flag (illegal) into CLEAR's first microinstruction.
     let o = tb.run_text(&format!(
         "NOOP\nNOOP\nRMODEON\nMCWRITE {} 1\nNOOP\nRMODEOFF\nSETENABS\nCLEAR 0 8\nSET 0 8\n",
         4 * clear + 3
@@ -268,7 +268,7 @@ fn illegal_microinstruction_faults_with_a_diagnostic_and_stops() {
     assert_eq!(
         faults[0].msg,
         format!(
-            "IGC stopped on an illegal microinstruction at PC {clear}: FC = 1 is a flow-control word (reserved for the flow-control unit)"
+            "IGC stopped on an illegal microinstruction at PC {clear}: FC = 1 is set without the FC flag (bit 31)"
         )
     );
     // SET never ran; CLEAR never wrote.
@@ -625,7 +625,7 @@ fn bad_expression_is_reported_at_its_line() {
     }
     // An address expression with a bad index, and an argument that does not exist.
     let e = asm_errors(&format!("{GOOD_HEAD}x: a=mem[dst+j] dispatch\n"));
-    assert_eq!(e, [(8, "index `j` must be `i` or `ri`".to_string())]);
+    assert_eq!(e, [(8, "index `j` must be `i`, `ri` or `al`".to_string())]);
     let e = asm_errors(&format!("{GOOD_HEAD}x: a=mem[src+i] dispatch\n"));
     assert_eq!(e.len(), 1);
     assert_eq!(e[0].0, 8);

@@ -171,6 +171,14 @@ pub fn blend(out: &mut Plane, r: &Plane, en: &Plane, wr_all: bool) {
     }
 }
 
+/// Where `act` is clear, put the old value back: `new = (new & act) | (old & !act)` (the
+/// flow-control unit's inactive PEs keep their registers).
+pub fn keep_inactive(new: &mut Plane, old: &Plane, act: &Plane) {
+    for i in 0..PLANE_WORDS {
+        new[i] = (new[i] & act[i]) | (old[i] & !act[i]);
+    }
+}
+
 /// `en = table(en, r)` for a 2-input table indexed `(e<<1)|r`; returns the OR of the result.
 pub fn enable_update(en: &mut Plane, r: &Plane, table: u8) -> u64 {
     let mut acc = 0u64;

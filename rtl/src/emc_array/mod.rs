@@ -13,6 +13,7 @@ pub mod alu;
 mod kernel;
 pub mod plane;
 
+use crate::flow_control::FlowControl;
 use crate::trace::{bit, Traced, Tracer};
 use alu::Lut;
 use plane::{Plane, ZERO_PLANE};
@@ -243,8 +244,24 @@ impl EmcArray {
         }
     }
 
-    /// Execute one cycle's operation on all 16,384 PEs (the clock edge).
-    pub fn step(&mut self, op: &ArrayOp, tree: &Plane) {
+    /// Recompute the stripe ORs (AEO) over the PEs in `active` (`None`: every PE), after the
+    /// flow-control unit changed which PEs are active (docs/flow-control.md).
+    pub fn refresh_stripes(&mut self, active: Option<&Plane>) {
+        let acc = match active {
+            None => self.enable.iter().fold(0u64, |acc, w| acc | w),
+            Some(act) => self
+                .enable
+                .iter()
+                .zip(act.iter())
+                .fold(0u64, |acc, (e, a)| acc | (e & a)),
+        };
+        self.stripes = std::array::from_fn(|k| acc & plane::stripe_mask(k) != 0);
+    }
+
+    /// Execute one cycle's operation on all 16,384 PEs (the clock edge). With `active`
+    /// (the flow-control unit's mask, `None` when every PE is active) inactive PEs keep their
+    /// memory, Carry and Enable, and AEO looks at the active PEs only.
+    pub fn step(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
         self.last_op = *op;
         if op.en_we {
             self.counts.invalidate();
@@ -258,7 +275,7 @@ impl EmcArray {
             return;
         }
         if !self.probes.is_empty() {
-            self.sample_probes(op, tree);
+            self.sample_probes(op, tree, active);
         }
         // Fold constant inputs into the truth tables, so the loops read only real planes.
         let (mut tr, mut tc) = (op.lut_r, op.lut_c);
@@ -300,6 +317,7 @@ impl EmcArray {
         let w = op.w.map(|w| w as usize).filter(|&w| w < MEM_BITS);
         if let Some(x) = w {
             if !(op.en_we
+                || active.is_some()
                 || b_from_enable
                 || b_from_tree
                 || (a_addr == Some(x) && b_addr == Some(x)))
@@ -359,6 +377,30 @@ impl EmcArray {
         if w.is_some() || op.en_we {
             kernel::result_plane(tr, &mut self.rbuf, a, b, &self.carry);
         }
+        if let Some(act) = active {
+            // Masked by the active PEs: the write mask, and keep-old blends for Carry and
+            // Enable (cbuf/bbuf are free again once r and the new Carry are computed).
+            if let Some(x) = w {
+                let all = if op.wr_all { u64::MAX } else { 0 };
+                for ((m, a), e) in self.bbuf.iter_mut().zip(act).zip(self.enable.iter()) {
+                    *m = a & (e | all);
+                }
+                kernel::blend(&mut self.mem[x], &self.rbuf, &self.bbuf, false);
+            }
+            if op.en_we {
+                *self.bbuf = *self.enable;
+                kernel::enable_update(&mut self.enable, &self.rbuf, op.lut_e);
+                kernel::keep_inactive(&mut self.enable, &self.bbuf, act);
+            }
+            if op.cry_we {
+                kernel::keep_inactive(&mut self.cbuf, &self.carry, act);
+                std::mem::swap(&mut self.carry, &mut self.cbuf);
+            }
+            if op.en_we {
+                self.refresh_stripes(Some(act));
+            }
+            return;
+        }
         if let Some(x) = w {
             kernel::blend(&mut self.mem[x], &self.rbuf, &self.enable, op.wr_all);
         }
@@ -371,7 +413,7 @@ impl EmcArray {
         }
     }
 
-    fn sample_probes(&mut self, op: &ArrayOp, tree: &Plane) {
+    fn sample_probes(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
         let mem = &self.mem;
         let get = |p: &Plane, x, y| plane::get(p, x, y);
         for p in &mut self.probes {
@@ -389,7 +431,8 @@ impl EmcArray {
             let c = get(&self.carry, x, y);
             let e = get(&self.enable, x, y);
             let r = Lut::eval_bit(op.lut_r, a, b, c);
-            let written = op.w.is_some_and(|w| (w as usize) < MEM_BITS) && (op.wr_all || e);
+            let act = active.is_none_or(|p| get(p, x, y));
+            let written = op.w.is_some_and(|w| (w as usize) < MEM_BITS) && (op.wr_all || e) && act;
             p.last = ProbeSample {
                 a,
                 b,
@@ -403,7 +446,8 @@ impl EmcArray {
     }
 
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
-    pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T) {
+    /// With each probe's flow-control state: active bit, branch counter, loop state.
+    pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
             let (en, cy) = (
                 plane::get(&self.enable, p.x, p.y),
@@ -423,6 +467,9 @@ impl EmcArray {
             .iter()
             .enumerate()
             .fold(l.mem_write as u64, |k, (n, &b)| k | (b as u64) << (n + 1));
+            let (fc_active, fc_bcnt, fc_state) = fc.pe_view(p.x, p.y);
+            let key =
+                key | (fc_active as u64) << 16 | (fc_bcnt as u64) << 17 | (fc_state as u64) << 24;
             if !t.enter(&p.scope, Some(key)) {
                 continue;
             }
@@ -436,6 +483,9 @@ impl EmcArray {
             bit(t, "mem_we", p.last.mem_written);
             bit(t, "mem_wdata", p.last.mem_write);
             t.bits("emc", 6, emc_of(p.x, p.y) as u64);
+            bit(t, "fc_active", fc_active);
+            t.bits("fc_bcnt", 5, fc_bcnt as u64);
+            t.text_static("fc_state", fc_state.name());
             t.pop_scope();
         }
     }

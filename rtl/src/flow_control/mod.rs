@@ -394,23 +394,22 @@ impl FlowControl {
         }
     }
 
-    /// Which state a PE is in, for probes: (active, branch counter, loop state name).
-    pub fn pe_view(&self, x: usize, y: usize) -> (bool, u32, &'static str) {
+    /// A PE's flow-control state, for probes: (active, branch counter, state).
+    pub fn pe_view(&self, x: usize, y: usize) -> (bool, u32, PeFlowState) {
         let (w, m) = crate::emc_array::plane::locate(x, y);
         let active = self.pe.active[w] & m != 0;
         let branch = self.pe.branch[w] & m != 0;
-        let mut state = if active {
-            "ACTIVE"
-        } else if branch {
-            "BRANCH"
+        // Not active and not branch-inactive: loop-inactive, found in a frame below.
+        let mut state = if branch {
+            PeFlowState::Branch
         } else {
-            "-"
+            PeFlowState::Active
         };
         for f in self.loops.frames() {
             if f.brk[w] & m != 0 {
-                state = "BREAK";
+                state = PeFlowState::Break;
             } else if f.cont[w] & m != 0 {
-                state = "CONTINUE";
+                state = PeFlowState::Continue;
             }
         }
         (
@@ -418,6 +417,29 @@ impl FlowControl {
             if branch { self.pe.counter_at(w, m) } else { 0 },
             state,
         )
+    }
+}
+
+/// Why a PE is (in)active.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeFlowState {
+    Active,
+    /// Deactivated by IF/ELSE (see its branch counter).
+    Branch,
+    /// Deactivated by BREAK until its loop ends.
+    Break,
+    /// Deactivated by CONTINUE until its ENDLOOP/ENDREP.
+    Continue,
+}
+
+impl PeFlowState {
+    pub fn name(self) -> &'static str {
+        match self {
+            PeFlowState::Active => "ACTIVE",
+            PeFlowState::Branch => "BRANCH",
+            PeFlowState::Break => "BREAK",
+            PeFlowState::Continue => "CONTINUE",
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 //! MISC 3-7) are reserved now: a microinstruction that sets them is *illegal* and faults the
 //! IGC (see docs/microcode.md). Every field is documented in docs/microcode.md.
 
+use crate::flow_control::instruction::{FcInstr, FC_FLAG};
 use std::fmt;
 
 /// Store words per microinstruction.
@@ -140,6 +141,8 @@ pub enum Idx {
     None = 0,
     /// The bit counter I.
     I = 1,
+    /// The flow-control unit's loop register aL (docs/flow-control.md).
+    Al = 2,
     /// I counted from the top: `OPR[B_LIM] - 1 - I` (walks a segment MSB first, e.g. for an
     /// overlapping CPY).
     IRev = 3,
@@ -246,6 +249,11 @@ pub struct Microinstruction {
     pub i_op: IOp,
     pub misc: Misc,
     pub imm: u8,
+    /// A flow-control instruction (W3 with the FC flag): the unit decides the next PC.
+    pub fc: Option<FcInstr>,
+    /// FC_BOOL and FC_CONST: which boolean and loop constant it uses.
+    pub fc_bool: u8,
+    pub fc_const: u8,
 }
 
 /// Why a microinstruction cannot execute.
@@ -282,12 +290,9 @@ fn idx(field: &Field, v: u32) -> Result<Idx, Illegal> {
     match v {
         0 => Ok(Idx::None),
         1 => Ok(Idx::I),
+        2 => Ok(Idx::Al),
         3 => Ok(Idx::IRev),
-        _ => illegal(
-            field,
-            v,
-            "aL-relative addressing (reserved for the flow-control unit)",
-        ),
+        _ => illegal(field, v, "reserved"),
     }
 }
 
@@ -316,18 +321,22 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         3 => QeeOp::CfgOne,
         v => return illegal(&QEE_OP, v, "reserved"),
     };
-    for f in [FC_BOOL, FC_CONST] {
-        if f.get(w) != 0 {
-            return illegal(&f, f.get(w), "reserved (must be 0)");
+    let fc = if w[3] & FC_FLAG != 0 {
+        Some(FcInstr::decode(w[3]).map_err(|e| Illegal(format!("FC = {:#010x}: {e}", w[3])))?)
+    } else if w[3] != 0 {
+        return illegal(&FC_WORD, w[3], "set without the FC flag (bit 31)");
+    } else {
+        for f in [FC_BOOL, FC_CONST] {
+            if f.get(w) != 0 {
+                return illegal(
+                    &f,
+                    f.get(w),
+                    "set in a microinstruction that is not flow control",
+                );
+            }
         }
-    }
-    if w[3] != 0 {
-        return illegal(
-            &FC_WORD,
-            w[3],
-            "a flow-control word (reserved for the flow-control unit)",
-        );
-    }
+        None
+    };
     let b_lim = B_LIM.get(w);
     if b_lim as usize >= NUM_OPR {
         return illegal(&B_LIM, b_lim, "not an operand register (0..=4)");
@@ -397,6 +406,22 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
     if b_src == BSrc::Mem && b.base == Base::Off {
         return illegal(&B_BASE, 0, "off while B_SRC = MEM");
     }
+    if fc.is_some() {
+        // A flow-control instruction decides the next PC and changes no array state.
+        let busy = [
+            (&MEM_WE, mem_we as u32),
+            (&CRY_WE, CRY_WE.get(w)),
+            (&EN_WE, EN_WE.get(w)),
+            (&QEE_OP, QEE_OP.get(w)),
+            (&MISC, MISC.get(w)),
+            (&SEQ, SEQ.get(w)),
+            (&I_OP, I_OP.get(w)),
+            (&L_LOAD, L_LOAD.get(w)),
+        ];
+        if let Some((f, v)) = busy.into_iter().find(|(_, v)| *v != 0) {
+            return illegal(f, v, "not allowed in a flow-control instruction (FC set)");
+        }
+    }
     Ok(Microinstruction {
         lut_r: LUT_R.get(w) as u8,
         lut_c: LUT_C.get(w) as u8,
@@ -419,6 +444,9 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         i_op,
         misc,
         imm: IMM8.get(w) as u8,
+        fc,
+        fc_bool: FC_BOOL.get(w) as u8,
+        fc_const: FC_CONST.get(w) as u8,
     })
 }
 
@@ -470,6 +498,11 @@ pub fn encode(m: &Microinstruction) -> [u32; 4] {
     MISC.put(&mut w, m.misc as u32);
     if m.b_off.is_none() {
         IMM8.put(&mut w, m.imm as u32);
+    }
+    if let Some(fc) = m.fc {
+        FC_WORD.put(&mut w, fc.encode());
+        FC_BOOL.put(&mut w, m.fc_bool as u32);
+        FC_CONST.put(&mut w, m.fc_const as u32);
     }
     w
 }
@@ -541,8 +574,53 @@ mod tests {
             i_op: IOp::Inc,
             misc: Misc::IndOn,
             imm: 200,
+            fc: None,
+            fc_bool: 0,
+            fc_const: 0,
         };
         assert_eq!(decode(&encode(&m)), Ok(m));
+    }
+
+    #[test]
+    fn flow_control_instructions_round_trip_and_exclude_array_effects() {
+        use crate::flow_control::instruction::{BOp, FcInstr, FcOp};
+        let off = AddrGen {
+            base: Base::Off,
+            idx: Idx::None,
+        };
+        let m = Microinstruction {
+            a: AddrGen {
+                base: Base::Opr(2),
+                idx: Idx::Al,
+            },
+            b: off,
+            w: off,
+            target: 77,
+            fc: Some(FcInstr {
+                op: FcOp::BreakLoop,
+                jump_func: 0xcc,
+                b_op1: BOp::Decr,
+                b_pop_cnt: 2,
+                ..FcInstr::default()
+            }),
+            fc_bool: 9,
+            fc_const: 31,
+            ..Microinstruction::default()
+        };
+        assert_eq!(decode(&encode(&m)), Ok(m));
+        let mut w = encode(&m);
+        MEM_WE.put(&mut w, 1);
+        W_BASE.put(&mut w, 1);
+        assert!(
+            decode(&w).is_err(),
+            "no memory write in a flow-control instruction"
+        );
+        let mut w = encode(&m);
+        SEQ.put(&mut w, 1);
+        assert!(decode(&w).is_err(), "the unit decides the next PC");
+        let mut w = [0u32; 4];
+        FC_CONST.put(&mut w, 3);
+        assert!(decode(&w).is_err(), "FC_CONST without the FC flag");
     }
 
     #[test]

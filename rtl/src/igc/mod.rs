@@ -16,7 +16,10 @@ pub mod microinstruction;
 pub mod opcode;
 pub mod store;
 
-use crate::emc_array::{ArrayOp, BSource, MEM_BITS};
+use crate::emc_array::plane::ZERO_PLANE;
+use crate::emc_array::{ArrayOp, BSource, EmcArray, MEM_BITS};
+use crate::flow_control::instruction::{FcOp, LoopConst};
+use crate::flow_control::{FcError, FcRequest, FlowControl};
 use crate::trace::{bit, Traced, Tracer};
 use llpr::{Llpr, COEF_C};
 use microinstruction::{
@@ -26,7 +29,7 @@ use opcode::{
     OpcodeWord, CMD_FBITS, CMD_MCREAD, CMD_MCWRITE, CMD_NOOP, CMD_RMODEOFF, CMD_RMODEON, FBITS_MAX,
     HARDWIRED_BASE,
 };
-use store::{McStore, CONTROL_STORE_UINSTS};
+use store::{McStore, CONTROL_STORE_UINSTS, FC_BOOL_WORD, FC_CONST_BASE, FC_CTRL_WORD};
 
 /// What the IGC is doing this cycle (an FSM, traced by name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +75,9 @@ pub enum IgcEvent {
     Fault { pc: u16, why: String },
     /// Something suspicious with no hardware effect (e.g. an address past the 208 bits).
     Diagnostic(String),
+    /// The flow-control unit met a condition the hardware leaves undefined (an error: status
+    /// bit 4) or a misuse it only warns about.
+    Flow(FcError),
 }
 
 /// The IGC's registers.
@@ -110,6 +116,10 @@ pub struct Igc {
     /// For each coefficient register: the FBITS in effect when it was last loaded by a
     /// command outside RMode (`None`: never, or only during RMode: stale for the QEE).
     pub coef_fbits: [Option<u8>; 6],
+    /// The flow-control unit (docs/flow-control.md).
+    pub fc: FlowControl,
+    /// The unit's active mask changed this cycle (the board recomputes AEO).
+    pub fc_changed: bool,
 }
 
 /// The IGC's control of the QEE for one cycle.
@@ -154,6 +164,8 @@ impl Igc {
             commands: 0,
             qee_ctl: QeeCtl::None,
             coef_fbits: [None; 6],
+            fc: FlowControl::default(),
+            fc_changed: false,
         }
     }
 
@@ -169,15 +181,23 @@ impl Igc {
 
     /// One 40 MHz cycle. Takes a command from `llpr` when the microcode dispatches (or, in
     /// RMode, whenever one is there), and returns the operation for the EMC array.
-    pub fn step(&mut self, llpr: &mut Llpr, aeo: bool, events: &mut Vec<IgcEvent>) -> ArrayOp {
+    /// One 40 MHz cycle. The array is read (AEO, and the per-PE inputs of a flow-control
+    /// instruction), not written: the returned operation is the array's for this cycle.
+    pub fn step(
+        &mut self,
+        llpr: &mut Llpr,
+        array: &EmcArray,
+        events: &mut Vec<IgcEvent>,
+    ) -> ArrayOp {
         self.qee_ctl = QeeCtl::None;
+        self.fc_changed = false;
         match self.state {
             IgcState::RMode => {
                 self.rmode_step(llpr, events);
                 ArrayOp::default()
             }
             IgcState::Hang | IgcState::Fault => ArrayOp::default(),
-            IgcState::Run | IgcState::WaitCmd => self.run_step(llpr, aeo, events),
+            IgcState::Run | IgcState::WaitCmd => self.run_step(llpr, array, events),
         }
     }
 
@@ -258,6 +278,9 @@ impl Igc {
         Some(match g.idx {
             Idx::None => base,
             Idx::I => base + self.i as u32,
+            // Outside every LOOP aL is not valid (seed 004); it reads as 0 (run_step warns).
+            // A negative sum wraps to a huge address, which mem_addr drops with a diagnostic.
+            Idx::Al => base.wrapping_add(self.fc.al().unwrap_or(0) as u32),
             Idx::IRev => {
                 (base + self.opr[self.last.b_lim as usize]).wrapping_sub(1 + self.i as u32)
             }
@@ -350,7 +373,13 @@ impl Igc {
         }
     }
 
-    fn run_step(&mut self, llpr: &mut Llpr, aeo: bool, events: &mut Vec<IgcEvent>) -> ArrayOp {
+    fn run_step(
+        &mut self,
+        llpr: &mut Llpr,
+        array: &EmcArray,
+        events: &mut Vec<IgcEvent>,
+    ) -> ArrayOp {
+        let aeo = array.aeo();
         let pc = self.pc;
         let m = match self.store.uinst(pc) {
             Ok(m) => *m,
@@ -372,6 +401,14 @@ impl Igc {
         self.last = m;
         self.last_pc = pc;
         self.last_fetch = Some(self.store.writes);
+        if self.fc.al().is_none() && [m.a.idx, m.b.idx, m.w.idx].contains(&Idx::Al) {
+            events.push(IgcEvent::Diagnostic(format!(
+                "microinstruction at PC {pc} addresses relative to aL outside every LOOP (aL is not valid there; read as 0)"
+            )));
+        }
+        if let Some(instr) = m.fc {
+            return self.flow_step(&m, instr, pc, array, events);
+        }
         let op = self.array_op(&m, events);
         let sca_bit = (self.sca() >> (self.i as u32).min(31)) & 1 != 0;
         self.qee_ctl = match m.qee {
@@ -441,6 +478,67 @@ impl Igc {
             self.pc = new_pc;
         }
         op
+    }
+
+    /// Execute a flow-control instruction: resolve its constants and predicate address, let
+    /// the unit decide, and go to PC+1 or the jump target. No array operation.
+    fn flow_step(
+        &mut self,
+        m: &Microinstruction,
+        instr: crate::flow_control::instruction::FcInstr,
+        pc: u16,
+        array: &EmcArray,
+        events: &mut Vec<IgcEvent>,
+    ) -> ArrayOp {
+        let word = |a: usize| self.store.read(a as u32).unwrap_or(0);
+        let (mut count, mut init, mut step) = (0, 0, 0);
+        if matches!(instr.op, FcOp::Loop | FcOp::Rep) {
+            let k = m.fc_const as usize;
+            match LoopConst::decode(word(FC_CONST_BASE + k)) {
+                Ok(c) => {
+                    let src =
+                        |s: Option<u8>, own: u8| s.map_or(own as u32, |r| self.opr[r as usize]);
+                    count = src(c.count_src, c.count);
+                    init = src(c.init_src, c.init) as i32;
+                    step = c.step as i32;
+                }
+                Err(e) => {
+                    events.push(IgcEvent::Fault {
+                        pc,
+                        why: format!("loop constant {k}: {e}"),
+                    });
+                    self.state = IgcState::Fault;
+                    return ArrayOp::default();
+                }
+            }
+        }
+        let req = FcRequest {
+            instr,
+            pc,
+            target: m.target,
+            bool_value: (word(FC_BOOL_WORD) >> m.fc_bool) & 1 != 0,
+            count,
+            init,
+            step,
+        };
+        let pred = self
+            .addr(m.a)
+            .and_then(|a| self.mem_addr(a, "A (predicate)", events))
+            .map_or(&ZERO_PLANE, |a| &array.mem[a as usize]);
+        let was_all = self.fc.all_active;
+        let mut errors = Vec::new();
+        let out = self
+            .fc
+            .step(&req, &array.carry, pred, &array.enable, &mut errors);
+        events.extend(errors.into_iter().map(IgcEvent::Flow));
+        self.fc_changed = !(was_all && self.fc.all_active);
+        self.state = IgcState::Run;
+        self.pc = if out.jump {
+            out.target % CONTROL_STORE_UINSTS as u16
+        } else {
+            (pc as usize + 1) as u16 % CONTROL_STORE_UINSTS as u16
+        };
+        ArrayOp::default()
     }
 
     /// Diagnose a QEE evaluation that uses a coefficient sent before the last FBITS change or
@@ -528,6 +626,13 @@ impl Igc {
         }
         self.commands += 1;
         self.pc = entry;
+        // Every command starts with every PE active and empty stacks, in the mode the
+        // control register selects (docs/flow-control.md).
+        if !self.fc.all_active {
+            self.fc_changed = true;
+        }
+        self.fc.reset_state();
+        self.fc.full = self.store.read(FC_CTRL_WORD as u32).unwrap_or(0) & 1 != 0;
         events.push(IgcEvent::Dispatch {
             cmd,
             opcode: llpr.opcode,
@@ -609,6 +714,7 @@ impl Traced for Igc {
             }
             t.pop_scope();
         }
+        self.fc.trace(t);
         t.pop_scope();
     }
 }

@@ -6,7 +6,10 @@
 //!
 //! - words `0 .. CONTROL_STORE_WORDS`: microinstruction `p` occupies words `4p .. 4p+3`;
 //! - words `DISPATCH_BASE .. DISPATCH_BASE + 256`: the dispatch RAM, one word per CMD value:
-//!   bit 31 = valid, bits 10:0 = the entry address of the command's routine.
+//!   bit 31 = valid, bits 10:0 = the entry address of the command's routine;
+//! - words `FC_CONST_BASE .. + 32`: the flow-control unit's 32 loop constants
+//!   (docs/flow-control.md), `FC_BOOL_WORD`: its 32 boolean constants (bit k = constant k),
+//!   `FC_CTRL_WORD`: its control register (bit 0 = full flow-control mode).
 
 use super::microinstruction::{decode, Illegal, Microinstruction, WORDS_PER_UINST};
 
@@ -18,8 +21,16 @@ pub const CONTROL_STORE_WORDS: usize = CONTROL_STORE_UINSTS * WORDS_PER_UINST;
 pub const DISPATCH_BASE: usize = CONTROL_STORE_WORDS;
 /// Entries of the dispatch RAM (one per CMD value).
 pub const DISPATCH_ENTRIES: usize = 256;
+/// First of the 32 flow-control loop constants.
+pub const FC_CONST_BASE: usize = DISPATCH_BASE + DISPATCH_ENTRIES;
+/// Number of loop constants (FC_CONST is 5 bits).
+pub const FC_CONSTS: usize = 32;
+/// The 32 flow-control boolean constants.
+pub const FC_BOOL_WORD: usize = FC_CONST_BASE + FC_CONSTS;
+/// The flow-control control register: bit 0 = full mode (0 = partial, as after reset).
+pub const FC_CTRL_WORD: usize = FC_BOOL_WORD + 1;
 /// Total MCWRITE address space.
-pub const STORE_WORDS: usize = DISPATCH_BASE + DISPATCH_ENTRIES;
+pub const STORE_WORDS: usize = FC_CTRL_WORD + 1;
 /// Valid bit of a dispatch-RAM entry.
 pub const DISPATCH_VALID: u32 = 1 << 31;
 /// Mask of the entry address in a dispatch-RAM entry.

@@ -112,16 +112,33 @@ pub fn assemble(src: &str, file: &str) -> Result<McImage, AsmErrors> {
     let mut label_order: Vec<(String, u32)> = Vec::new();
     let mut insts: Vec<Inst> = Vec::new();
     let mut pending_labels: Vec<(String, usize)> = Vec::new();
+    // Store words set by the flow-control directives, and the boolean constants.
+    let mut fc_words: Vec<(u32, u32)> = Vec::new();
+    let mut fc_bools: Option<u32> = None;
 
     for (ln, raw) in src.lines().enumerate() {
         let line = ln + 1;
-        let text = raw.split([';', '#']).next().unwrap_or("").trim();
+        let text = strip_comment(raw).trim();
         if text.is_empty() {
             continue;
         }
         if let Some(rest) = text.strip_prefix(".command") {
             match parse_decl(rest.trim(), line) {
                 Ok(d) => decls.push(d),
+                Err(m) => err(&mut errs, line, m),
+            }
+            continue;
+        }
+        if let Some(d) = super::flow::directive(text) {
+            match d {
+                Ok(super::flow::Directive::Word(a, v)) => {
+                    fc_words.retain(|w| w.0 != a);
+                    fc_words.push((a, v));
+                }
+                Ok(super::flow::Directive::Bool(k, v)) => {
+                    let w = fc_bools.get_or_insert(0);
+                    *w = (*w & !(1 << k)) | (v as u32) << k;
+                }
                 Err(m) => err(&mut errs, line, m),
             }
             continue;
@@ -296,11 +313,28 @@ pub fn assemble(src: &str, file: &str) -> Result<McImage, AsmErrors> {
         table.commands.push(spec);
     }
 
+    // Flow-control constructs, lowered once every label is known.
+    let lines: Vec<&[String]> = insts.iter().map(|i| i.tokens.as_slice()).collect();
+    let plans = match super::flow::lower(&lines, |l| labels.get(l).map(|x| x.0)) {
+        Ok(p) => p,
+        Err(es) => {
+            for (k, m) in es {
+                err(&mut errs, insts[k].line, m);
+            }
+            vec![None; insts.len()]
+        }
+    };
+
     // Microinstructions.
     let mut words = Vec::new();
     for (addr, inst) in insts.iter().enumerate() {
         let scope = inst.scope.map(|k| &decls[k]);
-        match build_inst(&inst.tokens, scope, &labels) {
+        let built = match &plans[addr] {
+            Some(plan) => build_fc(plan, scope),
+            None if super::flow::is_construct(&inst.tokens) => continue,
+            None => build_inst(&inst.tokens, scope, &labels),
+        };
+        match built {
             Ok(m) => {
                 let w = encode(&m);
                 for (k, v) in w.iter().enumerate() {
@@ -314,6 +348,10 @@ pub fn assemble(src: &str, file: &str) -> Result<McImage, AsmErrors> {
         if let Some(e) = c.entry {
             words.push((DISPATCH_BASE as u32 + c.cmd as u32, DISPATCH_VALID | e));
         }
+    }
+    words.extend(fc_words);
+    if let Some(b) = fc_bools {
+        words.push((super::flow::BOOL_WORD, b));
     }
     if !errs.is_empty() {
         errs.sort_by_key(|e| e.line);
@@ -471,8 +509,10 @@ fn addr_gen(inner: &str, scope: Option<&Decl>) -> Result<AddrGen, String> {
     let (b, idx) = match inner.split_once('+') {
         Some((b, "i")) => (b, Idx::I),
         Some((b, "ri")) => (b, Idx::IRev),
-        Some((_, x)) => return Err(format!("index `{x}` must be `i` or `ri`")),
+        Some((b, "al")) => (b, Idx::Al),
+        Some((_, x)) => return Err(format!("index `{x}` must be `i`, `ri` or `al`")),
         None if inner == "i" => ("0", Idx::I),
+        None if inner == "al" => ("0", Idx::Al),
         None => (inner, Idx::None),
     };
     let base = if b == "0" {
@@ -485,6 +525,41 @@ fn addr_gen(inner: &str, scope: Option<&Decl>) -> Result<AddrGen, String> {
 
 fn bracket<'a>(v: &'a str, prefix: &str) -> Option<&'a str> {
     v.strip_prefix(prefix)?.strip_prefix('[')?.strip_suffix(']')
+}
+
+/// The line without its comment: from `;`, or from a `#` that starts a word (so the
+/// immediate in `l=#8` is not a comment).
+fn strip_comment(line: &str) -> &str {
+    let b = line.as_bytes();
+    let end = (0..b.len())
+        .find(|&i| b[i] == b';' || (b[i] == b'#' && (i == 0 || b[i - 1].is_ascii_whitespace())))
+        .unwrap_or(b.len());
+    &line[..end]
+}
+
+/// A lowered flow-control construct as a microinstruction.
+fn build_fc(plan: &super::flow::FcPlan, scope: Option<&Decl>) -> Result<Microinstruction, String> {
+    let off = AddrGen {
+        base: Base::Off,
+        idx: Idx::None,
+    };
+    let mut m = Microinstruction {
+        a: off,
+        b: off,
+        w: off,
+        fc: Some(plan.instr),
+        target: plan.target as u16,
+        fc_bool: plan.fc_bool,
+        fc_const: plan.fc_const,
+        ..Microinstruction::default()
+    };
+    if let Some(super::flow::Pred::Mem(inner)) = &plan.pred {
+        m.a = addr_gen(inner, scope)?;
+    }
+    let w = encode(&m);
+    pp5_rtl::igc::microinstruction::decode(&w)
+        .map_err(|e| format!("illegal flow-control microinstruction: {e}"))?;
+    Ok(m)
 }
 
 fn build_inst(
@@ -719,6 +794,19 @@ mod tests {
         let img = standard();
         assert!(img.table.get("MEMplusMEM").is_some());
         assert_eq!(img.table.get("NOOP").map(|c| c.cmd), Some(CMD_NOOP));
+    }
+
+    #[test]
+    fn an_immediate_loop_count_is_not_a_comment() {
+        let img = assemble(
+            ".command A() -> a\na: l=#7 # comment\n dispatch ; c\n",
+            "<t>",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let w: Vec<u32> = (0..4).map(|k| img.words[k].1).collect();
+        let m = pp5_rtl::igc::microinstruction::decode(&[w[0], w[1], w[2], w[3]]).unwrap();
+        assert_eq!((m.l_load, m.imm), (LLoad::Imm, 7));
+        assert_eq!(img.uinsts, 2);
     }
 
     #[test]

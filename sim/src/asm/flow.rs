@@ -1,0 +1,448 @@
+//! Flow control in the microcode language (docs/flow-control.md, "In the microcode
+//! language"): the constant directives, and the structured constructs (upper-case keywords)
+//! lowered onto single flow-control microinstructions the way an R500 compiler emits them.
+//!
+//! | construct | lowering |
+//! | --- | --- |
+//! | `IF c` | JUMP, JUMP_FUNC = "c false", B_OP0 INCR (+ B_OP1 INCR with an ELSE) → ELSE+1 / ENDIF+1 |
+//! | `ELSE` | JUMP, B_ELSE, B_OP1 DECR, POP_CNT 1 → ENDIF+1 |
+//! | `ENDIF` | JUMP, JUMP_ANY, B_OP0 DECR, POP_CNT 1 |
+//! | `LOOP k` / `REP k` | LOOP / REP with loop constant k → ENDLOOP+1 |
+//! | `ENDLOOP` / `ENDREP` | ENDLOOP / ENDREP, JUMP_FUNC 0xff, JUMP_ANY → LOOP+1 |
+//! | `BRK [c]` | BREAKLOOP / BREAKREP, JUMP_FUNC 0xff (or "c true"), B_OP1 DECR, POP_CNT = IFs since the loop → ENDLOOP+1 |
+//! | `CONT [c]` | CONTINUE, the same → ENDLOOP |
+//! | `CALL L` / `RET` / `JMP L` | JUMP, JUMP_FUNC 0xff, A_OP PUSH / POP / NONE |
+//! | `PUSH` / `POP` | IF / ENDIF without a condition: save and restore the active mask |
+//!
+//! Conditions `c`: `mem[X]` (the predicate: port A), `carry` (the ALU result), `bool=K`
+//! (boolean constant K), each optionally negated with `!`.
+
+use pp5_rtl::flow_control::instruction::{AOp, BOp, FcInstr, FcOp, LoopConst};
+use pp5_rtl::igc::store::{FC_BOOL_WORD, FC_CONSTS, FC_CONST_BASE, FC_CTRL_WORD};
+
+/// The keywords of the structured constructs.
+pub const KEYWORDS: [&str; 14] = [
+    "IF", "ELSE", "ENDIF", "LOOP", "ENDLOOP", "REP", "ENDREP", "BRK", "CONT", "CALL", "RET", "JMP",
+    "PUSH", "POP",
+];
+
+/// Whether a microinstruction line is a structured flow-control construct.
+pub fn is_construct(tokens: &[String]) -> bool {
+    tokens
+        .first()
+        .is_some_and(|t| KEYWORDS.contains(&t.as_str()))
+}
+
+/// The predicate of a construct's condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pred {
+    /// `mem[X]`: the inner address text, for the port-A address generator.
+    Mem(String),
+    Carry,
+    Bool(u8),
+}
+
+/// A lowered construct: the flow-control fields, where it jumps, and its inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FcPlan {
+    pub instr: FcInstr,
+    pub target: u32,
+    pub pred: Option<Pred>,
+    pub fc_bool: u8,
+    pub fc_const: u8,
+}
+
+/// JUMP_FUNC of "the condition holds" (index `(alu << 2) | (pred << 1) | bool`).
+fn true_func(p: &Pred) -> u8 {
+    match p {
+        Pred::Mem(_) => 0xcc,
+        Pred::Carry => 0xf0,
+        Pred::Bool(_) => 0xaa,
+    }
+}
+
+/// Parse a condition: `[!]mem[X]`, `[!]carry`, `[!]bool=K`. Returns the predicate and the
+/// JUMP_FUNC of "the condition holds".
+fn cond(tok: &str) -> Result<(Pred, u8), String> {
+    let (neg, t) = match tok.strip_prefix('!') {
+        Some(t) => (true, t),
+        None => (false, tok),
+    };
+    let p = if t == "carry" {
+        Pred::Carry
+    } else if let Some(k) = t.strip_prefix("bool=") {
+        Pred::Bool(
+            k.parse::<u8>()
+                .ok()
+                .filter(|k| (*k as usize) < 32)
+                .ok_or_else(|| format!("`{tok}`: boolean constants are 0..=31"))?,
+        )
+    } else if let Some(inner) = t.strip_prefix("mem[").and_then(|r| r.strip_suffix(']')) {
+        Pred::Mem(inner.to_string())
+    } else {
+        return Err(format!(
+            "condition `{tok}`: use mem[X], carry or bool=K, optionally with `!`"
+        ));
+    };
+    let f = true_func(&p);
+    Ok((p, if neg { !f } else { f }))
+}
+
+fn bool_of(p: &Option<Pred>) -> u8 {
+    match p {
+        Some(Pred::Bool(k)) => *k,
+        _ => 0,
+    }
+}
+
+fn jump(func: u8) -> FcInstr {
+    FcInstr {
+        op: FcOp::Jump,
+        jump_func: func,
+        ..FcInstr::default()
+    }
+}
+
+enum Open {
+    If {
+        at: usize,
+        else_at: Option<usize>,
+        pred: Option<Pred>,
+        func_true: u8,
+    },
+    Loop {
+        at: usize,
+        rep: bool,
+        depth: u8,
+        brks: Vec<usize>,
+        conts: Vec<usize>,
+    },
+}
+
+/// Lower the constructs of a microprogram. `lines[k]` are the tokens of microinstruction
+/// `k`; `label(name)` resolves a label. Returns a plan for every construct line (None for
+/// the others) or `(index, message)` errors.
+pub fn lower(
+    lines: &[&[String]],
+    label: impl Fn(&str) -> Option<u32>,
+) -> Result<Vec<Option<FcPlan>>, Vec<(usize, String)>> {
+    let mut plans: Vec<Option<FcPlan>> = vec![None; lines.len()];
+    let mut errs = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
+    // Open IFs/PUSHes (the branch depth), for BRK/CONT's POP_CNT.
+    let mut depth: u8 = 0;
+    let plan = |instr: FcInstr, target: usize, pred: Option<Pred>| FcPlan {
+        fc_bool: bool_of(&pred),
+        instr,
+        target: target as u32,
+        pred,
+        fc_const: 0,
+    };
+    for (k, toks) in lines.iter().enumerate() {
+        if !is_construct(toks) {
+            continue;
+        }
+        let kw = toks[0].as_str();
+        let args = &toks[1..];
+        let want_args = |n: usize| -> Result<(), String> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{kw} takes {n} operand(s), found {}: `{}`",
+                    args.len(),
+                    toks.join(" ")
+                ))
+            }
+        };
+        let r: Result<(), String> = (|| {
+            match kw {
+                "IF" | "PUSH" => {
+                    let (pred, func_true) = if kw == "IF" {
+                        want_args(1)?;
+                        let (p, f) = cond(&args[0])?;
+                        (Some(p), f)
+                    } else {
+                        want_args(0)?;
+                        (None, 0xff)
+                    };
+                    depth = depth.saturating_add(1);
+                    stack.push(Open::If {
+                        at: k,
+                        else_at: None,
+                        pred,
+                        func_true,
+                    });
+                }
+                "ELSE" => {
+                    want_args(0)?;
+                    match stack.last_mut() {
+                        Some(Open::If { else_at, .. }) if else_at.is_none() => *else_at = Some(k),
+                        _ => return Err("ELSE without an open IF (or a second ELSE)".into()),
+                    }
+                }
+                "ENDIF" | "POP" => {
+                    want_args(0)?;
+                    let Some(Open::If {
+                        at,
+                        else_at,
+                        pred,
+                        func_true,
+                    }) = stack.pop()
+                    else {
+                        return Err(format!("{kw} without an open IF/PUSH"));
+                    };
+                    depth = depth.saturating_sub(1);
+                    let mut i = jump(!func_true);
+                    i.b_op0 = BOp::Incr;
+                    let if_target = match else_at {
+                        Some(e) => {
+                            i.b_op1 = BOp::Incr;
+                            let el = FcInstr {
+                                b_else: true,
+                                b_op1: BOp::Decr,
+                                b_pop_cnt: 1,
+                                ..jump(0)
+                            };
+                            plans[e] = Some(plan(el, k + 1, None));
+                            e + 1
+                        }
+                        None => k + 1,
+                    };
+                    plans[at] = Some(plan(i, if_target, pred));
+                    let end = FcInstr {
+                        jump_any: true,
+                        b_op0: BOp::Decr,
+                        b_pop_cnt: 1,
+                        ..jump(0)
+                    };
+                    plans[k] = Some(plan(end, k + 1, None));
+                }
+                "LOOP" | "REP" => {
+                    want_args(1)?;
+                    let c = args[0]
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|c| (*c as usize) < FC_CONSTS)
+                        .ok_or_else(|| format!("{kw} {}: loop constants are 0..=31", args[0]))?;
+                    let op = if kw == "LOOP" { FcOp::Loop } else { FcOp::Rep };
+                    let mut p = plan(jump(0), 0, None);
+                    p.instr.op = op;
+                    p.fc_const = c;
+                    plans[k] = Some(p);
+                    stack.push(Open::Loop {
+                        at: k,
+                        rep: kw == "REP",
+                        depth,
+                        brks: Vec::new(),
+                        conts: Vec::new(),
+                    });
+                }
+                "ENDLOOP" | "ENDREP" => {
+                    want_args(0)?;
+                    let Some(Open::Loop {
+                        at,
+                        rep,
+                        brks,
+                        conts,
+                        ..
+                    }) = stack.pop()
+                    else {
+                        return Err(format!(
+                            "{kw} without an open LOOP/REP (or an IF left open)"
+                        ));
+                    };
+                    if rep != (kw == "ENDREP") {
+                        return Err(format!(
+                            "{kw} closes a {}",
+                            if rep {
+                                "REP (use ENDREP)"
+                            } else {
+                                "LOOP (use ENDLOOP)"
+                            }
+                        ));
+                    }
+                    if let Some(p) = plans[at].as_mut() {
+                        p.target = k as u32 + 1;
+                    }
+                    let end = FcInstr {
+                        op: if rep { FcOp::EndRep } else { FcOp::EndLoop },
+                        jump_any: true,
+                        ..jump(0xff)
+                    };
+                    plans[k] = Some(plan(end, at + 1, None));
+                    for b in brks {
+                        if let Some(p) = plans[b].as_mut() {
+                            p.target = k as u32 + 1;
+                        }
+                    }
+                    for c in conts {
+                        if let Some(p) = plans[c].as_mut() {
+                            p.target = k as u32;
+                        }
+                    }
+                }
+                "BRK" | "CONT" => {
+                    if args.len() > 1 {
+                        want_args(1)?;
+                    }
+                    let (pred, func) = match args.first() {
+                        Some(a) => {
+                            let (p, f) = cond(a)?;
+                            (Some(p), f)
+                        }
+                        None => (None, 0xff),
+                    };
+                    let Some(Open::Loop {
+                        rep,
+                        depth: at_depth,
+                        brks,
+                        conts,
+                        ..
+                    }) = stack
+                        .iter_mut()
+                        .rev()
+                        .find(|o| matches!(o, Open::Loop { .. }))
+                    else {
+                        return Err(format!("{kw} outside a LOOP/REP"));
+                    };
+                    let op = match (kw, *rep) {
+                        ("CONT", _) => FcOp::Continue,
+                        (_, false) => FcOp::BreakLoop,
+                        (_, true) => FcOp::BreakRep,
+                    };
+                    let i = FcInstr {
+                        op,
+                        b_op1: BOp::Decr,
+                        b_pop_cnt: depth - *at_depth,
+                        ..jump(func)
+                    };
+                    if kw == "BRK" {
+                        brks.push(k);
+                    } else {
+                        conts.push(k);
+                    }
+                    plans[k] = Some(plan(i, 0, pred));
+                }
+                "CALL" | "JMP" => {
+                    want_args(1)?;
+                    let t =
+                        label(&args[0]).ok_or_else(|| format!("unknown label `{}`", args[0]))?;
+                    let mut i = jump(0xff);
+                    if kw == "CALL" {
+                        i.a_op = AOp::Push;
+                    }
+                    plans[k] = Some(plan(i, t as usize, None));
+                }
+                "RET" => {
+                    want_args(0)?;
+                    let i = FcInstr {
+                        a_op: AOp::Pop,
+                        ..jump(0xff)
+                    };
+                    plans[k] = Some(plan(i, 0, None));
+                }
+                _ => unreachable!("is_construct checked the keyword"),
+            }
+            Ok(())
+        })();
+        if let Err(m) = r {
+            errs.push((k, m));
+        }
+    }
+    for o in stack {
+        let (at, what) = match o {
+            Open::If { at, .. } => (at, "IF/PUSH without ENDIF/POP"),
+            Open::Loop { at, rep, .. } => (
+                at,
+                if rep {
+                    "REP without ENDREP"
+                } else {
+                    "LOOP without ENDLOOP"
+                },
+            ),
+        };
+        errs.push((at, what.to_string()));
+    }
+    if errs.is_empty() {
+        Ok(plans)
+    } else {
+        Err(errs)
+    }
+}
+
+/// A flow-control directive: `.fcconst K count=C init=I step=S` (count and init may be
+/// `oprN`), `.fcbool K 0|1`, `.fcmode full|partial`. Returns the store words it sets, or
+/// `None` if the line is not one of them. `.fcbool` returns one bit to OR into the word.
+pub fn directive(text: &str) -> Option<Result<Directive, String>> {
+    let mut toks = text.split_whitespace();
+    let d = toks.next()?;
+    let rest: Vec<&str> = toks.collect();
+    Some(match d {
+        ".fcconst" => fcconst(&rest),
+        ".fcbool" => match rest.as_slice() {
+            [k, v] => match (k.parse::<u32>().ok().filter(|k| *k < 32), *v) {
+                (Some(k), "0") => Ok(Directive::Bool(k, false)),
+                (Some(k), "1") => Ok(Directive::Bool(k, true)),
+                _ => Err(format!(
+                    ".fcbool {k} {v}: use .fcbool K 0|1 with K in 0..=31"
+                )),
+            },
+            _ => Err(".fcbool takes K and 0 or 1".into()),
+        },
+        ".fcmode" => match rest.as_slice() {
+            ["full"] => Ok(Directive::Word(FC_CTRL_WORD as u32, 1)),
+            ["partial"] => Ok(Directive::Word(FC_CTRL_WORD as u32, 0)),
+            _ => Err(".fcmode takes full or partial".into()),
+        },
+        _ => return None,
+    })
+}
+
+/// What a directive asks of the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Directive {
+    /// Set a store word.
+    Word(u32, u32),
+    /// Set boolean constant K.
+    Bool(u32, bool),
+}
+
+/// The store word holding the boolean constants.
+pub const BOOL_WORD: u32 = FC_BOOL_WORD as u32;
+
+fn fcconst(rest: &[&str]) -> Result<Directive, String> {
+    let usage = ".fcconst K count=C init=I step=S (count and init: a number or oprN)";
+    let (k, fields) = rest.split_first().ok_or(usage)?;
+    let k = k
+        .parse::<u32>()
+        .ok()
+        .filter(|k| (*k as usize) < FC_CONSTS)
+        .ok_or_else(|| format!("{usage}: K is 0..=31"))?;
+    let mut c = LoopConst::default();
+    for f in fields {
+        let (name, v) = f.split_once('=').ok_or(usage)?;
+        let src = |v: &str| -> Result<(u8, Option<u8>), String> {
+            if let Some(r) = v.strip_prefix("opr") {
+                let r = r.parse::<u8>().ok().filter(|r| *r < 5);
+                return r
+                    .map(|r| (0, Some(r)))
+                    .ok_or_else(|| format!("`{v}`: opr0..opr4"));
+            }
+            v.parse::<u8>()
+                .map(|n| (n, None))
+                .map_err(|_| format!("`{v}`: a number 0..=255 or oprN"))
+        };
+        match name {
+            "count" => (c.count, c.count_src) = src(v)?,
+            "init" => (c.init, c.init_src) = src(v)?,
+            "step" => {
+                c.step = v
+                    .parse::<i8>()
+                    .map_err(|_| format!("`step={v}`: a number -128..=127"))?
+            }
+            _ => return Err(format!("`{f}`: {usage}")),
+        }
+    }
+    Ok(Directive::Word(FC_CONST_BASE as u32 + k, c.encode()))
+}

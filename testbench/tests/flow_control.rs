@@ -1,0 +1,274 @@
+//! The flow-control unit wired into the IGC: microcode commands written with the structured
+//! constructs (IF/ELSE/ENDIF, LOOP/BRK/ENDLOOP, REP/CONT, CALL/RET), loaded through
+//! RMODEON/MCWRITE/RMODEOFF like any other microcode, run on all 16,384 pixels and checked
+//! against a per-pixel model; stack errors in status bit 4.
+
+use pp5_sim::asm::microcode::{assemble, STANDARD_SOURCE};
+use pp5_sim::engine::StopReason;
+use pp5_testbench::Testbench;
+
+/// Extra commands appended to the standard microcode (new CMD numbers after the standard ones).
+const FC_SOURCE: &str = "
+.fcmode full
+.fcconst 0 count=opr1 init=0 step=1
+.fcconst 1 count=opr1 init=opr2 step=-1
+.fcconst 2 count=1
+.command FCSEL(dst:addr, flag:addr) -> fcsel
+.command FCCOUNT(cnt:addr, n:count, stop:addr) -> fccount
+.command FCSKIP(cnt:addr, n:count, skip:addr) -> fcskip
+.command FCCALL(cnt:addr, flag:addr) -> fccall
+.command FCDEEP() -> fcdeep
+
+; dst = flag ? 1 : 0, through IF/ELSE (wall: every active PE writes)
+fcsel:     IF mem[flag]
+           wall=mem[dst] r=1
+           ELSE
+           wall=mem[dst] r=0
+           ENDIF
+           dispatch
+
+; cnt (8 bits) = the first aL in 0..n with stop[aL] set, or n: a per-pixel trip count
+fccount:   wall=mem[cnt+i] r=0 i++ l=#8
+fcc_clr:   wall=mem[cnt+i] r=0 i++ loop fcc_clr
+           LOOP 0
+           BRK mem[stop+al]
+           c=1 i=0 l=#8
+fcc_inc:   a=mem[cnt+i] r=a^c c=a&c wall=mem[cnt+i] i++ loop fcc_inc
+           ENDLOOP
+           dispatch
+
+; cnt = number of iterations k in 0..n with skip[k] clear (CONTINUE), in a REP inside a
+; LOOP that only provides aL (counting down from n-1 to 0 with constant 1)
+fcskip:    wall=mem[cnt+i] r=0 i++ l=#8
+fcs_clr:   wall=mem[cnt+i] r=0 i++ loop fcs_clr
+           LOOP 0
+           REP 2
+           CONT mem[skip+al]
+           CALL inc8
+           ENDREP
+           ENDLOOP
+           dispatch
+
+; cnt = flag ? 2 : 1: a subroutine called once for everyone and once under an IF
+fccall:    wall=mem[cnt+i] r=0 i++ l=#8
+fcl_clr:   wall=mem[cnt+i] r=0 i++ loop fcl_clr
+           CALL inc8
+           IF mem[flag]
+           CALL inc8
+           ENDIF
+           dispatch
+
+; five nested loops: the fifth overflows the loop stack (depth 4)
+fcdeep:    REP 2
+           REP 2
+           REP 2
+           REP 2
+           REP 2
+           ENDREP
+           ENDREP
+           ENDREP
+           ENDREP
+           ENDREP
+           dispatch
+
+; cnt += 1 (8 bits) for the active PEs
+inc8:      c=1 i=0 l=#8
+inc8_l:    a=mem[opr0+i] r=a^c c=a&c wall=mem[opr0+i] i++ loop inc8_l
+           RET
+";
+
+fn bench() -> Testbench {
+    let src = format!("{STANDARD_SOURCE}\n{FC_SOURCE}");
+    let img = assemble(&src, "<fc test>").unwrap_or_else(|e| panic!("{e}"));
+    Testbench::boot(img)
+}
+
+/// A pseudo-random bit per (pixel, k).
+fn bit(x: usize, y: usize, k: usize) -> bool {
+    let h = (x as u64 * 0x9e37_79b9 + y as u64 * 0x85eb_ca6b + k as u64 * 0xc2b2_ae35)
+        .wrapping_mul(0x2545_f491_4f6c_dd1d);
+    (h >> 61) & 1 == 1
+}
+
+fn for_all(mut f: impl FnMut(usize, usize)) {
+    for y in 0..128 {
+        for x in 0..128 {
+            f(x, y);
+        }
+    }
+}
+
+fn assert_clean(tb: &Testbench) {
+    assert_eq!(
+        tb.status() & (1 << 4 | 1 << 29),
+        0,
+        "{:?}",
+        tb.sim.diagnostics
+    );
+    assert!(
+        tb.sim
+            .diagnostics
+            .iter()
+            .all(|d| d.level != "error" && d.level != "fault"),
+        "{:?}",
+        tb.sim.diagnostics
+    );
+}
+
+#[test]
+fn if_else_selects_per_pixel() {
+    let mut tb = bench();
+    for_all(|x, y| tb.poke(x, y, 100, 1, bit(x, y, 0) as u64));
+    let o = tb.run_text("FCSEL 10 100\n");
+    assert_eq!(o.stop, StopReason::Done);
+    assert_clean(&tb);
+    for_all(|x, y| assert_eq!(tb.peek(x, y, 10, 1), bit(x, y, 0) as u64, "pixel ({x},{y})"));
+    assert!(
+        tb.sim.board.igc.fc.all_active,
+        "every PE active again after ENDIF"
+    );
+}
+
+#[test]
+fn loop_with_a_per_pixel_break_counts_to_the_first_stop_bit() {
+    for n in [0usize, 1, 5, 12] {
+        let mut tb = bench();
+        for_all(|x, y| {
+            for k in 0..16 {
+                tb.poke(x, y, 120 + k, 1, bit(x, y, k + 3) as u64);
+            }
+        });
+        let o = tb.run_text(&format!("FCCOUNT 0 {n} 120\n"));
+        assert_eq!(o.stop, StopReason::Done);
+        assert_clean(&tb);
+        for_all(|x, y| {
+            let want = (0..n).find(|&k| bit(x, y, k + 3)).unwrap_or(n);
+            assert_eq!(tb.peek(x, y, 0, 8), want as u64, "n = {n}, pixel ({x},{y})");
+        });
+        assert!(tb.sim.board.igc.fc.all_active);
+        assert_eq!(tb.sim.board.igc.fc.loops.depth(), 0);
+    }
+}
+
+#[test]
+fn continue_in_a_rep_that_sees_the_outer_al() {
+    let n = 9usize;
+    let mut tb = bench();
+    for_all(|x, y| {
+        for k in 0..16 {
+            tb.poke(x, y, 140 + k, 1, bit(x, y, k + 20) as u64);
+        }
+    });
+    let o = tb.run_text(&format!("FCSKIP 0 {n} 140\n"));
+    assert_eq!(o.stop, StopReason::Done);
+    assert_clean(&tb);
+    for_all(|x, y| {
+        // LOOP 0: aL = 0, 1, ..., n-1; the REP (one iteration) skips where skip[aL] is set.
+        let want = (0..n).filter(|&k| !bit(x, y, k + 20)).count();
+        assert_eq!(tb.peek(x, y, 0, 8), want as u64, "pixel ({x},{y})");
+    });
+}
+
+#[test]
+fn subroutines_run_for_the_calling_pixels_only() {
+    let mut tb = bench();
+    for_all(|x, y| tb.poke(x, y, 90, 1, bit(x, y, 7) as u64));
+    let o = tb.run_text("FCCALL 30 90\n");
+    assert_eq!(o.stop, StopReason::Done);
+    assert_clean(&tb);
+    for_all(|x, y| {
+        assert_eq!(
+            tb.peek(x, y, 30, 8),
+            1 + bit(x, y, 7) as u64,
+            "pixel ({x},{y})"
+        );
+    });
+    assert_eq!(tb.sim.board.igc.fc.addrs.depth(), 0);
+}
+
+#[test]
+fn loop_stack_overflow_sets_status_bit_4_and_sends_an_error_message() {
+    let mut tb = bench();
+    let o = tb.run_text("FCDEEP\n");
+    assert_eq!(
+        o.stop,
+        StopReason::Done,
+        "an overflow is an error, not a hang"
+    );
+    assert_ne!(tb.status() & 1 << 4, 0, "status bit 4");
+    assert!(
+        tb.sim.tx.iter().any(|m| m.error),
+        "an error message went out"
+    );
+    assert!(
+        tb.sim
+            .diagnostics
+            .iter()
+            .any(|d| d.level == "error" && d.msg.contains("loop stack overflow")),
+        "{:?}",
+        tb.sim.diagnostics
+    );
+}
+
+#[test]
+fn partial_mode_has_no_loop_stack() {
+    let src = format!("{STANDARD_SOURCE}\n{FC_SOURCE}\n.fcmode partial\n");
+    let img = assemble(&src, "<fc test>").unwrap_or_else(|e| panic!("{e}"));
+    let mut tb = Testbench::boot(img);
+    tb.run_text("FCCOUNT 0 3 120\n");
+    assert_ne!(
+        tb.status() & 1 << 4,
+        0,
+        "LOOP overflows the (absent) loop stack"
+    );
+    // IF/ELSE works in partial mode.
+    let mut tb2 = Testbench::boot(
+        assemble(
+            &format!("{STANDARD_SOURCE}\n{FC_SOURCE}\n.fcmode partial\n"),
+            "<fc>",
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    for_all(|x, y| tb2.poke(x, y, 100, 1, bit(x, y, 1) as u64));
+    tb2.run_text("FCSEL 10 100\n");
+    assert_clean(&tb2);
+    for_all(|x, y| assert_eq!(tb2.peek(x, y, 10, 1), bit(x, y, 1) as u64));
+}
+
+#[test]
+fn unbalanced_constructs_are_assembly_errors() {
+    for (src, msg) in [
+        (
+            ".command A() -> a\na: IF carry\ndispatch\n",
+            "IF/PUSH without ENDIF/POP",
+        ),
+        (
+            ".command A() -> a\na: ENDIF\ndispatch\n",
+            "ENDIF without an open IF/PUSH",
+        ),
+        (
+            ".command A() -> a\na: BRK\ndispatch\n",
+            "BRK outside a LOOP/REP",
+        ),
+        (
+            ".command A() -> a\na: REP 0\nENDLOOP\ndispatch\n",
+            "ENDLOOP closes a REP",
+        ),
+        (
+            ".command A() -> a\na: LOOP 40\nENDLOOP\ndispatch\n",
+            "loop constants are 0..=31",
+        ),
+        (
+            ".command A() -> a\na: CALL nowhere\ndispatch\n",
+            "unknown label `nowhere`",
+        ),
+        (
+            ".command A() -> a\na: IF mem[q]\nENDIF\ndispatch\n",
+            "`q` is not an argument",
+        ),
+        (".fcconst 3 count=opr9\n", "opr0..opr4"),
+    ] {
+        let e = assemble(src, "<t>").expect_err(src).to_string();
+        assert!(e.contains(msg), "{src}: {e}");
+    }
+}
