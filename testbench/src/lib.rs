@@ -5,6 +5,7 @@
 //! RMODEOFF), then lets a test set pixel memory and Enable patterns, run commands through the
 //! Ring and the Stream Parser, and read results and cycle counts back.
 
+pub mod fc_program;
 pub mod fc_reference;
 pub mod reference;
 
@@ -70,6 +71,16 @@ impl Testbench {
 
     /// Queue `stream` and run until the board is idle (or `max_cycles` more cycles pass).
     pub fn run(&mut self, stream: &Stream, max_cycles: u64) -> Outcome {
+        self.run_with(stream, max_cycles, |_| {})
+    }
+
+    /// [`Testbench::run`], calling `each` after every cycle (to watch the board as it runs).
+    pub fn run_with(
+        &mut self,
+        stream: &Stream,
+        max_cycles: u64,
+        mut each: impl FnMut(&Sim),
+    ) -> Outcome {
         let start = self.sim.board.cycle;
         let first = self.sim.commands.len();
         for m in &stream.messages {
@@ -87,6 +98,7 @@ impl Testbench {
                 break StopReason::MaxCycles;
             }
             self.sim.step();
+            each(&self.sim);
             if self.sim.board.igc.stuck() {
                 break StopReason::Stuck(format!(
                     "IGC {:?} at PC {}",

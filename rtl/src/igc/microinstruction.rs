@@ -133,6 +133,9 @@ pub enum Base {
     Opr(u8),
     /// Absolute: base 0 (address = index, e.g. IMM-free constant addressing via I).
     Abs,
+    /// Absolute: base IMM8 (a constant address; IMM8 then has no other use in the
+    /// microinstruction).
+    Imm,
 }
 
 /// Index added to the base.
@@ -282,6 +285,7 @@ fn base(field: &Field, v: u32) -> Result<Base, Illegal> {
         0 => Ok(Base::Off),
         1..=5 => Ok(Base::Opr(v as u8 - 1)),
         6 => Ok(Base::Abs),
+        7 => Ok(Base::Imm),
         _ => illegal(field, v, "reserved"),
     }
 }
@@ -455,6 +459,7 @@ fn base_code(b: Base) -> u32 {
         Base::Off => 0,
         Base::Opr(k) => k as u32 + 1,
         Base::Abs => 6,
+        Base::Imm => 7,
     }
 }
 

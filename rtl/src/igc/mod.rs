@@ -274,6 +274,8 @@ impl Igc {
             Base::Off => return None,
             Base::Opr(k) => self.opr[k as usize],
             Base::Abs => 0,
+            // IMM8 of the executing microinstruction (`last` is set before its addresses).
+            Base::Imm => self.last.imm as u32,
         };
         Some(match g.idx {
             Idx::None => base,

@@ -504,8 +504,10 @@ fn opr(name: &str, scope: Option<&Decl>) -> Result<u8, String> {
     ))
 }
 
-/// Parse `mem[X]` / `sca[X]` address expressions: `base`, `base+i`, `base+ri`, `i`, `N+i`.
-fn addr_gen(inner: &str, scope: Option<&Decl>) -> Result<AddrGen, String> {
+/// Parse `mem[X]` / `sca[X]` address expressions: `base`, `base+i`, `base+ri`, `base+al`,
+/// `i`, `al`, where `base` is an argument, `oprN`, `0` or `#N` (the constant address N, held in
+/// IMM8: returned as the second value).
+fn addr_gen(inner: &str, scope: Option<&Decl>) -> Result<(AddrGen, Option<u8>), String> {
     let (b, idx) = match inner.split_once('+') {
         Some((b, "i")) => (b, Idx::I),
         Some((b, "ri")) => (b, Idx::IRev),
@@ -515,12 +517,40 @@ fn addr_gen(inner: &str, scope: Option<&Decl>) -> Result<AddrGen, String> {
         None if inner == "al" => ("0", Idx::Al),
         None => (inner, Idx::None),
     };
+    if let Some(n) = b.strip_prefix('#') {
+        let v = parse_num(n)
+            .filter(|v| *v <= 255)
+            .ok_or_else(|| format!("constant address `{b}` must be #0..=#255"))?;
+        return Ok((
+            AddrGen {
+                base: Base::Imm,
+                idx,
+            },
+            Some(v as u8),
+        ));
+    }
     let base = if b == "0" {
         Base::Abs
     } else {
         Base::Opr(opr(b, scope)?)
     };
-    Ok(AddrGen { base, idx })
+    Ok((AddrGen { base, idx }, None))
+}
+
+/// The IMM8 value the ports' constant addresses need (all must agree), checked against the
+/// other users of IMM8.
+fn port_imm(m: &mut Microinstruction, imms: &[u8]) -> Result<(), String> {
+    let Some(&v) = imms.first() else {
+        return Ok(());
+    };
+    if imms.iter().any(|&x| x != v) {
+        return Err("the ports' constant addresses must be equal (they share IMM8)".into());
+    }
+    if m.l_load == LLoad::Imm || m.seq == Seq::JOprGt || m.b_off.is_some() {
+        return Err("a constant address (#N) shares IMM8 with l=#N, jgt and boff".into());
+    }
+    m.imm = v;
+    Ok(())
 }
 
 fn bracket<'a>(v: &'a str, prefix: &str) -> Option<&'a str> {
@@ -554,7 +584,9 @@ fn build_fc(plan: &super::flow::FcPlan, scope: Option<&Decl>) -> Result<Microins
         ..Microinstruction::default()
     };
     if let Some(super::flow::Pred::Mem(inner)) = &plan.pred {
-        m.a = addr_gen(inner, scope)?;
+        let (a, imm) = addr_gen(inner, scope)?;
+        m.a = a;
+        port_imm(&mut m, imm.as_slice())?;
     }
     let w = encode(&m);
     pp5_rtl::igc::microinstruction::decode(&w)
@@ -576,6 +608,7 @@ fn build_inst(
     m.b = off;
     m.w = off;
     let mut seq_set = false;
+    let mut imms: Vec<u8> = Vec::new();
     let label = |t: Option<&String>| -> Result<u16, String> {
         let t = t.ok_or("missing jump label")?;
         labels
@@ -623,7 +656,9 @@ fn build_inst(
                 match k {
                     "a" => {
                         let inner = bracket(v, "mem").ok_or("port A reads `mem[...]`")?;
-                        m.a = addr_gen(inner, scope)?;
+                        let (a, imm) = addr_gen(inner, scope)?;
+                        m.a = a;
+                        imms.extend(imm);
                     }
                     "b" => match v {
                         "0" => m.b_src = BSrc::Zero,
@@ -633,10 +668,14 @@ fn build_inst(
                         _ => {
                             if let Some(inner) = bracket(v, "mem") {
                                 m.b_src = BSrc::Mem;
-                                m.b = addr_gen(inner, scope)?;
+                                let (b, imm) = addr_gen(inner, scope)?;
+                                m.b = b;
+                                imms.extend(imm);
                             } else if let Some(inner) = bracket(v, "sca") {
                                 m.b_src = BSrc::Sca;
-                                m.b = addr_gen(inner, scope)?;
+                                let (b, imm) = addr_gen(inner, scope)?;
+                                m.b = b;
+                                imms.extend(imm);
                             } else {
                                 return Err(format!(
                                     "port B source `{v}`: mem[..], sca[..], tree, enable, 0 or 1"
@@ -676,7 +715,9 @@ fn build_inst(
                     }
                     "w" | "wall" => {
                         let inner = bracket(v, "mem").ok_or("write port takes `mem[...]`")?;
-                        m.w = addr_gen(inner, scope)?;
+                        let (w, imm) = addr_gen(inner, scope)?;
+                        m.w = w;
+                        imms.extend(imm);
                         m.mem_we = true;
                         m.wr_all = k == "wall";
                     }
@@ -722,6 +763,7 @@ fn build_inst(
             }
         }
     }
+    port_imm(&mut m, &imms)?;
     if m.b_off.is_some() && (m.l_load == LLoad::Imm || m.seq == Seq::JOprGt) {
         return Err(
             "boff shares IMM8 with l=#N and jgt; use them in different microinstructions".into(),
@@ -807,6 +849,26 @@ mod tests {
         let m = pp5_rtl::igc::microinstruction::decode(&[w[0], w[1], w[2], w[3]]).unwrap();
         assert_eq!((m.l_load, m.imm), (LLoad::Imm, 7));
         assert_eq!(img.uinsts, 2);
+    }
+
+    #[test]
+    fn constant_addresses_share_imm8() {
+        let img = assemble(
+            ".command A() -> a\na: a=mem[#40+i] wall=mem[#40+i] r=a i++\n dispatch\n",
+            "<t>",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let w: Vec<u32> = (0..4).map(|k| img.words[k].1).collect();
+        let m = pp5_rtl::igc::microinstruction::decode(&[w[0], w[1], w[2], w[3]]).unwrap();
+        assert_eq!((m.a.base, m.w.base, m.imm), (Base::Imm, Base::Imm, 40));
+        for bad in [
+            "a=mem[#40] w=mem[#41] r=a",
+            "a=mem[#40] l=#3",
+            "a=mem[#300]",
+        ] {
+            let src = format!(".command A() -> a\na: {bad}\n dispatch\n");
+            assert!(assemble(&src, "<t>").is_err(), "{bad}");
+        }
     }
 
     #[test]
