@@ -18,6 +18,10 @@ const FC_SOURCE: &str = "
 .command FCSKIP(cnt:addr, n:count, skip:addr) -> fcskip
 .command FCCALL(cnt:addr, flag:addr) -> fccall
 .command FCDEEP() -> fcdeep
+.command FCCALLDEEP() -> fccalldeep
+.command FCRET() -> fcret
+.command FCIFDEEP(flag:addr) -> fcifdeep
+.command FCRAW() -> fcraw
 
 ; dst = flag ? 1 : 0, through IF/ELSE (wall: every active PE writes)
 fcsel:     IF mem[flag]
@@ -70,6 +74,41 @@ fcdeep:    REP 2
            ENDREP
            ENDREP
            dispatch
+
+; CALLs nested five deep: the fifth overflows the address stack (depth 4)
+fccalldeep: CALL d1
+           dispatch
+d1:        CALL d2
+           RET
+d2:        CALL d3
+           RET
+d3:        CALL d4
+           RET
+d4:        CALL d5
+           RET
+d5:        RET
+
+; RET without CALL: address-stack underflow
+fcret:     RET
+           dispatch
+
+; five nested IFs deactivating the flag-clear PEs at the first: in partial mode their
+; branch counter would need to reach 4
+fcifdeep:  IF mem[flag]
+           IF mem[flag]
+           IF mem[flag]
+           IF mem[flag]
+           IF mem[flag]
+           ENDIF
+           ENDIF
+           ENDIF
+           ENDIF
+           ENDIF
+           dispatch
+
+; replaced by the test with a raw ENDLOOP outside any loop
+fcraw:     JMP fcraw_end
+fcraw_end: dispatch
 
 ; cnt += 1 (8 bits) for the active PEs
 inc8:      c=1 i=0 l=#8
@@ -271,4 +310,92 @@ fn unbalanced_constructs_are_assembly_errors() {
         let e = assemble(src, "<t>").expect_err(src).to_string();
         assert!(e.contains(msg), "{src}: {e}");
     }
+}
+
+/// Run `text` and report whether the waveform's `renderer.igc.fc.error` was 1 in some cycle
+/// (read through the tracer interface, as a waveform writer reads it).
+fn run_watching_fc_error(tb: &mut Testbench, text: &str) -> bool {
+    use pp5_rtl::trace::{Recorder, Traced};
+    let s = tb.parse(text);
+    let mut seen = false;
+    tb.run_with(&s, 100_000, |sim| {
+        if sim.board.igc.fc.last.error {
+            let mut r = Recorder::default();
+            sim.board.trace(&mut r);
+            seen |= r.value("renderer.igc.fc.error") == Some(1);
+        }
+    });
+    seen
+}
+
+fn assert_fc_error(tb: &Testbench, what: &str) {
+    assert_ne!(tb.status() & 1 << 4, 0, "{what}: status bit 4");
+    assert!(tb.sim.tx.iter().any(|m| m.error), "{what}: error message");
+    assert!(
+        tb.sim
+            .diagnostics
+            .iter()
+            .any(|d| d.level == "error" && d.msg.contains(what)),
+        "{what}: {:?}",
+        tb.sim.diagnostics
+    );
+}
+
+#[test]
+fn every_stack_error_shows_in_status_diagnostics_and_trace() {
+    let mut tb = bench();
+    assert!(run_watching_fc_error(&mut tb, "FCDEEP\n"));
+    assert_fc_error(&tb, "loop stack overflow");
+
+    let mut tb = bench();
+    assert!(run_watching_fc_error(&mut tb, "FCCALLDEEP\n"));
+    assert_fc_error(&tb, "address stack overflow");
+
+    let mut tb = bench();
+    assert!(run_watching_fc_error(&mut tb, "FCRET\n"));
+    assert_fc_error(&tb, "address stack underflow");
+
+    // Partial mode: the branch counter overflows at the fifth nested IF.
+    let src = format!("{STANDARD_SOURCE}\n{FC_SOURCE}\n.fcmode partial\n");
+    let mut tb = Testbench::boot(assemble(&src, "<fc>").unwrap_or_else(|e| panic!("{e}")));
+    // One pixel takes the IFs; the others are deactivated at the first and counted deeper.
+    tb.poke(0, 0, 100, 1, 1);
+    assert!(run_watching_fc_error(&mut tb, "FCIFDEEP 100\n"));
+    assert_fc_error(&tb, "branch counter overflow");
+    // Full mode has room for it.
+    let mut tb = bench();
+    tb.poke(0, 0, 100, 1, 1);
+    assert!(!run_watching_fc_error(&mut tb, "FCIFDEEP 100\n"));
+    assert_clean(&tb);
+
+    // Loop-stack underflow cannot be written with the constructs: a raw ENDLOOP.
+    use pp5_rtl::flow_control::instruction::{FcInstr, FcOp};
+    use pp5_rtl::igc::microinstruction::{encode, Microinstruction};
+    let mut img = assemble(&format!("{STANDARD_SOURCE}\n{FC_SOURCE}"), "<fc>")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let at = img
+        .labels
+        .iter()
+        .find(|(l, _)| l == "fcraw")
+        .map(|l| l.1)
+        .expect("label");
+    let raw = Microinstruction {
+        fc: Some(FcInstr {
+            op: FcOp::EndLoop,
+            jump_func: 0xff,
+            jump_any: true,
+            ..FcInstr::default()
+        }),
+        target: at as u16 + 1,
+        ..Microinstruction::default()
+    };
+    for (k, w) in encode(&raw).iter().enumerate() {
+        let addr = at * 4 + k as u32;
+        for word in img.words.iter_mut().filter(|x| x.0 == addr) {
+            word.1 = *w;
+        }
+    }
+    let mut tb = Testbench::boot(img);
+    assert!(run_watching_fc_error(&mut tb, "FCRAW\n"));
+    assert_fc_error(&tb, "loop stack underflow");
 }

@@ -125,6 +125,8 @@ pub struct LastFc {
     /// PEs that wanted to jump / took part in the decision.
     pub wanted: u32,
     pub participants: u32,
+    /// It met an error (status bit 4): a stack over/underflow or a counter overflow.
+    pub error: bool,
 }
 
 /// The flow-control unit.
@@ -208,6 +210,7 @@ impl FlowControl {
     ) -> FcOutcome {
         let ins = req.instr;
         let pc = req.pc;
+        let errors_before = errors.len();
         let lut = Lut::new(ins.jump_func);
         let boolv = if req.bool_value { u64::MAX } else { 0 };
         let loop_op = matches!(
@@ -381,6 +384,7 @@ impl FlowControl {
             jump,
             wanted,
             participants,
+            error: errors[errors_before..].iter().any(FcError::is_error),
         };
         FcOutcome { jump, target }
     }
@@ -466,7 +470,8 @@ impl Traced for FlowControl {
                 | (self.loops.depth() as u64) << 8
                 | (self.addrs.depth() as u64) << 12
                 | (l.wanted as u64) << 16
-                | (l.participants as u64) << 40,
+                | (l.participants as u64) << 40
+                | (l.error as u64) << 63,
             l.req.count as u64 | (l.req.init as u32 as u64) << 32,
             l.req.step as u32 as u64,
             self.addrs
@@ -500,6 +505,7 @@ impl Traced for FlowControl {
         t.bits("const_init", 8, l.req.init as u64 & 0xff);
         t.bits("const_step", 8, l.req.step as u64 & 0xff);
         bit(t, "jump", l.jump);
+        bit(t, "error", l.error);
         t.bits("wanted", 15, l.wanted as u64);
         t.bits("participants", 15, l.participants as u64);
         t.bits("loop_depth", 3, self.loops.depth() as u64);
