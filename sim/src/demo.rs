@@ -402,7 +402,38 @@ TREEIntoMEM_L3 16 8 -1.509765625 -1.8017578125 454.875 # blue
 
 /// The stream `pp5 demo` runs: [`DEMO_STREAM`] then [`TRIANGLES_STREAM`].
 pub fn full_demo_text() -> String {
-    format!("{DEMO_STREAM}\n{TRIANGLES_STREAM}")
+    format!("{DEMO_STREAM}\n{TRIANGLES_STREAM}\n{GCD_STREAM}")
+}
+
+/// Bit addresses of the GCD demo's x, y and step count (8 bits each).
+pub const GCD_FIELDS: [usize; 3] = [100, 108, 116];
+
+/// The flow-control demo: at every pixel, the steps of subtractive Euclid on (x+1, y+1),
+/// counted by GCDSTEPS (`sim/microcode/flow.pp5uc`), a loop whose trip count differs from
+/// pixel to pixel. Needs the demo microcode ([`crate::asm::microcode::demo`]).
+pub const GCD_STREAM: &str = "\
+# pp5 flow control: GCDSTEPS counts the steps of subtractive Euclid on (x+1, y+1) at every
+# pixel into mem[116:8]: a loop with a per-pixel trip count (microcode: sim/microcode/flow.pp5uc)
+message
+FBITS 10
+SETENABS
+TREEIntoMEM_L3 100 8 1 0 1     # x + 1
+TREEIntoMEM_L3 108 8 0 1 1     # y + 1
+GCDSTEPS 116 100 108
+";
+
+/// What GCDSTEPS leaves in `cnt` for `x` and `y` (the reference model).
+pub fn gcd_steps(mut x: u8, mut y: u8) -> u8 {
+    let mut n = 0u8;
+    while x != y && n < 255 {
+        if x > y {
+            x -= y;
+        } else {
+            y -= x;
+        }
+        n += 1;
+    }
+    n
 }
 
 /// Build the full demo stream (registers, then triangles) with `table`.

@@ -88,7 +88,8 @@ enum Cmd {
 
 #[derive(Args, Clone)]
 struct Common {
-    /// Microcode source (.pp5uc) or image (.json); default: the standard microcode.
+    /// Microcode source (.pp5uc) or image (.json); default: the standard microcode
+    /// plus the flow-control commands of sim/microcode/flow.pp5uc.
     #[arg(long)]
     microcode: Option<PathBuf>,
     /// Probe pixel traced in the waveform, as X,Y (repeatable).
@@ -117,7 +118,8 @@ struct Common {
     dump_mem: Option<PathBuf>,
     /// Write a PNG of the array after the run (repeatable): FILE.png=rgb:R,G,B (three 8-bit
     /// fields), FILE.png=grey:ADDR,LEN (LEN <= 16 bits scaled to 0..255) or FILE.png=enable.
-    /// Image row 0 is y = 0 (the top). Default for `demo`: WAVE.png=rgb:0,8,16.
+    /// Image row 0 is y = 0 (the top). Default for `demo`: WAVE.png=rgb:0,8,16 and
+    /// WAVE-gcd.png=grey:116,7.
     #[arg(long, value_parser = pp5_sim::image::parse_spec)]
     image: Vec<pp5_sim::image::ImageSpec>,
     /// Do not load the microcode through the stream first (write the store directly).
@@ -193,8 +195,7 @@ fn input(msg: impl Into<String>) -> Fail {
 
 fn load_microcode(path: &Option<PathBuf>) -> Result<McImage, Fail> {
     match path {
-        None => microcode::assemble(microcode::STANDARD_SOURCE, microcode::STANDARD_NAME)
-            .map_err(|e| input(e.to_string())),
+        None => Ok(microcode::default_image()),
         Some(p) => {
             let text =
                 std::fs::read_to_string(p).map_err(|e| input(format!("{}: {e}", p.display())))?;
@@ -347,6 +348,15 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 common.image.push(pp5_sim::image::ImageSpec {
                     path: wave.with_extension("png"),
                     kind: pp5_sim::image::ImageKind::Rgb { r, g, b },
+                });
+                let stem = wave.file_stem().unwrap_or_default().to_string_lossy();
+                common.image.push(pp5_sim::image::ImageSpec {
+                    path: wave.with_file_name(format!("{stem}-gcd.png")),
+                    kind: pp5_sim::image::ImageKind::Grey {
+                        addr: pp5_sim::demo::GCD_FIELDS[2],
+                        // The counts stay below 128: 7 bits span the grey scale.
+                        len: 7,
+                    },
                 });
             }
             let src = wave.with_extension("pp5s");

@@ -192,13 +192,18 @@ pub fn run(
         .as_ref()
         .map(|w| w.signals().to_vec())
         .unwrap_or_default();
+    let start_ps = wave
+        .as_ref()
+        .and_then(WaveWriter::first_sample_cycle)
+        .unwrap_or(0)
+        .saturating_mul(pp5_rtl::clock::CYCLE_PS);
     let closed = match wave {
         Some(w) => w.finish(),
         None => Ok(()),
     };
     if let Some(w) = &spec.wave {
         if w.gtkw {
-            write_gtkw(&w.gtkw_path(), &w.path, &signals)?;
+            write_gtkw(&w.gtkw_path(), &w.path, &signals, start_ps)?;
         }
     }
     let stop = stop?;

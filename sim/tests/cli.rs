@@ -331,7 +331,7 @@ fn truncated_binary_stream_exits_3() {
 
 #[test]
 fn asm_prints_the_opcode_table_and_writes_an_image() {
-    let img = microcode::standard();
+    let img = microcode::default_image();
     let o = pp5(&[&"asm"]);
     assert_eq!(code(&o), 0, "{}", show(&o));
     let out = stdout(&o);

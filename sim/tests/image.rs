@@ -454,12 +454,26 @@ fn cli_demo_writes_a_png_beside_the_waveform_and_run_takes_image_specs() {
     let want = reference(true);
     assert_same_picture(&pixels(&rgb), &want.rgb, "the demo's PNG");
 
-    // `run` with explicit specs: grey and enable images of the written demo stream.
+    // The demo's second picture: GCDSTEPS's step counts (grey:116,7).
+    let (_, _, gcd) = read_png(&dir.path("d-gcd.png"));
+    for (i, px) in gcd.chunks(3).enumerate() {
+        let (x, y) = (i % 128, i / 128);
+        let steps = pp5_sim::demo::gcd_steps(x as u8 + 1, y as u8 + 1) as u32;
+        assert_eq!(
+            px[0] as u32,
+            (steps * 255 + 63) / 127,
+            "gcd picture at ({x},{y})"
+        );
+    }
+
+    // `run` with explicit specs: grey and enable images of the triangle stream.
+    let tri = dir.path("t.pp5s");
+    std::fs::write(&tri, demo::TRIANGLES_STREAM).expect("write t.pp5s");
     let g = dir.path("g.png");
     let e = dir.path("e.png");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .arg("run")
-        .arg(dir.path("d.pp5s"))
+        .arg(&tri)
         .arg("--image")
         .arg(format!("{}=grey:8,8", g.display()))
         .arg("--image")

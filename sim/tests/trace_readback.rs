@@ -702,7 +702,7 @@ fn gtkw_groups_signals_by_scope() {
     let (_wave_dir, wave) = temp_path("view.vcd");
     let (signals, _) = run(&wave, WaveFormat::Vcd, TraceConfig::default(), 3);
     let gtkw = wave.with_extension("gtkw");
-    write_gtkw(&gtkw, &wave, &signals).expect("write gtkw");
+    write_gtkw(&gtkw, &wave, &signals, 0).expect("write gtkw");
     let text = std::fs::read_to_string(&gtkw).expect("read gtkw");
 
     assert!(
@@ -710,6 +710,12 @@ fn gtkw_groups_signals_by_scope() {
         "relative dumpfile:\n{text}"
     );
     assert!(text.contains("[timestart] 0\n"));
+    // A trace that starts later opens where it starts.
+    write_gtkw(&gtkw, &wave, &signals, 137_500_000).expect("write gtkw");
+    let later = std::fs::read_to_string(&gtkw).expect("read gtkw");
+    assert!(later.contains("[timestart] 137500000\n"), "{later}");
+    write_gtkw(&gtkw, &wave, &signals, 0).expect("write gtkw");
+    let text = std::fs::read_to_string(&gtkw).expect("read gtkw");
     assert!(text.contains("[size] "));
     assert!(text.lines().any(|l| l.starts_with('*')), "zoom line");
     for open in ["renderer.", "renderer.x.", "renderer.x.fsm.", "renderer.y."] {
@@ -767,7 +773,7 @@ fn gtkw_groups_signals_by_scope() {
         })
         .collect();
     let (_other_tmp, other_gtkw) = temp_path("elsewhere.gtkw");
-    write_gtkw(&other_gtkw, &wave.with_extension("fst"), &fst_signals).unwrap();
+    write_gtkw(&other_gtkw, &wave.with_extension("fst"), &fst_signals, 0).unwrap();
     let text = std::fs::read_to_string(&other_gtkw).unwrap();
     assert!(
         text.contains("@820\nrenderer.x.fsm.state[255:0]\n"),

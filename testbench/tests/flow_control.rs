@@ -399,3 +399,39 @@ fn every_stack_error_shows_in_status_diagnostics_and_trace() {
     assert!(run_watching_fc_error(&mut tb, "FCRAW\n"));
     assert_fc_error(&tb, "loop stack underflow");
 }
+
+#[test]
+fn gcdsteps_counts_subtractive_euclid_at_every_pixel() {
+    use pp5_sim::demo::{gcd_steps, GCD_FIELDS, GCD_STREAM};
+    let mut tb = Testbench::boot(pp5_sim::asm::microcode::default_image());
+    let o = tb.run_text(GCD_STREAM);
+    assert_eq!(o.stop, StopReason::Done);
+    assert_clean(&tb);
+    let [fx, fy, fc] = GCD_FIELDS;
+    let mut max = 0;
+    for_all(|x, y| {
+        let (a, b) = (x as u8 + 1, y as u8 + 1);
+        let want = gcd_steps(a, b);
+        max = max.max(want);
+        assert_eq!(tb.peek(x, y, fc, 8), want as u64, "steps at ({x},{y})");
+        // Both numbers end as their gcd.
+        let g = (1..=a.min(b))
+            .rev()
+            .find(|d| a % d == 0 && b % d == 0)
+            .unwrap_or(1);
+        assert_eq!(
+            (tb.peek(x, y, fx, 8), tb.peek(x, y, fy, 8)),
+            (g as u64, g as u64)
+        );
+    });
+    assert_eq!(max, 127, "gcd(1, 128) takes 127 steps");
+    let steps = o
+        .command_cycles
+        .iter()
+        .find(|c| c.0 == "GCDSTEPS")
+        .map(|c| c.1)
+        .expect("GCDSTEPS ran");
+    // 21 + 50 per iteration while pixels take both sides of the IF; the loop runs until the
+    // slowest pixel is done (127 steps; docs in sim/microcode/flow.pp5uc).
+    assert_eq!(steps, 21 + 127 * 50);
+}

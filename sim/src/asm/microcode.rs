@@ -21,6 +21,19 @@ pub const STANDARD_SOURCE: &str = concat!(
     "\n",
     include_str!("../../microcode/qee.pp5uc")
 );
+/// Commands written with the flow-control unit (`sim/microcode/flow.pp5uc`), assembled after
+/// the standard microcode into the default image.
+pub const FLOW_SOURCE: &str = include_str!("../../microcode/flow.pp5uc");
+
+/// The image `pp5 run` and `pp5 demo` boot when no `--microcode` is given: the standard
+/// microcode plus [`FLOW_SOURCE`].
+pub fn default_image() -> McImage {
+    let src = format!("{STANDARD_SOURCE}\n{FLOW_SOURCE}");
+    assemble(&src, "sim/microcode/standard.pp5uc+qee.pp5uc+flow.pp5uc").unwrap_or_else(|e| {
+        unreachable!("the shipped microcode assembles (a unit test checks): {e}")
+    })
+}
+
 /// File name used in messages about the standard source.
 pub const STANDARD_NAME: &str = "sim/microcode/standard.pp5uc+qee.pp5uc";
 
@@ -836,6 +849,16 @@ mod tests {
         let img = standard();
         assert!(img.table.get("MEMplusMEM").is_some());
         assert_eq!(img.table.get("NOOP").map(|c| c.cmd), Some(CMD_NOOP));
+    }
+
+    #[test]
+    fn demo_microcode_assembles() {
+        let img = default_image();
+        assert!(img.table.get("GCDSTEPS").is_some());
+        assert_eq!(
+            img.table.commands.len(),
+            standard().table.commands.len() + 1
+        );
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn dumpfile_path(gtkw_path: &Path, wave_path: &Path) -> io::Result<String> {
 
 /// Build the text of a `.gtkw` save file for `signals` (as returned by
 /// [`super::WaveWriter::signals`]).
-pub(crate) fn render_gtkw(dumpfile: &str, signals: &[SignalInfo]) -> String {
+pub(crate) fn render_gtkw(dumpfile: &str, signals: &[SignalInfo], start_ps: u64) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "[*]");
     let _ = writeln!(
@@ -105,7 +105,7 @@ pub(crate) fn render_gtkw(dumpfile: &str, signals: &[SignalInfo]) -> String {
     );
     let _ = writeln!(out, "[*]");
     let _ = writeln!(out, "[dumpfile] \"{dumpfile}\"");
-    let _ = writeln!(out, "[timestart] 0");
+    let _ = writeln!(out, "[timestart] {start_ps}");
     let _ = writeln!(out, "[size] {WINDOW_W} {WINDOW_H}");
     let _ = writeln!(out, "[pos] -1 -1");
     let _ = writeln!(out, "*{:.6} -1", initial_zoom());
@@ -183,11 +183,17 @@ pub(crate) fn render_gtkw(dumpfile: &str, signals: &[SignalInfo]) -> String {
 
 /// Write a GTKWave save file at `gtkw_path` that opens `wave_path` with `signals` grouped by
 /// scope (`clk` first, then one group per scope in first-seen order), vectors in hex, 1-bit
-/// signals in binary, text as strings (FST text vectors in ASCII), zoomed to the first ~200
-/// cycles.
-pub fn write_gtkw(gtkw_path: &Path, wave_path: &Path, signals: &[SignalInfo]) -> io::Result<()> {
+/// signals in binary, text as strings (FST text vectors in ASCII), showing ~200 cycles from
+/// `start_ps` (the first sampled cycle: the view opens on known values even when the trace
+/// starts after the boot or in a window).
+pub fn write_gtkw(
+    gtkw_path: &Path,
+    wave_path: &Path,
+    signals: &[SignalInfo],
+    start_ps: u64,
+) -> io::Result<()> {
     let dumpfile = dumpfile_path(gtkw_path, wave_path)?;
-    std::fs::write(gtkw_path, render_gtkw(&dumpfile, signals))
+    std::fs::write(gtkw_path, render_gtkw(&dumpfile, signals, start_ps))
 }
 
 /// Quote a path for a POSIX shell if it holds anything but plain characters.

@@ -499,7 +499,8 @@ pub struct WaveWriter {
     capture: sampler::Capture,
     /// A walk failed after it had updated `last_*`: the next sample writes every value.
     resync: bool,
-    /// Cycle of the last written sample.
+    /// Cycles of the first and the last written sample.
+    first_cycle: Option<u64>,
     last_cycle: Option<u64>,
     /// Skippable scopes of the walk, whether nothing in each is selected, and each one's key
     /// at its last visit.
@@ -593,11 +594,17 @@ impl WaveWriter {
             capture: sampler::Capture::new(&layout.entries, n),
             entries: layout.entries,
             resync: false,
+            first_cycle: None,
             last_cycle: None,
             skippable,
             unselected,
             keys,
         })
+    }
+
+    /// The cycle of the first written sample (`None` before it).
+    pub fn first_sample_cycle(&self) -> Option<u64> {
+        self.first_cycle
     }
 
     /// The declared signals in declaration order, `clk` first.
@@ -694,6 +701,7 @@ impl WaveWriter {
             changes_end: u32::try_from(changes_end).map_err(|_| invalid_data("batch overflow"))?,
             texts_end: u32::try_from(texts_end).map_err(|_| invalid_data("batch overflow"))?,
         });
+        self.first_cycle.get_or_insert(cycle);
         self.last_cycle = Some(cycle);
         if batch.frames.len() >= worker::BATCH_CYCLES {
             self.worker.send()?;
