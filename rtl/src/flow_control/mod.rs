@@ -400,6 +400,9 @@ impl FlowControl {
 
     /// A PE's flow-control state, for probes: (active, branch counter, state).
     pub fn pe_view(&self, x: usize, y: usize) -> (bool, u32, PeFlowState) {
+        if self.all_active {
+            return (true, 0, PeFlowState::Active);
+        }
         let (w, m) = crate::emc_array::plane::locate(x, y);
         let active = self.pe.active[w] & m != 0;
         let branch = self.pe.branch[w] & m != 0;

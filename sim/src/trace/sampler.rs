@@ -35,26 +35,23 @@ pub(crate) struct Capture {
     dirty: Vec<u64>,
     /// Per 64 positions, which are selected bits signals.
     selected: Vec<u64>,
-    /// Selected text positions: (position, slot).
-    sel_text: Vec<(u32, u32)>,
+    /// Per 64 positions, which are selected text signals.
+    selected_text: Vec<u64>,
     /// Slot of each position ([`NOT_SELECTED`] if none).
     slot_of: Vec<u32>,
     last_text: Vec<String>,
-    /// Address and length of the last `'static` text written to each slot, `(0, 0)` if the
-    /// last text was not one.
-    last_static: Vec<(usize, usize)>,
 }
 
 impl Capture {
     pub(crate) fn new(entries: &[Entry], nslots: usize) -> Capture {
-        let mut sel_text = Vec::new();
         let mut selected = vec![0u64; entries.len().div_ceil(64)];
+        let mut selected_text = vec![0u64; entries.len().div_ceil(64)];
         for (pos, e) in entries.iter().enumerate() {
             if e.slot == NOT_SELECTED {
                 continue;
             }
             if e.is_text {
-                sel_text.push((pos as u32, e.slot));
+                selected_text[pos / 64] |= 1 << (pos % 64);
             } else {
                 selected[pos / 64] |= 1 << (pos % 64);
             }
@@ -70,16 +67,14 @@ impl Capture {
             statics: vec![""; entries.len()],
             dirty: vec![0; entries.len().div_ceil(64)],
             selected,
-            sel_text,
+            selected_text,
             slot_of: entries.iter().map(|e| e.slot).collect(),
             last_text: vec![String::new(); nslots],
-            last_static: vec![(0, 0); nslots],
         }
     }
 
     /// Forget what was last written (after a failed walk): the next commit must be forced.
     pub(crate) fn invalidate(&mut self) {
-        self.last_static.iter_mut().for_each(|p| *p = (0, 0));
         self.kinds.copy_from_slice(&self.decl_kinds);
     }
 
@@ -91,8 +86,17 @@ impl Capture {
 
     /// Append this walk's changes (every selected value if `force`) to `batch`.
     pub(crate) fn commit(&mut self, batch: &mut Batch, force: bool) {
-        for (w, (dirty, &selected)) in self.dirty.iter_mut().zip(&self.selected).enumerate() {
-            let mut changed = if force { selected } else { *dirty & selected };
+        let words = self
+            .dirty
+            .iter_mut()
+            .zip(&self.selected)
+            .zip(&self.selected_text);
+        for (w, ((dirty, &selected), &selected_text)) in words.enumerate() {
+            let (mut changed, mut texts) = if force {
+                (selected, selected_text)
+            } else {
+                (*dirty & selected, *dirty & selected_text)
+            };
             *dirty = 0;
             while changed != 0 {
                 let p = w * 64 + changed.trailing_zeros() as usize;
@@ -101,29 +105,24 @@ impl Capture {
                     batch.changes.push((slot, v));
                 }
             }
-        }
-        for &(pos, slot) in &self.sel_text {
-            let Some(&s) = self.statics.get(pos as usize) else {
-                continue;
-            };
-            if std::ptr::eq(s, DYNAMIC) {
-                continue;
-            }
-            let (Some(last), Some(last_static)) = (
-                self.last_text.get_mut(slot as usize),
-                self.last_static.get_mut(slot as usize),
-            ) else {
-                continue;
-            };
-            let key = (s.as_ptr() as usize, s.len());
-            if !force && *last_static == key {
-                continue;
-            }
-            *last_static = key;
-            if force || last.as_str() != s {
-                last.clear();
-                last.push_str(s);
-                push_text(batch, slot, s);
+            // Text positions are dirty when a different constant string was shown there.
+            while texts != 0 {
+                let p = w * 64 + texts.trailing_zeros() as usize;
+                texts &= texts - 1;
+                let (Some(&s), Some(&slot)) = (self.statics.get(p), self.slot_of.get(p)) else {
+                    continue;
+                };
+                if std::ptr::eq(s, DYNAMIC) {
+                    continue;
+                }
+                let Some(last) = self.last_text.get_mut(slot as usize) else {
+                    continue;
+                };
+                if force || last.as_str() != s {
+                    last.clear();
+                    last.push_str(s);
+                    push_text(batch, slot, s);
+                }
             }
         }
     }
@@ -276,11 +275,15 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
     fn text_static(&mut self, _name: &str, value: &'static str) {
         let p = self.pos;
         self.pos = p + 1;
-        if let Some(s) = self.cap.statics.get_mut(p) {
+        let cap = &mut *self.cap;
+        if let (Some(s), Some(dirty)) = (cap.statics.get_mut(p), cap.dirty.get_mut(p / 64)) {
+            // A `'static` str never changes its bytes: the same address and length is the
+            // same text.
+            *dirty |= (!std::ptr::eq(*s, value) as u64) << (p % 64);
             *s = value;
         }
         if CHECK {
-            if let Some(kind) = self.cap.kinds.get_mut(p) {
+            if let Some(kind) = cap.kinds.get_mut(p) {
                 *kind = TEXT_KIND;
             }
         }
@@ -302,13 +305,9 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
         if slot == NOT_SELECTED || cap.decl_kinds.get(p) != Some(&TEXT_KIND) {
             return;
         }
-        let (Some(last), Some(last_static)) = (
-            cap.last_text.get_mut(slot as usize),
-            cap.last_static.get_mut(slot as usize),
-        ) else {
+        let Some(last) = cap.last_text.get_mut(slot as usize) else {
             return;
         };
-        *last_static = (0, 0);
         if self.force || last.as_str() != value {
             last.clear();
             last.push_str(value);
