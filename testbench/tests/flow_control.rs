@@ -435,3 +435,28 @@ fn gcdsteps_counts_subtractive_euclid_at_every_pixel() {
     // slowest pixel is done (127 steps; docs in sim/microcode/flow.pp5uc).
     assert_eq!(steps, 21 + 127 * 50);
 }
+
+#[test]
+fn aeo_looks_at_the_active_pixels_only() {
+    let mut tb = bench();
+    // Enable everywhere except (0, 0), the only pixel whose flag is set: inside FCSEL's IF only
+    // (0, 0) is active, and its Enable is clear, so AEO is asserted there.
+    tb.run_text("SETENABS\n");
+    tb.set_enable(0, 0, false);
+    tb.poke(0, 0, 100, 1, 1);
+    let s = tb.parse("FCSEL 10 100\n");
+    let (mut inside, mut aeo_inside) = (0, true);
+    tb.run_with(&s, 10_000, |sim| {
+        let fc = &sim.board.igc.fc;
+        // The IF side: (0, 0) alone is active (the ELSE side has the others).
+        if !fc.all_active && pp5_rtl::emc_array::plane::get(&fc.pe.active, 0, 0) {
+            inside += 1;
+            aeo_inside &= sim.board.array.aeo();
+        }
+    });
+    assert!(inside > 0, "the IF deactivated pixels");
+    assert!(aeo_inside, "AEO over the active pixels");
+    // After ENDIF every pixel is active again: Enable elsewhere makes AEO false.
+    assert!(!tb.sim.board.array.aeo());
+    assert_eq!(tb.peek(0, 0, 10, 1), 1, "the active pixel wrote");
+}

@@ -180,9 +180,8 @@ impl Igc {
     }
 
     /// One 40 MHz cycle. Takes a command from `llpr` when the microcode dispatches (or, in
-    /// RMode, whenever one is there), and returns the operation for the EMC array.
-    /// One 40 MHz cycle. The array is read (AEO, and the per-PE inputs of a flow-control
-    /// instruction), not written: the returned operation is the array's for this cycle.
+    /// RMode, whenever one is there), and returns the operation for the EMC array. The array
+    /// is only read here (AEO, and the per-PE inputs of a flow-control instruction).
     pub fn step(
         &mut self,
         llpr: &mut Llpr,
