@@ -3,13 +3,22 @@
 //! Every block is a set of clocked registers plus next-state logic evaluated once per 40 MHz
 //! edge. The module tree follows the block diagram in `docs/architecture.md`:
 //!
-//! - [`igc_port`]: the IGC Ring port: [`igc_port::rxfifo`] and the [`igc_port::parser`] (Stream Parser).
+//! - [`ring`]: what both Ring ports share: the RxFIFO and the transmitter.
+//! - [`igc_port`]: the IGC Ring port: the [`igc_port::parser`] (Stream Parser) and the
+//!   [`igc_port::messages`] unit (status and error messages).
 //! - [`igc`]: the Image Generation Controller: microcode store, microsequencer, operand registers.
+//! - [`flow_control`]: the IGC's SIMD flow-control unit.
 //! - [`emc_array`]: the 64 EMCs as one bit-sliced array of 128×128 pixel processors.
+//! - [`qee`]: the quadratic expression evaluators.
+//! - [`backing_store`]: the 128 sectors of VRAM and the transfer unit (BSLOAD/BSSTORE).
+//! - [`bs_port`]: the Backing Store Ring port.
+//! - [`semaphore`]: the BS and IGC semaphores.
 //! - [`renderer`]: the board: wires the blocks, the status word and the LEDs.
 //!
 //! No block does I/O; waveforms are written by `pp5-sim` through the [`trace`] interface.
 
+pub mod backing_store;
+pub mod bs_port;
 pub mod clock;
 pub mod emc_array;
 pub mod flow_control;
@@ -17,6 +26,8 @@ pub mod igc;
 pub mod igc_port;
 pub mod qee;
 pub mod renderer;
+pub mod ring;
+pub mod semaphore;
 pub mod status;
 pub mod trace;
 

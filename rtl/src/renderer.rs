@@ -1,23 +1,29 @@
-//! The Renderer board: the IGC port, the IGC, the EMC array, the status word, the LEDs and the
-//! error-message transmitter, stepped together on the 40 MHz clock.
+//! The Renderer board: the IGC port, the IGC, the EMC array, the QEE, the backing store and its
+//! transfer unit, the BS port, the two semaphores, the status word, the LEDs and the outgoing
+//! messages, stepped together on the 40 MHz clock (seed 003 §III.4.1).
 
+use crate::backing_store::transfer::{TransferUnit, XferDir};
+use crate::backing_store::BackingStore;
+use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState, Cause};
 use crate::clock::ring_enable;
 use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{emc_of, BSource, EmcArray};
 use crate::igc::llpr::Llpr;
-use crate::igc::{Igc, IgcEvent, IgcState, QeeCtl};
+use crate::igc::{Igc, IgcEvent, IgcInputs, IgcState, MiscCtl, QeeCtl};
 use crate::igc_port::parser::ParserEvent;
-use crate::igc_port::rxfifo::RXFIFO_WORDS;
 use crate::igc_port::IgcPort;
 use crate::qee::arith::QeeMode;
 use crate::qee::Qee;
+use crate::ring::rxfifo::RXFIFO_WORDS;
+pub use crate::ring::tx::{MsgKind, OutMessage};
+use crate::semaphore::Semaphore;
 use crate::status::*;
 use crate::trace::{bit, Traced, Tracer};
 
 /// Board parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RendererConfig {
-    /// RxFIFO depth of the IGC port in words (seed §III.4.1-3: 2K, perhaps 4K later).
+    /// RxFIFO depth of each port in words (seed §III.4.1-3: 2K, perhaps 4K later).
     pub rxfifo_words: usize,
     /// Board ID in the PAL (low byte of the IGC's message IDs).
     pub board_id: u8,
@@ -41,17 +47,31 @@ pub enum BoardEvent {
     RxFifoOverwritten,
     /// No command was taken for 64K 20 MHz cycles while one was waiting (status bit 30).
     IgcTimeout,
-}
-
-/// A message the board sends onto the Ring.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutMessage {
-    /// 40 MHz cycle at which it was generated.
-    pub cycle: u64,
-    /// Destination, ID word, status word (seed §III.4.1-5).
-    pub words: [u32; 3],
-    /// An error message (to Ring address 0) rather than a status message.
-    pub error: bool,
+    Bs(BsEvent),
+    /// A Ring word was lost: the BS RxFIFO was full (status bit 26).
+    BsRxFifoOverwritten,
+    /// A semaphore counter overflowed and wrapped to 0 (status bit 24 for BS, 25 for IGC).
+    SemOverflow {
+        bs: bool,
+    },
+    /// A transfer started (BSLOAD / BSSTORE).
+    XferStart {
+        dir: XferDir,
+        sector: u8,
+    },
+    /// The transfer completed.
+    XferDone {
+        dir: XferDir,
+        sector: u8,
+    },
+    /// A VBS (`later` false) or VBSlater was issued while a VBSlater was pending, which seed
+    /// §III.4.2.5.5 forbids: the pending flag merges a second VBSlater (one V is lost), a VBS
+    /// increments at once, before the pending one.
+    VbsWhilePending {
+        later: bool,
+    },
+    /// A status message was latched (SENDSTATUS) or lost to an error (the interruption rule).
+    StatusLatched,
 }
 
 /// The whole board.
@@ -67,21 +87,35 @@ pub struct Renderer {
     pub array: EmcArray,
     /// The quadratic expression evaluators of the 64 EMCs.
     pub qee: Qee,
-    /// Sticky error bits 24..30 of the status word.
+    /// The backing store (VRAM) and the transfer unit.
+    pub backing_store: BackingStore,
+    pub transfer: TransferUnit,
+    /// The Backing Store port.
+    pub bs_port: BsPort,
+    /// Sticky error bits 24..30 (and 4) of the status word.
     pub errors: u32,
-    /// BS and IGC semaphore counters (status bits 8-23; zero at Ring reset).
-    pub bs_sem: u8,
-    pub igc_sem: u8,
+    /// BS and IGC semaphores (status bits 8-23; zero at Ring reset).
+    pub bs_sem: Semaphore,
+    pub igc_sem: Semaphore,
     /// 20 MHz cycles a waiting command has not been taken.
     pub timeout_count: u64,
+    /// TxReady from the Ring for the IGC port and the BS port (inputs; status bits 7 and 6).
+    pub tx_ready_igc: bool,
+    pub tx_ready_bs: bool,
+    /// How the IGC spent the last cycle (for timing reports).
+    pub igc_cause: Cause,
     ring_in: Option<(u32, bool)>,
+    bs_ring_in: Option<(u32, bool)>,
     /// Events of the cycles since the simulator last drained them.
     pub events: Vec<BoardEvent>,
     /// Messages sent onto the Ring since the simulator last drained them.
     pub tx: Vec<OutMessage>,
     igc_ev: Vec<IgcEvent>,
     parser_ev: Vec<ParserEvent>,
+    bs_ev: Vec<BsEvent>,
     error_strobe: u32,
+    /// An error strobe fired in the last cycle.
+    last_strobe: bool,
 }
 
 impl Renderer {
@@ -95,30 +129,46 @@ impl Renderer {
             igc: Igc::new(),
             array: EmcArray::new(),
             qee: Qee::new(),
+            backing_store: BackingStore::new(),
+            transfer: TransferUnit::default(),
+            bs_port: BsPort::new(config.rxfifo_words),
             errors: 0,
-            bs_sem: 0,
-            igc_sem: 0,
+            bs_sem: Semaphore::default(),
+            igc_sem: Semaphore::default(),
             timeout_count: 0,
+            tx_ready_igc: true,
+            tx_ready_bs: true,
+            igc_cause: Cause::Idle,
             ring_in: None,
+            bs_ring_in: None,
             events: Vec::new(),
             tx: Vec::new(),
             igc_ev: Vec::new(),
             parser_ev: Vec::new(),
+            bs_ev: Vec::new(),
             error_strobe: 0,
+            last_strobe: false,
         }
     }
 
-    /// Ring reset: everything but pixel memory and the microcode store returns to its reset
-    /// state; the IGC enters RMode.
+    /// Ring reset: everything but the memories (pixel memory, the microcode store, the
+    /// backing store) returns to its reset state: the IGC enters RMode, the semaphores and
+    /// the sticky error bits clear, the FIFOs empty, a transfer or message in progress is
+    /// abandoned. TxReady (a Ring input) is kept.
     pub fn ring_reset(&mut self) {
         let store = std::mem::take(&mut self.igc.store);
         let array = std::mem::take(&mut self.array);
+        let backing = std::mem::take(&mut self.backing_store);
         let cycle = self.cycle;
         let trace_emcs = self.qee.trace_emcs;
+        let (rdy_igc, rdy_bs) = (self.tx_ready_igc, self.tx_ready_bs);
         *self = Renderer::new(self.config);
         self.igc.store = store;
         self.array = array;
+        self.backing_store = backing;
         self.cycle = cycle;
+        self.tx_ready_igc = rdy_igc;
+        self.tx_ready_bs = rdy_bs;
         // Tracing configuration, like the probe pixels in the array, outlives the reset.
         self.qee.trace_emcs = trace_emcs;
     }
@@ -146,10 +196,20 @@ impl Renderer {
         self.igc_port.rx_ready()
     }
 
+    /// RxReady of the BS port.
+    pub fn bs_rx_ready(&self) -> bool {
+        self.bs_port.rx_ready()
+    }
+
     /// Deliver a Ring word to the IGC port this cycle (call before [`Renderer::step`], only
     /// when [`Renderer::ring_slot`] is true). `sop` marks a destination word.
     pub fn ring_in(&mut self, word: u32, sop: bool) {
         self.ring_in = Some((word, sop));
+    }
+
+    /// Deliver a Ring word to the BS port this cycle (as [`Renderer::ring_in`]).
+    pub fn bs_ring_in(&mut self, word: u32, sop: bool) {
+        self.bs_ring_in = Some((word, sop));
     }
 
     /// The status word (seed §III.4.1-5), as the IGC port reports it.
@@ -159,13 +219,19 @@ impl Renderer {
         for (k, on) in s.iter().enumerate() {
             w |= (*on as u32) << (ST_AEO_STRIPES + k as u32);
         }
-        w |= 1 << ST_TXREADY_BS;
-        w |= 1 << ST_TXREADY_IGC;
-        w |= (self.bs_sem as u32) << ST_BS_SEM;
-        w |= (self.igc_sem as u32) << ST_IGC_SEM;
+        w |= (self.tx_ready_bs as u32) << ST_TXREADY_BS;
+        w |= (self.tx_ready_igc as u32) << ST_TXREADY_IGC;
+        w |= (self.bs_sem.count as u32) << ST_BS_SEM;
+        w |= (self.igc_sem.count as u32) << ST_IGC_SEM;
         w |= self.errors & ERROR_MASK;
         w |= (self.igc.indicator as u32) << ST_INDICATOR;
         w
+    }
+
+    /// The status word as the BS port reports it: without the bits the seed marks "available
+    /// only in the status message transmitted from the IGC Port" (24-31, and our bit 4).
+    pub fn bs_status(&self) -> u32 {
+        self.status() & BS_STATUS_MASK
     }
 
     /// The 16 front-panel LEDs (seed §III.4.1-5), bit k = LED k.
@@ -173,9 +239,10 @@ impl Renderer {
         let st = self.status();
         let mut l = 0u16;
         l |= self.array.aeo() as u16;
-        l |= ((self.igc.state == IgcState::Run) as u16) << 1;
-        l |= ((self.bs_sem != 0) as u16) << 2;
-        l |= ((self.igc_sem != 0) as u16) << 3;
+        l |= ((self.igc.state == IgcState::Run || self.igc.state.waiting()) as u16) << 1;
+        l |= ((self.bs_sem.count != 0) as u16) << 2;
+        l |= ((self.igc_sem.count != 0) as u16) << 3;
+        l |= ((!self.bs_port.rxfifo.is_empty()) as u16) << 4;
         l |= ((!self.igc_port.rxfifo.is_empty()) as u16) << 5;
         l |= (((st >> ST_TXREADY_BS) & 1) as u16) << 6;
         l |= (((st >> ST_TXREADY_IGC) & 1) as u16) << 7;
@@ -185,13 +252,30 @@ impl Renderer {
 
     /// One 40 MHz cycle.
     pub fn step(&mut self) {
+        let slot = ring_enable(self.cycle);
         let aeo = self.array.aeo();
         if !self.igc_port.ring_cycle(self.ring_in.take()) {
             self.strobe(ST_IGC_RXFIFO_OVW, BoardEvent::RxFifoOverwritten);
         }
+        self.igc_port.messages.tx.clock(self.tx_ready_igc);
+        if !self
+            .bs_port
+            .ring_cycle(self.bs_ring_in.take(), self.tx_ready_bs)
+        {
+            self.strobe(ST_BS_RXFIFO_OVW, BoardEvent::BsRxFifoOverwritten);
+        }
         let taken_before = self.igc.commands;
         let was_go = self.llpr.go;
+        let igc_before = self.igc.state;
+        self.igc.inputs = IgcInputs {
+            xfer_busy: self.transfer.busy(),
+            igc_sem_nonzero: self.igc_sem.can_p(),
+            tx_pending: self.igc_port.messages.pending(),
+            error_strobe: self.last_strobe,
+            board_id: self.config.board_id,
+        };
         let op = self.igc.step(&mut self.llpr, &self.array, &mut self.igc_ev);
+        self.igc_cause = self.igc_cause_of(igc_before, was_go && !self.llpr.go);
         self.igc_port.parser.step(
             &mut self.igc_port.rxfifo,
             &mut self.llpr,
@@ -228,6 +312,89 @@ impl Renderer {
             }
         }
 
+        // The IGC's handshakes with the transfer unit, the semaphores and the transmitter.
+        let mut v_bs = 0u8;
+        let mut p_igc = false;
+        match self.igc.misc_ctl {
+            MiscCtl::None => {}
+            MiscCtl::StartXfer { store, sector } => {
+                let dir = if store { XferDir::Store } else { XferDir::Load };
+                self.transfer.start(dir, sector);
+                self.events.push(BoardEvent::XferStart { dir, sector });
+            }
+            MiscCtl::Vbs => {
+                if self.transfer.vbs_later {
+                    self.events
+                        .push(BoardEvent::VbsWhilePending { later: false });
+                }
+                v_bs += 1;
+            }
+            MiscCtl::VbsLater => {
+                if self.transfer.vbs_later {
+                    self.events
+                        .push(BoardEvent::VbsWhilePending { later: true });
+                }
+                self.transfer.vbs_later = true;
+            }
+            MiscCtl::Pigc => p_igc = true,
+            MiscCtl::SendStatus { dest, id } => {
+                let st = self.status();
+                self.igc_port.messages.latch_status(dest, id, st);
+                self.events.push(BoardEvent::StatusLatched);
+            }
+        }
+        let xfer = self.transfer.active;
+        if self
+            .transfer
+            .clock(&mut self.backing_store, &mut self.array.mem)
+        {
+            if std::mem::take(&mut self.transfer.vbs_later) {
+                v_bs += 1;
+            }
+            if let Some((dir, sector)) = xfer {
+                self.events.push(BoardEvent::XferDone { dir, sector });
+            }
+        }
+        let req = if self.bs_port.idle() {
+            // Nothing buffered and between commands (the common case of IGC-only work).
+            self.bs_port.cause = Cause::Idle;
+            BsRequests::default()
+        } else {
+            // The status word is only sampled by a BS_SENDSTATUS.
+            let bs_status = match self.bs_port.state {
+                BsState::StatusSend { .. } => self.bs_status(),
+                _ => 0,
+            };
+            self.bs_port.step(
+                self.cycle,
+                slot,
+                self.bs_sem.can_p(),
+                bs_status,
+                &mut self.backing_store,
+                &mut self.tx,
+                &mut self.bs_ev,
+            )
+        };
+        let igc_waits = self.igc.state == IgcState::WaitSem;
+        let bs_quiet = v_bs == 0 && !req.p_bs && !req.p_wait;
+        if !(bs_quiet && self.bs_sem == Semaphore::idle(self.bs_sem.count))
+            && self.bs_sem.update(v_bs, req.p_bs, req.p_wait)
+        {
+            self.strobe(ST_BS_SEM_OVF, BoardEvent::SemOverflow { bs: true });
+        }
+        let igc_quiet = !req.v_igc && !p_igc && !igc_waits;
+        if !(igc_quiet && self.igc_sem == Semaphore::idle(self.igc_sem.count))
+            && self.igc_sem.update(req.v_igc as u8, p_igc, igc_waits)
+        {
+            self.strobe(ST_IGC_SEM_OVF, BoardEvent::SemOverflow { bs: false });
+        }
+        if req.format_error {
+            self.error_strobe |= 1 << ST_BS_FORMAT;
+        }
+        for ev in self.bs_ev.drain(..) {
+            self.events.push(BoardEvent::Bs(ev));
+        }
+
         // IGC timeout: a command waits and the IGC does not take it (docs/model-choices.md).
         let took = self.igc.commands != taken_before || (was_go && !self.llpr.go);
         if took || !self.llpr.go {
@@ -253,18 +420,46 @@ impl Renderer {
             }
             self.events.push(BoardEvent::Parser(ev));
         }
+        self.last_strobe = self.error_strobe != 0;
         if self.error_strobe != 0 {
             self.errors |= self.error_strobe;
-            // The OR of the error strobes sends one error message to Ring address 0; the
+            // The OR of the error strobes requests an error message to Ring address 0; the
             // upper 24 bits of its ID are "garbage" in the seed, zero here.
-            self.tx.push(OutMessage {
-                cycle: self.cycle,
-                words: [0, self.config.board_id as u32, self.status()],
-                error: true,
-            });
+            self.igc_port.messages.request_error();
         }
         self.error_strobe = 0;
+        if self.igc_port.messages.pending() {
+            // An error message samples the status word when it starts.
+            let status = self.status();
+            self.igc_port.messages.clock(
+                self.cycle,
+                slot,
+                status,
+                self.config.board_id as u32,
+                &mut self.tx,
+            );
+        }
         self.cycle += 1;
+    }
+
+    /// How the IGC spent the cycle just executed, from its state before and after.
+    fn igc_cause_of(&self, before: IgcState, took: bool) -> Cause {
+        match self.igc.state {
+            IgcState::WaitXfer => Cause::XferStall,
+            IgcState::WaitSem => Cause::SemWait,
+            IgcState::WaitTx => Cause::TxHold,
+            IgcState::Hang | IgcState::Fault => Cause::Hung,
+            _ => match before {
+                IgcState::Run | IgcState::WaitXfer | IgcState::WaitSem | IgcState::WaitTx => {
+                    Cause::Executing
+                }
+                IgcState::RMode if took => Cause::Executing,
+                _ if self.igc_port.parser.busy() || !self.igc_port.rxfifo.is_empty() => {
+                    Cause::FifoEmpty
+                }
+                _ => Cause::Idle,
+            },
+        }
     }
 
     /// Raise the IGC formatting-error strobe (status bit 29) from outside the board: the
@@ -280,13 +475,47 @@ impl Renderer {
         self.events.push(ev);
     }
 
-    /// Whether nothing is left to do: FIFO empty, parser idle, no command waiting, and the
-    /// IGC waiting for a command (or in RMode with nothing to take).
+    /// Whether nothing is left to do: both FIFOs empty, both parsers between commands, no
+    /// command waiting, the IGC waiting for a command (or in RMode with nothing to take), no
+    /// transfer, no message waiting or being sent.
     pub fn quiescent(&self) -> bool {
         self.igc_port.rxfifo.is_empty()
             && !self.igc_port.parser.busy()
             && !self.llpr.go
             && matches!(self.igc.state, IgcState::WaitCmd | IgcState::RMode)
+            && self.bs_port.idle()
+            && !self.transfer.busy()
+            && !self.igc_port.messages.pending()
+    }
+
+    /// A snapshot of every register that can change without Ring input: when two
+    /// consecutive cycles give the same snapshot (and the IGC timeout is not counting), the
+    /// board will never change again by itself. The simulator uses it to detect deadlocks
+    /// and hangs (docs/model-choices.md, "Deadlock detection").
+    pub fn progress_key(&self) -> [u64; 12] {
+        let i = &self.igc;
+        [
+            i.pc as u64
+                | (i.last_pc as u64) << 16
+                | (i.i as u64) << 32
+                | (i.l as u64) << 40
+                | (i.state as u64) << 48
+                | (self.llpr.go as u64) << 56,
+            i.commands,
+            self.igc_port.parser.words_read,
+            self.igc_port.rxfifo.len() as u64 | (self.bs_port.rxfifo.len() as u64) << 32,
+            self.bs_port.state.code()
+                | (self.bs_sem.count as u64) << 8
+                | (self.igc_sem.count as u64) << 16
+                | (self.errors as u64) << 32,
+            self.bs_port.commands,
+            self.bs_port.tx.words_sent,
+            self.transfer.step as u64 | self.transfer.completed << 16,
+            self.igc_port.messages.tx.words_sent,
+            self.igc_port.messages.pending() as u64 | (self.qee.delivering() as u64) << 1,
+            self.backing_store.writes,
+            self.igc.fc.progress_word(),
+        ]
     }
 }
 
@@ -301,6 +530,27 @@ impl Traced for Renderer {
         bit(t, "aeo", self.array.aeo());
         t.bits("timeout_count", 17, self.timeout_count);
         self.igc_port.trace(t);
+        // The BS side (port, semaphores, transfer) is often idle: one key skips it all.
+        let [b0, b1, b2, b3, b4, b5] = self.bs_port.trace_key();
+        let [x0, x1] = self.transfer.trace_key();
+        let bs_side = [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            x0,
+            x1,
+            self.bs_sem.trace_key() | self.igc_sem.trace_key() << 32,
+        ];
+        if t.group(&bs_side) {
+            self.bs_port.trace(t);
+            self.bs_sem.trace(t, "bs_sem");
+            self.igc_sem.trace(t, "igc_sem");
+            self.transfer.trace(t);
+            t.end_group();
+        }
         self.igc.trace(t);
         self.qee.trace(t);
         self.qee.trace_emcs(t, self.traced_emcs());

@@ -34,6 +34,10 @@ pub const ST_INDICATOR: u32 = 31;
 /// Mask of the sticky error bits: 24-30, and 4 (flow control).
 pub const ERROR_MASK: u32 = 0x7f << 24 | 1 << ST_FC_ERROR;
 
+/// The bits of the status word the BS port reports: the seed marks 24-31 "available only in
+/// the status message transmitted from the IGC Port"; our flow-control bit 4 is the IGC's too.
+pub const BS_STATUS_MASK: u32 = 0x00ff_ffff & !(1 << ST_FC_ERROR);
+
 /// IGC timeout in 20 MHz cycles (seed §III.4.1-5: "64K 20 MHz cycles without a new cmd").
 pub const IGC_TIMEOUT_RING_CYCLES: u64 = 65_536;
 

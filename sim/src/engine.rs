@@ -7,7 +7,9 @@
 
 use crate::asm::microcode::McImage;
 use crate::asm::opcodes::OpcodeTable;
+use crate::stream::{Port, RingEventKind, Stream};
 use crate::trace::WaveWriter;
+use pp5_rtl::bs_port::{BsEvent, BsState, Cause};
 use pp5_rtl::igc::opcode::OpcodeWord;
 use pp5_rtl::igc::{IgcEvent, IgcState};
 use pp5_rtl::igc_port::parser::ParserEvent;
@@ -17,23 +19,35 @@ use pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES;
 use pp5_rtl::{Renderer, RendererConfig};
 use serde::Serialize;
 use std::collections::VecDeque;
+use std::fmt;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// One message for the IGC port: destination word, then the body.
+/// One Ring message for a port: destination word, then the body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RingMessage {
     pub dest: u32,
     pub body: Vec<u32>,
 }
 
-/// The Ring side of the IGC port: delivers queued messages one word per 20 MHz slot, starting
-/// a message only while the port asserts RxReady (seed §III.4.1-3).
+/// A message waiting in a [`RingSource`].
+#[derive(Clone, Debug)]
+struct Queued {
+    msg: RingMessage,
+    /// Not offered before this cycle.
+    at: Option<u64>,
+    /// Position in the input's file order (Ring resets order against it).
+    seq: u64,
+}
+
+/// The Ring side of one port: delivers queued messages one word per 20 MHz slot, starting
+/// a message only while the port asserts RxReady (seed §III.4.1-3), not before its arrival
+/// time, and not past a pending Ring reset.
 #[derive(Clone, Debug, Default)]
 pub struct RingSource {
-    queue: VecDeque<RingMessage>,
-    cur: Option<(RingMessage, usize)>,
+    queue: VecDeque<Queued>,
+    cur: Option<(RingMessage, usize, u64)>,
     /// Words delivered so far.
     pub delivered: u64,
     /// Words queued in total.
@@ -41,10 +55,15 @@ pub struct RingSource {
 }
 
 impl RingSource {
-    /// Queue a message.
+    /// Queue a message offered as soon as possible.
     pub fn push(&mut self, m: RingMessage) {
+        let seq = self.queue.back().map_or(0, |q| q.seq + 1);
+        self.push_at(m, None, seq);
+    }
+
+    fn push_at(&mut self, m: RingMessage, at: Option<u64>, seq: u64) {
         self.total += 1 + m.body.len() as u64;
-        self.queue.push_back(m);
+        self.queue.push_back(Queued { msg: m, at, seq });
     }
 
     /// Nothing left to deliver.
@@ -52,21 +71,44 @@ impl RingSource {
         self.cur.is_none() && self.queue.is_empty()
     }
 
-    /// The word to deliver this slot, if any: `(word, start_of_message)`.
-    fn next(&mut self, rx_ready: bool) -> Option<(u32, bool)> {
+    /// Words not yet delivered.
+    pub fn pending_words(&self) -> u64 {
+        self.total - self.delivered
+    }
+
+    /// File-order position of the oldest undelivered message.
+    fn oldest_seq(&self) -> Option<u64> {
+        match &self.cur {
+            Some((_, _, seq)) => Some(*seq),
+            None => self.queue.front().map(|q| q.seq),
+        }
+    }
+
+    /// The next message waits for its arrival time, later than `now`.
+    fn waits_for_time(&self, now: u64) -> Option<u64> {
+        match (&self.cur, self.queue.front()) {
+            (None, Some(q)) => q.at.filter(|&a| a > now),
+            _ => None,
+        }
+    }
+
+    /// The word to deliver this slot, if any: `(word, start_of_message)`. Messages at or
+    /// past `barrier` (a pending Ring reset) are held.
+    fn next(&mut self, rx_ready: bool, now: u64, barrier: u64) -> Option<(u32, bool)> {
         if self.cur.is_none() {
-            if !rx_ready {
+            let q = self.queue.front()?;
+            if !rx_ready || q.seq >= barrier || q.at.is_some_and(|a| a > now) {
                 return None;
             }
-            let m = self.queue.pop_front()?;
-            let dest = m.dest;
-            if !m.body.is_empty() {
-                self.cur = Some((m, 0));
+            let q = self.queue.pop_front()?;
+            let dest = q.msg.dest;
+            if !q.msg.body.is_empty() {
+                self.cur = Some((q.msg, 0, q.seq));
             }
             self.delivered += 1;
             return Some((dest, true));
         }
-        let (m, i) = self.cur.as_mut()?;
+        let (m, i, _) = self.cur.as_mut()?;
         let w = m.body.get(*i).copied();
         *i += 1;
         if *i >= m.body.len() {
@@ -76,6 +118,90 @@ impl RingSource {
             self.delivered += 1;
         }
         w.map(|w| (w, false))
+    }
+}
+
+/// Cycles by [`Cause`], for the timing report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CauseCounts(pub [u64; 7]);
+
+impl CauseCounts {
+    /// Count one cycle.
+    #[inline]
+    pub fn add(&mut self, c: Cause) {
+        self.0[c as usize] += 1;
+    }
+
+    /// Cycles of one cause.
+    pub fn get(&self, c: Cause) -> u64 {
+        self.0[c as usize]
+    }
+
+    /// All cycles counted.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+}
+
+impl Serialize for CauseCounts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(Cause::ALL.len()))?;
+        for c in Cause::ALL {
+            m.serialize_entry(c.name(), &self.get(c))?;
+        }
+        m.end()
+    }
+}
+
+/// Every cycle of each block, attributed to a cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BlockCauses {
+    /// The IGC (executing, waiting on PIGC, BSWAIT/transfer, SENDSTATUS, for commands).
+    pub igc: CauseCounts,
+    /// The BS port's command processor and transmitter.
+    pub bs_port: CauseCounts,
+    /// The transfer unit (executing = a transfer in progress).
+    pub transfer: CauseCounts,
+    /// The IGC port's transmitter (status and error messages).
+    pub igc_tx: CauseCounts,
+}
+
+/// One BS port command, for the timing report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BsCommandRecord {
+    /// Sequence number among the BS commands.
+    pub index: u64,
+    /// The macro name (BS_RECEIVE, ...).
+    pub name: String,
+    /// Its first word.
+    pub word: u32,
+    /// Cycle its first word was read.
+    pub start: u64,
+    /// Cycles until the port was ready for the next command.
+    pub cycles: u64,
+    /// Those cycles by cause.
+    pub causes: CauseCounts,
+}
+
+/// Who waits on what, in a deadlock report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Wait {
+    /// The block (`igc`, `bs_port`, `igc_port.parser`, `ring.igc`, ...).
+    pub block: String,
+    /// What it waits for.
+    pub waits_for: String,
+    /// Since which 40 MHz cycle.
+    pub since: u64,
+}
+
+impl fmt::Display for Wait {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} waits for {} since cycle {}",
+            self.block, self.waits_for, self.since
+        )
     }
 }
 
@@ -95,6 +221,8 @@ pub struct CommandRecord {
     pub cycles: u64,
     /// Part of the microcode boot sequence.
     pub boot: bool,
+    /// Its cycles by cause (executing, waiting on a semaphore, a transfer, the transmitter).
+    pub causes: CauseCounts,
 }
 
 /// Something the simulator reports to the user.
@@ -115,6 +243,8 @@ pub enum StopReason {
     MaxCycles,
     /// The IGC is stuck (HANG or an illegal microinstruction) and nothing else can happen.
     Stuck(String),
+    /// No block can make progress, and some wait: who waits on what, since when.
+    Deadlock { since: u64, waits: Vec<Wait> },
     /// Interrupted by the user (Ctrl-C).
     Interrupted,
 }
@@ -142,11 +272,41 @@ impl Default for SimOptions {
 /// Cap on the stored diagnostics (the count of dropped ones is kept).
 pub const MAX_DIAGNOSTICS: usize = 1000;
 
+/// A Ring reset still to happen.
+#[derive(Clone, Copy, Debug)]
+struct PendingReset {
+    /// File-order position: after every earlier message was delivered.
+    seq: u64,
+    at: Option<u64>,
+}
+
 /// A simulation: the board, its Ring input, and the logs.
 #[derive(Clone)]
 pub struct Sim {
     pub board: Renderer,
+    /// The Ring input of the IGC port.
     pub source: RingSource,
+    /// The Ring input of the BS port.
+    pub bs_source: RingSource,
+    resets: VecDeque<PendingReset>,
+    /// TxReady changes still to happen: (cycle, port, ready), in time order.
+    tx_schedule: VecDeque<(u64, Port, bool)>,
+    next_seq: u64,
+    /// Ring resets carried out: the cycles.
+    pub resets_done: Vec<u64>,
+    /// Every cycle of each block by cause.
+    pub causes: BlockCauses,
+    /// BS port commands.
+    pub bs_commands: Vec<BsCommandRecord>,
+    open_bs: Option<usize>,
+    /// Cycle since which the IGC / the BS port are in their current state, and since which
+    /// each port's TxReady has its value.
+    igc_since: (IgcState, u64),
+    bs_since: (u64, u64),
+    txready_since: [u64; 2],
+    /// Consecutive cycles with an unchanged [`Renderer::progress_key`].
+    stable: u64,
+    last_key: Option<[u64; 12]>,
     pub table: OpcodeTable,
     pub commands: Vec<CommandRecord>,
     pub diagnostics: Vec<Diagnostic>,
@@ -161,6 +321,8 @@ pub struct Sim {
     last_sampled: Option<u64>,
     /// Commands still owed as NOOPs after a QEE configuration (SUPCFG/SEPCFG).
     cfg_noops_owed: u8,
+    /// The command (index into `commands`) whose transfer conflict was reported.
+    conflict_reported: Option<usize>,
 }
 
 impl Sim {
@@ -173,6 +335,19 @@ impl Sim {
         Sim {
             board,
             source: RingSource::default(),
+            bs_source: RingSource::default(),
+            resets: VecDeque::new(),
+            tx_schedule: VecDeque::new(),
+            next_seq: 0,
+            resets_done: Vec::new(),
+            causes: BlockCauses::default(),
+            bs_commands: Vec::new(),
+            open_bs: None,
+            igc_since: (IgcState::RMode, 0),
+            bs_since: (0, 0),
+            txready_since: [0; 2],
+            stable: 0,
+            last_key: None,
             table,
             commands: Vec::new(),
             diagnostics: Vec::new(),
@@ -185,6 +360,7 @@ impl Sim {
             max_cycles: opts.max_cycles,
             last_sampled: None,
             cfg_noops_owed: 0,
+            conflict_reported: None,
         }
     }
 
@@ -192,14 +368,73 @@ impl Sim {
     /// NOOP, RMODEOFF), as the seed prescribes.
     pub fn queue_boot(&mut self, image: &McImage) {
         for body in image.boot_messages(MAX_MESSAGE_WORDS - 1) {
-            self.source.push(RingMessage { dest: 0, body });
+            self.queue(RingMessage { dest: 0, body });
         }
         self.boot_pending = true;
     }
 
     /// Queue a message for the IGC port.
     pub fn queue(&mut self, m: RingMessage) {
-        self.source.push(m);
+        self.queue_at(Port::Igc, m, None);
+    }
+
+    /// Queue a message for `port`, offered not before cycle `at`.
+    pub fn queue_at(&mut self, port: Port, m: RingMessage, at: Option<u64>) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        match port {
+            Port::Igc => self.source.push_at(m, at, seq),
+            Port::Bs => self.bs_source.push_at(m, at, seq),
+        }
+    }
+
+    /// Queue a Ring reset after everything queued so far: at cycle `at`, or (`None`) when
+    /// the board can make no more progress.
+    pub fn queue_reset(&mut self, at: Option<u64>) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.resets.push_back(PendingReset { seq, at });
+    }
+
+    /// Schedule a TxReady change of `port` at cycle `at`.
+    pub fn schedule_tx_ready(&mut self, at: u64, port: Port, ready: bool) {
+        let k = self.tx_schedule.partition_point(|e| e.0 <= at);
+        self.tx_schedule.insert(k, (at, port, ready));
+    }
+
+    /// Queue a whole stream: its messages for both ports, its resets and TxReady changes.
+    pub fn queue_stream(&mut self, stream: &Stream) {
+        let mut events = stream.events.iter().peekable();
+        for (k, m) in stream.messages.iter().enumerate() {
+            while let Some(e) = events.next_if(|e| e.before <= k) {
+                self.queue_event(e.kind, e.at);
+            }
+            let rm = RingMessage {
+                dest: m.dest,
+                body: m.body.clone(),
+            };
+            self.queue_at(m.port, rm, m.at);
+        }
+        for e in events {
+            self.queue_event(e.kind, e.at);
+        }
+    }
+
+    fn queue_event(&mut self, kind: RingEventKind, at: Option<u64>) {
+        match kind {
+            RingEventKind::Reset => self.queue_reset(at),
+            RingEventKind::TxReady { port, ready } => {
+                self.schedule_tx_ready(at.unwrap_or(0), port, ready)
+            }
+        }
+    }
+
+    /// Words still to deliver on both ports, and words in total.
+    pub fn input_progress(&self) -> (u64, u64) {
+        (
+            self.source.delivered + self.bs_source.delivered,
+            self.source.total + self.bs_source.total,
+        )
     }
 
     /// A flag that stops the run when set (wire it to Ctrl-C).
@@ -233,6 +468,13 @@ impl Sim {
             .unwrap_or_else(|| format!("CMD {cmd:#04x}"))
     }
 
+    fn close_bs(&mut self, end: u64) {
+        if let Some(k) = self.open_bs.take() {
+            let r = &mut self.bs_commands[k];
+            r.cycles = end + 1 - r.start;
+        }
+    }
+
     fn close_open(&mut self, end: u64) {
         if let Some(k) = self.open.take() {
             let r = &mut self.commands[k];
@@ -252,7 +494,7 @@ impl Sim {
                     let nargs = self
                         .table
                         .by_cmd(OpcodeWord(opcode).cmd())
-                        .map_or(0, |s| s.args.iter().filter(|a| a.kind != crate::asm::opcodes::ArgKind::Fbits).count());
+                        .map_or(0, |s| s.args.iter().filter(|a| a.kind.is_operand()).count());
                     let operands: Vec<u32> = spec_args.into_iter().take(nargs).collect();
                     self.check_command(&name, opcode, &operands);
                     self.commands.push(CommandRecord {
@@ -263,6 +505,7 @@ impl Sim {
                         start: c + 1,
                         cycles: 0,
                         boot: self.boot_pending,
+                        causes: CauseCounts::default(),
                     });
                     self.open = Some(self.commands.len() - 1);
                 }
@@ -297,6 +540,65 @@ impl Sim {
                     "error",
                     format!("IGC timeout (status bit 30): a command waited {IGC_TIMEOUT_RING_CYCLES} 20 MHz cycles"),
                 ),
+                BoardEvent::Igc(IgcEvent::XferConflict { pc, bit, port }) => {
+                    if self.open.is_none_or(|k| self.conflict_reported != Some(k)) {
+                        self.conflict_reported = self.open;
+                        let name = self
+                            .open
+                            .map(|k| self.commands[k].name.clone())
+                            .unwrap_or_else(|| "a command".into());
+                        let xfer = match self.board.transfer.active {
+                            Some((d, s)) => format!("a BS{} of sector {s}", if d == pp5_rtl::backing_store::transfer::XferDir::Store { "STORE" } else { "LOAD" }),
+                            None => "a transfer".into(),
+                        };
+                        self.diag(
+                            "warning",
+                            format!(
+                                "{name} accessed pixel-memory bit {bit} (port {port}, PC {pc}) during {xfer}: bits 0-31 belong to the transfer, so the command was not executed correctly (the access read 0 / wrote nothing; seed §III.4.2.5.2: use BSWAIT first)"
+                            ),
+                        );
+                    }
+                }
+                BoardEvent::Igc(IgcEvent::StatusLost) => self.diag(
+                    "note",
+                    "SENDSTATUS was interrupted by an error while it waited for the transmitter: its status message is lost (seed §III.4.1-5)".into(),
+                ),
+                BoardEvent::Bs(BsEvent::Command { name, word }) => {
+                    self.close_bs(c.saturating_sub(1));
+                    self.bs_commands.push(BsCommandRecord {
+                        index: self.bs_commands.len() as u64,
+                        name: name.to_string(),
+                        word,
+                        start: c,
+                        cycles: 0,
+                        causes: CauseCounts::default(),
+                    });
+                    self.open_bs = Some(self.bs_commands.len() - 1);
+                }
+                BoardEvent::Bs(BsEvent::FormatError(m)) => {
+                    self.diag("error", format!("BS port formatting error (status bit 28): {m}"))
+                }
+                BoardEvent::BsRxFifoOverwritten => self.diag(
+                    "error",
+                    "BS RxFIFO overwritten (status bit 26): a Ring word was lost; an over-long BS message must hold only BS_RECEIVE (and BS_VIGC) commands, seed §III.4.1-3".into(),
+                ),
+                BoardEvent::SemOverflow { bs } => self.diag(
+                    "error",
+                    format!(
+                        "{} semaphore overflowed (status bit {}): the counter wrapped to 0",
+                        if bs { "BS" } else { "IGC" },
+                        if bs { 24 } else { 25 }
+                    ),
+                ),
+                BoardEvent::VbsWhilePending { later } => self.diag(
+                    "warning",
+                    format!(
+                        "{} issued while a VBSlater is pending (seed §III.4.2.5.5: no VBS or VBSlater until the transfer completes); {}",
+                        if later { "VBSlater" } else { "VBS" },
+                        if later { "the two merge: one V is lost" } else { "it increments the BS semaphore now, before the pending one" }
+                    ),
+                ),
+                BoardEvent::XferStart { .. } | BoardEvent::XferDone { .. } | BoardEvent::StatusLatched => {}
             }
         }
         self.tx.append(&mut self.board.tx);
@@ -346,7 +648,7 @@ impl Sim {
             .args
             .iter()
             .enumerate()
-            .filter(|(_, a)| a.kind != ArgKind::Fbits)
+            .filter(|(_, a)| a.kind.is_operand())
             .zip(operands)
             .map(|((k, a), &v)| (k, a, v))
             .collect();
@@ -404,33 +706,67 @@ impl Sim {
         }
     }
 
-    /// Whether the run can stop because nothing is left to do. A stream whose last message
-    /// ends in the middle of a command counts as done: the parser waits for words that will
-    /// never come (the hardware reports the formatting error only when a next message
-    /// starts), and nothing else can happen.
+    /// Whether the run can stop because nothing is left to do: no input left on either port
+    /// (nor a Ring reset or TxReady change to come) and the board idle.
     pub fn done(&self) -> bool {
-        self.source.is_empty() && (self.board.quiescent() || self.starved_mid_command())
+        self.source.is_empty()
+            && self.bs_source.is_empty()
+            && self.resets.is_empty()
+            && self.tx_schedule.is_empty()
+            && self.board.quiescent()
     }
 
-    /// The parser holds part of a command and has no more words to read, with the IGC idle.
-    fn starved_mid_command(&self) -> bool {
-        let b = &self.board;
-        b.igc_port.parser.busy()
-            && !b.igc_port.parser.held()
-            && b.igc_port.rxfifo.is_empty()
-            && !b.llpr.go
-            && matches!(b.igc.state, IgcState::WaitCmd | IgcState::RMode)
+    /// The first pending Ring reset, if every message before it was delivered.
+    fn reset_due(&self) -> Option<PendingReset> {
+        let r = *self.resets.front()?;
+        let before = |s: &RingSource| s.oldest_seq().is_none_or(|q| q > r.seq);
+        (before(&self.source) && before(&self.bs_source)).then_some(r)
     }
 
-    /// Step one 40 MHz cycle (Ring delivery, board, bookkeeping).
+    fn fire_reset(&mut self) {
+        self.resets.pop_front();
+        let c = self.board.cycle;
+        self.close_open(c.saturating_sub(1));
+        self.close_bs(c.saturating_sub(1));
+        self.board.ring_reset();
+        self.resets_done.push(c);
+        self.stable = 0;
+        self.last_key = None;
+        self.diag("note", format!("Ring reset at cycle {c}"));
+    }
+
+    /// Step one 40 MHz cycle (Ring environment, Ring delivery, board, bookkeeping).
     pub fn step(&mut self) {
+        let now = self.board.cycle;
+        while self.tx_schedule.front().is_some_and(|e| e.0 <= now) {
+            if let Some((_, port, ready)) = self.tx_schedule.pop_front() {
+                let (r, k) = match port {
+                    Port::Igc => (&mut self.board.tx_ready_igc, 0),
+                    Port::Bs => (&mut self.board.tx_ready_bs, 1),
+                };
+                if *r != ready {
+                    self.txready_since[k] = now;
+                }
+                *r = ready;
+            }
+        }
+        if let Some(r) = self.reset_due() {
+            if r.at.is_some_and(|a| a <= now) {
+                self.fire_reset();
+            }
+        }
         if self.board.ring_slot() {
-            if let Some((w, sop)) = self.source.next(self.board.rx_ready()) {
+            let barrier = self.resets.front().map_or(u64::MAX, |r| r.seq);
+            if let Some((w, sop)) = self.source.next(self.board.rx_ready(), now, barrier) {
                 self.board.ring_in(w, sop);
+            }
+            if let Some((w, sop)) = self.bs_source.next(self.board.bs_rx_ready(), now, barrier) {
+                self.board.bs_ring_in(w, sop);
             }
         }
         let c = self.board.cycle;
         self.board.step();
+        self.account(c);
         if !self.board.events.is_empty()
             || !self.board.tx.is_empty()
             || self.open.is_some()
@@ -438,11 +774,227 @@ impl Sim {
         {
             self.after_cycle(c);
         }
+        if let Some(k) = self.open_bs {
+            self.bs_commands[k].causes.add(self.board.bs_port.cause);
+            if matches!(self.board.bs_port.state, BsState::Opcode | BsState::Skip) {
+                self.close_bs(c);
+            }
+        }
     }
 
-    /// Run until done, the cycle limit, a stuck IGC, or an interrupt. Samples `wave` after
-    /// every cycle; `progress` is called every 2^16 cycles with (cycle, words delivered, words
-    /// total).
+    /// Attribute cycle `c` of every block to a cause, and note state changes for deadlock
+    /// reports.
+    #[inline]
+    fn account(&mut self, c: u64) {
+        let b = &self.board;
+        let mut igc = b.igc_cause;
+        if igc == Cause::Idle && !self.source.is_empty() {
+            igc = Cause::FifoEmpty;
+        }
+        self.causes.igc.add(igc);
+        if let Some(k) = self.open {
+            self.commands[k].causes.add(igc);
+        }
+        let mut bs = b.bs_port.cause;
+        if bs == Cause::Idle && !self.bs_source.is_empty() {
+            bs = Cause::FifoEmpty;
+        }
+        self.causes.bs_port.add(bs);
+        self.causes
+            .transfer
+            .add(if b.transfer.busy() || b.transfer.done {
+                Cause::Executing
+            } else {
+                Cause::Idle
+            });
+        let tx = &b.igc_port.messages;
+        self.causes.igc_tx.add(if tx.tx.busy() || tx.pending() {
+            if b.tx_ready_igc {
+                Cause::Executing
+            } else {
+                Cause::TxHold
+            }
+        } else {
+            Cause::Idle
+        });
+        if self.igc_since.0 != b.igc.state {
+            self.igc_since = (b.igc.state, c);
+        }
+        let code = b.bs_port.state.code();
+        if self.bs_since.0 != code {
+            self.bs_since = (code, c);
+        }
+    }
+
+    /// After a cycle: whether the board can still change without new input. Returns the
+    /// stop reason when it cannot (a deadlock, a stuck IGC), after firing a pending Ring
+    /// reset that waits for this moment.
+    fn check_stall(&mut self) -> Option<StopReason> {
+        let b = &self.board;
+        // Fast path: the IGC moved to another microinstruction, or loops on one with the
+        // loop counter running.
+        if b.igc.state == IgcState::Run && (b.igc.pc != b.igc.last_pc || b.igc.l > 1) {
+            self.stable = 0;
+            return None;
+        }
+        let key = b.progress_key();
+        if self.last_key == Some(key) {
+            self.stable += 1;
+        } else {
+            self.stable = 0;
+            self.last_key = Some(key);
+        }
+        // Two cycles cover both phases of the 20 MHz enable.
+        if self.stable < 2 {
+            return None;
+        }
+        let now = b.cycle;
+        let timeout_counting = b.llpr.go && b.timeout_count < IGC_TIMEOUT_RING_CYCLES;
+        let ring_slot_word = |s: &RingSource, rx: bool| {
+            rx && s.oldest_seq().is_some() && s.waits_for_time(now).is_none()
+        };
+        if timeout_counting
+            || self.source.waits_for_time(now).is_some()
+            || self.bs_source.waits_for_time(now).is_some()
+            || !self.tx_schedule.is_empty()
+            || self.reset_due().is_some_and(|r| r.at.is_some())
+            || (self.resets.is_empty()
+                && (ring_slot_word(&self.source, b.rx_ready())
+                    || ring_slot_word(&self.bs_source, b.bs_rx_ready())))
+        {
+            return None;
+        }
+        if self.reset_due().is_some() {
+            self.fire_reset();
+            return None;
+        }
+        if self.done() {
+            return None;
+        }
+        let since = now.saturating_sub(self.stable + 1);
+        if b.igc.stuck() {
+            let why = match b.igc.state {
+                IgcState::Hang => format!(
+                    "the IGC executed HANG at PC {} (cycle {})",
+                    b.igc.pc, self.igc_since.1
+                ),
+                _ => format!(
+                    "the IGC stopped on an illegal microinstruction at PC {} (cycle {})",
+                    b.igc.pc, self.igc_since.1
+                ),
+            };
+            return Some(StopReason::Stuck(why));
+        }
+        Some(StopReason::Deadlock {
+            since,
+            waits: self.waits(),
+        })
+    }
+
+    /// Who waits on what, for a deadlock report.
+    pub fn waits(&self) -> Vec<Wait> {
+        let b = &self.board;
+        let mut w = Vec::new();
+        let mut add = |block: &str, what: String, since: u64| {
+            w.push(Wait {
+                block: block.into(),
+                waits_for: what,
+                since,
+            })
+        };
+        let cmd = self
+            .open
+            .map(|k| self.commands[k].name.clone())
+            .unwrap_or_else(|| "its command".into());
+        match b.igc.state {
+            IgcState::WaitSem => add(
+                "igc",
+                format!("the IGC semaphore to be non-zero ({cmd} executes PIGC; no BS_VIGC is coming)"),
+                self.igc_since.1,
+            ),
+            IgcState::WaitTx => add(
+                "igc",
+                format!(
+                    "the IGC port's transmitter ({cmd} executes SENDSTATUS behind a pending message; TxReady on the IGC port is {})",
+                    if b.tx_ready_igc { "high" } else { "low" }
+                ),
+                self.igc_since.1,
+            ),
+            IgcState::WaitXfer => add(
+                "igc",
+                format!("the backing-store transfer ({cmd})"),
+                self.igc_since.1,
+            ),
+            IgcState::WaitCmd | IgcState::RMode if b.igc_port.parser.busy() => add(
+                "igc_port.parser",
+                format!(
+                    "the rest of a command (parser in {}); the IGC stream has ended",
+                    b.igc_port.parser.state.name()
+                ),
+                self.igc_since.1,
+            ),
+            _ => {}
+        }
+        if b.igc_port.messages.pending() && !b.tx_ready_igc {
+            add(
+                "igc_port.tx",
+                "TxReady on the IGC port (a status or error message waits to go out)".into(),
+                self.txready_since[0],
+            );
+        }
+        let bs_since = self.bs_since.1;
+        match b.bs_port.state {
+            BsState::Pbs => add(
+                "bs_port",
+                "the BS semaphore to be non-zero (BS_PBS; no VBS or VBSlater is coming)".into(),
+                bs_since,
+            ),
+            BsState::StatusSend { .. } | BsState::Transmit { .. } if !b.tx_ready_bs => add(
+                "bs_port",
+                format!(
+                    "TxReady on the BS port ({} holds the BS stream)",
+                    b.bs_port.state.command().unwrap_or("a message")
+                ),
+                self.txready_since[1].max(bs_since),
+            ),
+            BsState::Opcode | BsState::Skip => {}
+            s => add(
+                "bs_port",
+                format!(
+                    "the rest of {} ({}); the BS stream has ended",
+                    s.command().unwrap_or("a command"),
+                    s.name()
+                ),
+                bs_since,
+            ),
+        }
+        for (name, src, rx) in [
+            ("ring.igc", &self.source, b.rx_ready()),
+            ("ring.bs", &self.bs_source, b.bs_rx_ready()),
+        ] {
+            if src.pending_words() > 0 {
+                add(
+                    name,
+                    format!(
+                        "{} (RxReady is {}; {} word(s) not delivered)",
+                        if self.resets.is_empty() {
+                            "RxReady"
+                        } else {
+                            "a Ring reset"
+                        },
+                        if rx { "high" } else { "low" },
+                        src.pending_words()
+                    ),
+                    now_or(self.igc_since.1, bs_since),
+                );
+            }
+        }
+        w
+    }
+
+    /// Run until done, the cycle limit, a deadlock, a stuck IGC, or an interrupt. Samples
+    /// `wave` after every cycle; `progress` is called every 2^16 cycles with (cycle, words
+    /// delivered, words total).
     pub fn run(
         &mut self,
         mut wave: Option<&mut WaveWriter>,
@@ -455,54 +1007,45 @@ impl Sim {
                 self.last_sampled = Some(self.board.cycle);
             }
         }
-        let mut stuck_since: Option<u64> = None;
         loop {
-            if self.done() {
-                if self.starved_mid_command() {
-                    let p = &self.board.igc_port.parser;
-                    self.diag(
-                        "warning",
-                        format!(
-                            "the stream ended in the middle of a command (parser in {}): it was not executed",
-                            p.state.name()
-                        ),
-                    );
-                }
-                return Ok(StopReason::Done);
-            }
-            if self.board.cycle >= self.max_cycles {
+            if self.board.cycle >= self.max_cycles && !self.done() {
                 return Ok(StopReason::MaxCycles);
             }
             if self.interrupt.load(Ordering::Relaxed) {
                 return Ok(StopReason::Interrupted);
             }
-            self.step();
-            if let Some(w) = wave.as_deref_mut() {
-                w.sample(self.board.cycle, &self.board)?;
-                self.last_sampled = Some(self.board.cycle);
-            }
-            if self.board.cycle & 0xffff == 0 {
-                progress(self.board.cycle, self.source.delivered, self.source.total);
-            }
-            if self.board.igc.stuck() {
-                // Let the IGC timeout fire if a command is waiting (it is bounded), then stop.
-                // Words still to come may form a command later (e.g. behind a flushed
-                // message): the parser reads them unless it holds a command, and a held
-                // command means the timeout is counting.
-                let since = *stuck_since.get_or_insert(self.board.cycle);
-                let waiting = self.board.llpr.go
-                    || !self.source.is_empty()
-                    || !self.board.igc_port.rxfifo.is_empty();
-                let timed_out = self.board.timeout_count >= IGC_TIMEOUT_RING_CYCLES;
-                if !waiting || timed_out {
-                    let why = match self.board.igc.state {
-                        IgcState::Hang => format!("the IGC executed HANG at PC {} (cycle {since})", self.board.igc.pc),
-                        _ => format!("the IGC stopped on an illegal microinstruction at PC {} (cycle {since})", self.board.igc.pc),
-                    };
-                    return Ok(StopReason::Stuck(why));
+            let stop = self.tick();
+            if stop.is_none() {
+                if let Some(w) = wave.as_deref_mut() {
+                    w.sample(self.board.cycle, &self.board)?;
+                    self.last_sampled = Some(self.board.cycle);
+                }
+                if self.board.cycle & 0xffff == 0 {
+                    let (d, t) = self.input_progress();
+                    progress(self.board.cycle, d, t);
                 }
             }
+            if let Some(stop) = stop {
+                return Ok(stop);
+            }
         }
+    }
+
+    /// One step of [`Sim::run`] without a waveform: `Some(reason)` when the run is over
+    /// (done, a deadlock, a stuck IGC) instead of stepping or after the step that showed it.
+    pub fn tick(&mut self) -> Option<StopReason> {
+        if self.done() {
+            self.close_bs(self.board.cycle.saturating_sub(1));
+            return Some(StopReason::Done);
+        }
+        self.step();
+        let stop = self.check_stall()?;
+        if let StopReason::Deadlock { waits, .. } = &stop {
+            for w in waits.clone() {
+                self.diag("error", format!("deadlock: {w}"));
+            }
+        }
+        Some(stop)
     }
 
     /// Run (untraced) until the queued microcode boot has finished, i.e. the IGC left RMode
@@ -524,6 +1067,9 @@ impl Sim {
                     "the IGC stopped during the microcode boot".into(),
                 ));
             }
+            if let Some(stop) = self.check_stall() {
+                return Some(stop);
+            }
         }
         None
     }
@@ -532,4 +1078,9 @@ impl Sim {
     pub fn user_commands(&self) -> impl Iterator<Item = &CommandRecord> {
         self.commands.iter().filter(|c| !c.boot)
     }
+}
+
+/// The earlier of two cycles (for "since" in reports).
+fn now_or(a: u64, b: u64) -> u64 {
+    a.min(b)
 }

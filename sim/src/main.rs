@@ -20,6 +20,7 @@ const EXIT_IO: u8 = 1;
 const EXIT_INPUT: u8 = 3;
 const EXIT_HW_ERROR: u8 = 4;
 const EXIT_LIMIT: u8 = 5;
+const EXIT_DEADLOCK: u8 = 6;
 const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(Parser)]
@@ -39,10 +40,18 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
     },
-    /// Run a command stream (text .pp5s or binary Ring messages).
+    /// Run a command stream (text .pp5s or binary Ring messages) on both Ring ports.
     Run {
-        /// The stream file.
+        /// The stream file: messages for the IGC port (and, after `message bs`, the BS port).
         stream: PathBuf,
+        /// A second stream whose messages all go to the BS port (each starts with
+        /// `message bs`); it is interleaved with the first by arrival times (`at=`).
+        #[arg(long)]
+        bs: Option<PathBuf>,
+        /// Write the messages the board sent onto the Ring to this file, in the binary Ring
+        /// format (`pp5 stream FILE` prints them).
+        #[arg(long)]
+        tx_out: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
         /// Write a VCD waveform (and a .gtkw beside it).
@@ -225,6 +234,7 @@ fn simulate(
     common: &Common,
     wave: Option<PathBuf>,
     image: &McImage,
+    tx_out: Option<&Path>,
 ) -> Result<u8, Fail> {
     let mut opts = SimOptions {
         max_cycles: common.max_cycles,
@@ -309,6 +319,18 @@ fn simulate(
             .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", spec.path.display())))?;
         eprintln!("image: {}", spec.path.display());
     }
+    if let Some(p) = tx_out {
+        let sent = pp5_sim::stream::sent_stream(&r.sim.tx);
+        let f =
+            std::fs::File::create(p).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
+        binary::write(&sent, std::io::BufWriter::new(f))
+            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
+        eprintln!(
+            "Ring messages sent: {} ({} messages)",
+            p.display(),
+            sent.messages.len()
+        );
+    }
     if let Some(w) = &wave {
         eprintln!(
             "waveform: {} ({} signals)",
@@ -321,6 +343,7 @@ fn simulate(
         StopReason::Interrupted => EXIT_INTERRUPTED,
         StopReason::MaxCycles => EXIT_LIMIT,
         StopReason::Stuck(_) => EXIT_HW_ERROR,
+        StopReason::Deadlock { .. } => EXIT_DEADLOCK,
         StopReason::Done if !summary.error_bits.is_empty() => EXIT_HW_ERROR,
         StopReason::Done => 0,
     })
@@ -364,20 +387,38 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 Ok(()) => eprintln!("demo stream: {} (edit it and `pp5 run` it)", src.display()),
                 Err(e) => return Err(Fail(EXIT_IO, format!("{}: {e}", src.display()))),
             }
-            simulate(&stream, &common, Some(wave), &image)
+            simulate(&stream, &common, Some(wave), &image, None)
         }
         Cmd::Run {
             stream,
+            bs,
+            tx_out,
             common,
             vcd,
             fst,
         } => {
             let image = load_microcode(&common.microcode)?;
-            let s = load_stream(&stream, &image)?;
+            let mut s = load_stream(&stream, &image)?;
+            if let Some(bs) = &bs {
+                let b = load_stream(bs, &image)?;
+                if let Some(m) = b
+                    .messages
+                    .iter()
+                    .find(|m| m.port != pp5_sim::stream::Port::Bs)
+                {
+                    return Err(input(format!(
+                        "{}:{}: --bs takes messages for the BS port only; this one goes to the {} port (start it with `message bs`)",
+                        bs.display(),
+                        m.line,
+                        m.port
+                    )));
+                }
+                s.append(b);
+            }
             if vcd.is_some() && fst.is_some() {
                 return Err(Fail(2, "choose one of --vcd and --fst".into()));
             }
-            simulate(&s, &common, vcd.or(fst), &image)
+            simulate(&s, &common, vcd.or(fst), &image, tx_out.as_deref())
         }
         Cmd::Asm {
             source,

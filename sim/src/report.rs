@@ -1,6 +1,7 @@
 //! Run summaries: the human table `pp5 run` prints, and JSON / CSV for scripts.
 
-use crate::engine::{CommandRecord, Sim, StopReason};
+use crate::engine::{BlockCauses, BsCommandRecord, CauseCounts, CommandRecord, Sim, StopReason};
+use pp5_rtl::bs_port::Cause;
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::status::{bit_name, ERROR_MASK};
 use serde::Serialize;
@@ -26,8 +27,49 @@ pub struct Summary {
     pub error_bits: Vec<String>,
     pub diagnostics: Vec<crate::engine::Diagnostic>,
     pub dropped_diagnostics: u64,
-    /// Ring messages the board sent (error messages for now): cycle, words.
-    pub sent: Vec<(u64, [u32; 3])>,
+    /// Ring messages the board sent, in the order their last word went out.
+    pub sent: Vec<SentMessage>,
+    /// BS port commands.
+    pub bs_commands: Vec<BsCommandRecord>,
+    /// Every cycle of each block by cause.
+    pub causes: BlockCauses,
+    /// Cycles at which a Ring reset happened.
+    pub resets: Vec<u64>,
+}
+
+/// A message the board sent, as the report shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SentMessage {
+    /// The port that sent it (`igc` or `bs`).
+    pub port: &'static str,
+    /// STATUS, ERROR or DATA.
+    pub kind: &'static str,
+    /// Cycles of its first and last word.
+    pub start: u64,
+    pub end: u64,
+    /// Destination word.
+    pub dest: u32,
+    /// Words, destination included.
+    pub len: usize,
+    /// For status and error messages: the ID word and the status word.
+    pub id: Option<u32>,
+    pub status: Option<u32>,
+}
+
+impl SentMessage {
+    fn of(m: &pp5_rtl::renderer::OutMessage) -> SentMessage {
+        let small = m.kind != pp5_rtl::renderer::MsgKind::Data;
+        SentMessage {
+            port: m.port.name(),
+            kind: m.kind.name(),
+            start: m.start,
+            end: m.end,
+            dest: m.dest(),
+            len: m.words.len(),
+            id: m.words.get(1).copied().filter(|_| small),
+            status: m.words.get(2).copied().filter(|_| small),
+        }
+    }
 }
 
 impl Summary {
@@ -63,7 +105,10 @@ impl Summary {
             error_bits,
             diagnostics: sim.diagnostics.clone(),
             dropped_diagnostics: sim.dropped_diagnostics,
-            sent: sim.tx.iter().map(|m| (m.cycle, m.words)).collect(),
+            sent: sim.tx.iter().map(SentMessage::of).collect(),
+            bs_commands: sim.bs_commands.clone(),
+            causes: sim.causes,
+            resets: sim.resets_done.clone(),
         }
     }
 
@@ -127,15 +172,67 @@ impl Summary {
                 let _ = writeln!(s, "{:<16} {:>8} {:>10}", name, count, cyc);
             }
         }
-        if !self.sent.is_empty() {
-            let _ = writeln!(s, "\nRing messages sent:");
-            for (c, w) in &self.sent {
+        if !self.bs_commands.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n{:>6}  {:>10}  {:>7}  {:>9}  {:>9}  {:>9}  BS command",
+                "#", "start", "cycles", "executing", "sem_wait", "tx_hold"
+            );
+            let n = if max_rows == 0 {
+                self.bs_commands.len()
+            } else {
+                max_rows.min(self.bs_commands.len())
+            };
+            for c in &self.bs_commands[..n] {
                 let _ = writeln!(
                     s,
-                    "  cycle {c}: to {:#x} id {:#010x} status {:#010x}",
-                    w[0], w[1], w[2]
+                    "{:>6}  {:>10}  {:>7}  {:>9}  {:>9}  {:>9}  {} ({:#010x})",
+                    c.index,
+                    c.start,
+                    c.cycles,
+                    c.causes.get(Cause::Executing),
+                    c.causes.get(Cause::SemWait),
+                    c.causes.get(Cause::TxHold),
+                    c.name,
+                    c.word
                 );
             }
+            if n < self.bs_commands.len() {
+                let _ = writeln!(s, "   ... {} more", self.bs_commands.len() - n);
+            }
+        }
+        let _ = writeln!(s, "\ncycles by cause:");
+        let _ = write!(s, "{:<10}", "block");
+        for c in Cause::ALL {
+            let _ = write!(s, " {:>14}", c.name());
+        }
+        let _ = writeln!(s);
+        for (name, cc) in self.block_causes() {
+            let _ = write!(s, "{name:<10}");
+            for c in Cause::ALL {
+                let _ = write!(s, " {:>14}", cc.get(c));
+            }
+            let _ = writeln!(s);
+        }
+        if !self.sent.is_empty() {
+            let _ = writeln!(s, "\nRing messages sent:");
+            for m in &self.sent {
+                let _ = match (m.id, m.status) {
+                    (Some(id), Some(st)) => writeln!(
+                        s,
+                        "  cycles {}..{}: {} {} to {:#x}: id {id:#010x} status {st:#010x}",
+                        m.start, m.end, m.port, m.kind, m.dest
+                    ),
+                    _ => writeln!(
+                        s,
+                        "  cycles {}..{}: {} {} to {:#x}: {} words",
+                        m.start, m.end, m.port, m.kind, m.dest, m.len
+                    ),
+                };
+            }
+        }
+        if !self.resets.is_empty() {
+            let _ = writeln!(s, "\nRing resets at cycles {:?}", self.resets);
         }
         if !self.diagnostics.is_empty() {
             let _ = writeln!(s, "\ndiagnostics:");
@@ -154,20 +251,55 @@ impl Summary {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
-    /// CSV of the commands: index,name,operands,start,cycles.
+    /// The per-block cause counts, named.
+    pub fn block_causes(&self) -> [(&'static str, CauseCounts); 4] {
+        [
+            ("igc", self.causes.igc),
+            ("bs_port", self.causes.bs_port),
+            ("transfer", self.causes.transfer),
+            ("igc_tx", self.causes.igc_tx),
+        ]
+    }
+
+    /// CSV: one row per command of either port (`port` = igc or bs; for IGC commands the
+    /// operands), with its cycles by cause, then one `total` row per block.
     pub fn csv(&self) -> String {
-        let mut s = String::from("index,name,operands,start,cycles\n");
+        let mut s = String::from("port,index,name,operands,start,cycles");
+        for c in Cause::ALL {
+            s.push(',');
+            s.push_str(c.name());
+        }
+        s.push('\n');
+        let causes = |s: &mut String, cc: &CauseCounts| {
+            for c in Cause::ALL {
+                let _ = write!(s, ",{}", cc.get(c));
+            }
+            s.push('\n');
+        };
         for c in &self.commands {
             let ops: Vec<String> = c.operands.iter().map(|o| o.to_string()).collect();
-            let _ = writeln!(
+            let _ = write!(
                 s,
-                "{},{},{},{},{}",
+                "igc,{},{},{},{},{}",
                 c.index,
                 c.name,
                 ops.join(" "),
                 c.start,
                 c.cycles
             );
+            causes(&mut s, &c.causes);
+        }
+        for c in &self.bs_commands {
+            let _ = write!(
+                s,
+                "bs,{},{},{:#010x},{},{}",
+                c.index, c.name, c.word, c.start, c.cycles
+            );
+            causes(&mut s, &c.causes);
+        }
+        for (name, cc) in self.block_causes() {
+            let _ = write!(s, "{name},total,,,0,{}", cc.total());
+            causes(&mut s, &cc);
         }
         s
     }
@@ -179,6 +311,13 @@ pub fn stop_text(s: &StopReason) -> String {
         StopReason::Done => "stream finished, board idle".into(),
         StopReason::MaxCycles => "cycle limit reached before the stream finished".into(),
         StopReason::Stuck(why) => format!("IGC stuck: {why}"),
+        StopReason::Deadlock { since, waits } => {
+            let mut t = format!("deadlock: no block can make progress since cycle {since}");
+            for w in waits {
+                t.push_str(&format!("\n  {w}"));
+            }
+            t
+        }
         StopReason::Interrupted => "interrupted".into(),
     }
 }

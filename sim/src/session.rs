@@ -4,8 +4,8 @@
 //! through here.
 
 use crate::asm::microcode::McImage;
-use crate::engine::{RingMessage, Sim, SimOptions, StopReason};
-use crate::stream::{Port, Stream};
+use crate::engine::{Sim, SimOptions, StopReason};
+use crate::stream::Stream;
 use crate::trace::{write_gtkw, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -87,17 +87,6 @@ impl From<io::Error> for RunError {
 
 /// Build the simulation for `spec` without running it.
 pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
-    let bs = spec
-        .stream
-        .messages
-        .iter()
-        .filter(|m| m.port == Port::Bs)
-        .count();
-    if bs > 0 {
-        return Err(RunError::Input(format!(
-            "the stream has {bs} message(s) for the BS port, which this model does not have yet; remove them or send them to the IGC port"
-        )));
-    }
     // Probe pixels exist for the waveform only; without one they would cost array time.
     let mut sim = if spec.wave.is_none() && !spec.opts.probes.is_empty() {
         let opts = SimOptions {
@@ -122,12 +111,7 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
         sim.board.qee.trace_emcs = Some(emc_mask(emcs)?);
     }
-    for m in &spec.stream.messages {
-        sim.queue(RingMessage {
-            dest: m.dest,
-            body: m.body.clone(),
-        });
-    }
+    sim.queue_stream(spec.stream);
     Ok(sim)
 }
 

@@ -193,7 +193,7 @@ fn formatting_error_exits_4() {
     let out = stdout(&o);
     assert!(out.contains("errors: 29: IGC formatting error"), "{out}");
     assert!(
-        out.contains("to 0x0 id 0x00000005 status 0x200000"),
+        out.contains("igc ERROR to 0x0: id 0x00000005 status 0x200000"),
         "{out}"
     );
     assert!(
@@ -203,21 +203,24 @@ fn formatting_error_exits_4() {
 }
 
 #[test]
-fn a_stream_ending_mid_command_finishes_with_a_warning() {
+fn a_stream_ending_mid_command_is_reported_as_a_deadlock() {
     let img = microcode::standard();
     let (spec, form) = img.table.resolve("SCAIntoMEM_S1").expect("macro");
     let op = spec.encode(form, &[0, 8], &[1]).expect("encode")[0];
     let dir = Scratch::new();
     let s = dir.file("tail.pp5s", &format!("SETENABS\nword {op:#x}\n"));
     let o = pp5(&[&"run", &s]);
-    assert_eq!(code(&o), 0, "{}", show(&o));
+    // The parser waits for words that never come: nothing can happen any more.
+    assert_eq!(code(&o), 6, "{}", show(&o));
     let out = stdout(&o);
     assert!(
-        out.starts_with("stopped: stream finished, board idle"),
+        out.starts_with("stopped: deadlock: no block can make progress since cycle"),
         "{out}"
     );
     assert!(
-        out.contains("warning: the stream ended in the middle of a command (parser in PWORD)"),
+        out.contains(
+            "igc_port.parser waits for the rest of a command (parser in PWORD); the IGC stream has ended"
+        ),
         "{out}"
     );
 }
@@ -402,10 +405,16 @@ fn json_and_csv_reports() {
     assert_eq!(code(&o), 0, "{}", show(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "index,name,operands,start,cycles");
-    assert_eq!(lines.len(), 4);
-    assert!(lines[2].starts_with("1,CLEAR,0 8,"), "{out}");
-    assert!(lines[2].ends_with(",9"), "{out}");
+    assert_eq!(
+        lines[0],
+        "port,index,name,operands,start,cycles,executing,semaphore_wait,fifo_empty,transfer_stall,tx_hold,idle,hung"
+    );
+    // Three commands, then a total per block (igc, bs_port, transfer, igc_tx).
+    assert_eq!(lines.len(), 8, "{out}");
+    assert!(lines[2].starts_with("igc,1,CLEAR,0 8,"), "{out}");
+    let f: Vec<&str> = lines[2].split(',').collect();
+    assert_eq!((f[5], f[6]), ("9", "9"), "9 cycles, all executing: {out}");
+    assert!(lines[4].starts_with("igc,total,"), "{out}");
 }
 
 #[test]

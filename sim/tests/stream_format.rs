@@ -578,7 +578,22 @@ fn binary_rejects_bad_input() {
         (b"PP5".to_vec(), "magic"),
         (b"PP5X\x01\0\0\0".to_vec(), "magic"),
         (b"PP5R\x01\0".to_vec(), "truncated"),
-        (b"PP5R\x02\0\0\0".to_vec(), "version"),
+        (b"PP5R\x03\0\0\0".to_vec(), "version"),
+        // version 2: kind, u64 time, then n or ready
+        (b"PP5R\x02\0\0\0\x05\0\0\0".to_vec(), "port"),
+        (b"PP5R\x02\0\0\0\x02\0\0\0\0\0".to_vec(), "truncated"),
+        (
+            b"PP5R\x02\0\0\0\x02\0\0\0\xff\xff\xff\xff\xff\xff\xff\xff\x01\0\0\0".to_vec(),
+            "reset carries no value",
+        ),
+        (
+            b"PP5R\x02\0\0\0\x03\0\0\0\xff\xff\xff\xff\xff\xff\xff\xff\x01\0\0\0".to_vec(),
+            "TxReady change needs",
+        ),
+        (
+            b"PP5R\x02\0\0\0\x04\0\0\0\x05\0\0\0\0\0\0\0\x02\0\0\0".to_vec(),
+            "TxReady change needs",
+        ),
         (
             b"PP5R\x01\0\0\0\x02\0\0\0\x01\0\0\0\0\0\0\0".to_vec(),
             "port",
@@ -605,6 +620,63 @@ fn binary_rejects_bad_input() {
         binary::read(&b"PP5R\x01\0\0\0"[..]).unwrap(),
         Stream::default()
     );
+}
+
+#[test]
+fn arrival_times_and_ring_events_round_trip_through_text_and_binary() {
+    let t = table();
+    let src = "message at=100\nNOOP\ntxready bs off at=1us\nmessage bs at=0.5us\nBS_VIGC\n\
+               txready bs on at=80\nreset\nmessage\nNOOP\nreset at=5000\n";
+    let s = parse_ok(src);
+    assert_eq!(s.messages.len(), 3);
+    assert_eq!(s.messages[0].at, Some(100));
+    assert_eq!(s.messages[1].at, Some(20), "0.5 us = 20 cycles of 25 ns");
+    assert_eq!(s.messages[2].at, None);
+    let kinds: Vec<_> = s.events.iter().map(|e| (e.kind, e.before, e.at)).collect();
+    use pp5_sim::stream::RingEventKind as K;
+    assert_eq!(
+        kinds,
+        [
+            (
+                K::TxReady {
+                    port: Port::Bs,
+                    ready: false
+                },
+                1,
+                Some(40)
+            ),
+            (
+                K::TxReady {
+                    port: Port::Bs,
+                    ready: true
+                },
+                2,
+                Some(80)
+            ),
+            (K::Reset, 2, None),
+            (K::Reset, 3, Some(5000)),
+        ]
+    );
+    let mut bin = Vec::new();
+    binary::write(&s, &mut bin).unwrap();
+    assert_eq!(&bin[4..8], &2u32.to_le_bytes(), "times need version 2");
+    let back = binary::read(&bin[..]).unwrap();
+    assert!(back.same_words(&s));
+    let dis = text::disassemble(&s, &t);
+    let again = text::parse(&dis, "dis", &t).unwrap_or_else(|e| panic!("{e}\n{dis}"));
+    assert!(again.same_words(&s), "{dis}");
+    // Without times and events, files stay version 1.
+    let mut v1 = Vec::new();
+    binary::write(&parse_ok("NOOP"), &mut v1).unwrap();
+    assert_eq!(&v1[4..8], &1u32.to_le_bytes());
+    for bad in [
+        "txready bs off",
+        "txready xx on at=5",
+        "reset at=-3",
+        "message at=5 at=6\nNOOP",
+    ] {
+        assert!(text::parse(bad, "bad", &t).is_err(), "{bad}");
+    }
 }
 
 #[test]
@@ -645,6 +717,7 @@ fn disassembly_round_trips() {
         flush: false,
         dest: None,
         limit: Limit::Oversize,
+        at: None,
     })
     .unwrap();
     let data: Vec<u32> = (0..128 * 9u32)
@@ -817,9 +890,11 @@ proptest! {
     fn random_words_disassemble_and_parse_back(msgs in prop::collection::vec(message_strategy(), 0..6)) {
         let t = table();
         let s = Stream {
+            events: Vec::new(),
             messages: msgs
                 .into_iter()
                 .map(|(bs_port, dest, body)| pp5_sim::stream::Message {
+                    at: None,
                     port: if bs_port { Port::Bs } else { Port::Igc },
                     dest,
                     body,

@@ -11,7 +11,7 @@ pub mod reference;
 
 use pp5_rtl::emc_array::plane;
 use pp5_sim::asm::microcode::{self, McImage};
-use pp5_sim::engine::{RingMessage, Sim, SimOptions, StopReason};
+use pp5_sim::engine::{Sim, SimOptions, StopReason};
 use pp5_sim::stream::builder::StreamBuilder;
 use pp5_sim::stream::Stream;
 
@@ -83,27 +83,16 @@ impl Testbench {
     ) -> Outcome {
         let start = self.sim.board.cycle;
         let first = self.sim.commands.len();
-        for m in &stream.messages {
-            self.sim.queue(RingMessage {
-                dest: m.dest,
-                body: m.body.clone(),
-            });
-        }
+        self.sim.queue_stream(stream);
         let limit = start + max_cycles;
         let stop = loop {
-            if self.sim.done() {
-                break StopReason::Done;
-            }
-            if self.sim.board.cycle >= limit {
+            if self.sim.board.cycle >= limit && !self.sim.done() {
                 break StopReason::MaxCycles;
             }
-            self.sim.step();
+            let stop = self.sim.tick();
             each(&self.sim);
-            if self.sim.board.igc.stuck() {
-                break StopReason::Stuck(format!(
-                    "IGC {:?} at PC {}",
-                    self.sim.board.igc.state, self.sim.board.igc.pc
-                ));
+            if let Some(stop) = stop {
+                break stop;
             }
         };
         Outcome {

@@ -236,7 +236,7 @@ fn loop_stack_overflow_sets_status_bit_4_and_sends_an_error_message() {
     );
     assert_ne!(tb.status() & 1 << 4, 0, "status bit 4");
     assert!(
-        tb.sim.tx.iter().any(|m| m.error),
+        tb.sim.tx.iter().any(|m| m.is_error()),
         "an error message went out"
     );
     assert!(
@@ -330,7 +330,10 @@ fn run_watching_fc_error(tb: &mut Testbench, text: &str) -> bool {
 
 fn assert_fc_error(tb: &Testbench, what: &str) {
     assert_ne!(tb.status() & 1 << 4, 0, "{what}: status bit 4");
-    assert!(tb.sim.tx.iter().any(|m| m.error), "{what}: error message");
+    assert!(
+        tb.sim.tx.iter().any(|m| m.is_error()),
+        "{what}: error message"
+    );
     assert!(
         tb.sim
             .diagnostics

@@ -221,7 +221,7 @@ fn qee_rules_the_hardware_does_not_check_are_flagged() {
     );
     assert_ne!(tb.status() & 1 << 29, 0, "status bit 29");
     assert!(
-        tb.sim.tx.iter().any(|m| m.error),
+        tb.sim.tx.iter().any(|m| m.is_error()),
         "an error message went out"
     );
     // With the two NOOPs and a legal length: neither.

@@ -27,6 +27,7 @@ fn booted() -> &'static Testbench {
 
 fn igc_message(dest: u32, body: Vec<u32>) -> Message {
     Message {
+        at: None,
         port: Port::Igc,
         dest,
         body,
@@ -82,6 +83,7 @@ fn random_stream() -> impl Strategy<Value = Stream> {
         1..12,
     )
     .prop_map(|msgs| Stream {
+        events: Vec::new(),
         messages: msgs.into_iter().map(|(d, b)| igc_message(d, b)).collect(),
     })
 }
@@ -98,6 +100,23 @@ fn check_run(tb: &Testbench, stop: &StopReason, boot_writes: u64) -> Result<(), 
                 tb.sim.source.delivered
             );
             prop_assert!(tb.sim.source.is_empty());
+        }
+        StopReason::Deadlock { waits, since } => {
+            // Every deadlock is reported as one: who waits on what, since a cycle that
+            // has passed.
+            prop_assert!(!waits.is_empty());
+            prop_assert!(waits
+                .iter()
+                .all(|w| w.since <= b.cycle && *since <= b.cycle));
+            // (unless the diagnostics overflowed their cap before it)
+            prop_assert!(
+                tb.sim.dropped_diagnostics > 0
+                    || tb
+                        .sim
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.msg.starts_with("deadlock: "))
+            );
         }
         StopReason::Stuck(why) => {
             prop_assert!(b.igc.stuck(), "{}", why);
@@ -130,14 +149,14 @@ fn check_run(tb: &Testbench, stop: &StopReason, boot_writes: u64) -> Result<(), 
                 tb.sim
                     .tx
                     .iter()
-                    .any(|m| m.error && m.words[0] == 0 && m.words[2] & (1 << bit) != 0),
+                    .any(|m| m.is_error() && m.words[0] == 0 && m.words[2] & (1 << bit) != 0),
                 "bit {} without an error message",
                 bit
             );
         }
     }
     if errors == 0 {
-        prop_assert!(tb.sim.tx.iter().all(|m| !m.error));
+        prop_assert!(tb.sim.tx.iter().all(|m| !m.is_error()));
     }
     Ok(())
 }
@@ -377,7 +396,7 @@ fn over_length_message_behind_a_hang_overwrites_the_rxfifo() {
     let lost = (noops as u64 + 1) - 3 - RXFIFO_WORDS as u64;
     assert_eq!(b.igc_port.rxfifo.overruns, lost);
     assert_ne!(tb.status() & RXFIFO_OVERWRITTEN, 0, "status bit 27");
-    let msgs: Vec<_> = tb.sim.tx.iter().filter(|m| m.error).collect();
+    let msgs: Vec<_> = tb.sim.tx.iter().filter(|m| m.is_error()).collect();
     assert!(!msgs.is_empty() && msgs.len() as u64 <= lost);
     assert!(msgs
         .iter()
@@ -459,9 +478,15 @@ fn hang_with_a_command_waiting_times_out_after_64k_ring_cycles() {
         waited.abs_diff(nominal) <= 2,
         "timeout after {waited} 40 MHz cycles, expected {nominal}"
     );
-    let msgs: Vec<_> = tb.sim.tx.iter().filter(|m| m.error).collect();
+    // The error message goes out over the next 20 MHz slots (three words).
+    step_until(&mut tb, 8, |_| false);
+    let msgs: Vec<_> = tb.sim.tx.iter().filter(|m| m.is_error()).collect();
     assert_eq!(msgs.len(), 1);
-    assert_eq!(msgs[0].cycle, t30);
+    assert!(
+        msgs[0].start == t30 || msgs[0].start == t30 + 1,
+        "{}",
+        msgs[0].start
+    );
     assert_ne!(msgs[0].words[2] & TIMEOUT, 0);
     assert!(tb
         .sim
@@ -470,7 +495,7 @@ fn hang_with_a_command_waiting_times_out_after_64k_ring_cycles() {
         .any(|d| d.level == "error" && d.msg.contains("status bit 30")));
     // It fires once: the bit is sticky and no second message follows.
     step_until(&mut tb, 10_000, |_| false);
-    assert_eq!(tb.sim.tx.iter().filter(|m| m.error).count(), 1);
+    assert_eq!(tb.sim.tx.iter().filter(|m| m.is_error()).count(), 1);
 }
 
 #[test]
@@ -515,7 +540,7 @@ fn session_reports_the_timeout_of_a_command_that_arrives_late_behind_a_hang() {
         .sim
         .tx
         .iter()
-        .any(|m| m.error && m.words[2] & TIMEOUT != 0));
+        .any(|m| m.is_error() && m.words[2] & TIMEOUT != 0));
 }
 
 #[test]
@@ -740,17 +765,17 @@ fn truncated_binary_streams_are_errors() {
 fn malformed_binary_headers_are_errors() {
     let good = sample_binary();
     let mut bad_version = good.clone();
-    bad_version[4] = 2;
+    bad_version[4] = 9;
     assert!(binary::read(&bad_version[..])
         .unwrap_err()
         .msg
-        .contains("unsupported PP5R version 2"));
+        .contains("unsupported PP5R version 9"));
     let mut bad_port = good.clone();
     bad_port[8] = 7;
     assert!(binary::read(&bad_port[..])
         .unwrap_err()
         .msg
-        .contains("bad port 7"));
+        .contains("bad port/kind 7"));
     let mut zero = good.clone();
     zero[12..16].copy_from_slice(&0u32.to_le_bytes());
     assert!(binary::read(&zero[..])
@@ -809,10 +834,8 @@ proptest! {
         if let Ok(s) = binary::read(&bytes[..]) {
             // Whatever reads back runs on the board without a panic.
             let mut tb = booted().clone();
-            let igc = Stream {
-                messages: s.messages.into_iter().filter(|m| m.port == Port::Igc).collect(),
-            };
-            let o = tb.run(&igc, 2_000_000);
+            // Both ports, Ring resets and TxReady changes included.
+            let o = tb.run(&s, 2_000_000);
             check_run(&tb, &o.stop, tb.sim.board.igc.store.writes)?;
         }
     }

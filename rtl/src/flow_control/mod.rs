@@ -188,6 +188,23 @@ impl FlowControl {
         }
     }
 
+    /// A word that changes whenever the unit's loop and address state or its last
+    /// decision's active counts change (a mix, for the simulator's "can anything still
+    /// change" check; not for exact comparisons).
+    pub fn progress_word(&self) -> u64 {
+        let mut h = (self.loops.depth() as u64) << 56
+            ^ (self.addrs.depth() as u64) << 48
+            ^ (self.last.wanted as u64) << 24
+            ^ self.last.participants as u64;
+        for f in self.loops.frames() {
+            h = h.rotate_left(17) ^ (f.count as u64) ^ (f.al.unwrap_or(-1) as u32 as u64) << 32;
+        }
+        for &a in self.addrs.entries() {
+            h = h.rotate_left(11) ^ a as u64;
+        }
+        h
+    }
+
     /// The aL the address generators see (`None` outside every LOOP).
     pub fn al(&self) -> Option<i32> {
         self.loops.al()

@@ -11,9 +11,9 @@
 //! W3  flow control      the R5xx US_FC fields at their seed-000 bit positions (issue 5)
 //! ```
 //!
-//! Fields that later issues fill (A/B/W_IDX=aL, FC_*, W3, SEQ codes 9-15, QEE_OP 4-7,
-//! MISC 3-7) are reserved now: a microinstruction that sets them is *illegal* and faults the
-//! IGC (see docs/microcode.md). Every field is documented in docs/microcode.md.
+//! Reserved codes (SEQ 9-15, QEE_OP 4-7, and invalid IMM8 modifiers of MISC) are *illegal*:
+//! a microinstruction that sets them faults the IGC (see docs/microcode.md, where every field
+//! is documented).
 
 use crate::flow_control::instruction::{FcInstr, FC_FLAG};
 use std::fmt;
@@ -216,7 +216,12 @@ pub enum IOp {
     Inc = 2,
 }
 
-/// Miscellaneous control.
+/// Miscellaneous control: the indicator, and the IGC's handshakes with the rest of the board
+/// (transfers, semaphores, the status transmitter; seed §III.4.2.5.2, §III.4.2.5.5-6).
+///
+/// The handshake codes *stall*: while their condition holds the microinstruction does not
+/// execute (no array operation, no sequencing) and is retried next cycle; the IGC shows
+/// WAIT_XFER, WAIT_SEM or WAIT_TX. IMM8 carries their modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Misc {
     None = 0,
@@ -224,6 +229,37 @@ pub enum Misc {
     IndOn = 1,
     /// Turn it off.
     IndOff = 2,
+    /// Start a backing-store transfer (BSLOAD/BSSTORE); stalls while one is in progress.
+    /// IMM8 bit 0: 1 = store (pixel memory → sector), 0 = load; IMM8 bits 3:1: the operand
+    /// register holding the sector.
+    Xfer = 3,
+    /// Stall while a transfer is in progress (BSWAIT).
+    BsWait = 4,
+    /// V the BS semaphore (VBS); with IMM8 bit 0 set, when the transfer in progress
+    /// completes (VBSlater).
+    Vbs = 5,
+    /// P the IGC semaphore: stall while it is zero, then decrement it (PIGC).
+    Pigc = 6,
+    /// Latch a status message (destination `sca`, ID = the P word with the board ID in its
+    /// low byte, the status word) into the IGC port's transmitter; stalls while a status or
+    /// error message is pending (SENDSTATUS).
+    SendStatus = 7,
+}
+
+impl Misc {
+    /// Name in the assembler and the waveform.
+    pub fn name(self) -> &'static str {
+        match self {
+            Misc::None => "-",
+            Misc::IndOn => "INDON",
+            Misc::IndOff => "INDOFF",
+            Misc::Xfer => "XFER",
+            Misc::BsWait => "BSWAIT",
+            Misc::Vbs => "VBS",
+            Misc::Pigc => "PIGC",
+            Misc::SendStatus => "SENDSTATUS",
+        }
+    }
 }
 
 /// A decoded microinstruction.
@@ -389,8 +425,19 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         0 => Misc::None,
         1 => Misc::IndOn,
         2 => Misc::IndOff,
-        v => return illegal(&MISC, v, "reserved"),
+        3 => Misc::Xfer,
+        4 => Misc::BsWait,
+        5 => Misc::Vbs,
+        6 => Misc::Pigc,
+        _ => Misc::SendStatus,
     };
+    if misc == Misc::Xfer && (IMM8.get(w) >> 1) & 7 >= NUM_OPR as u32 {
+        return illegal(
+            &IMM8,
+            IMM8.get(w),
+            "XFER's sector register (IMM8 bits 3:1) is not OPR0..OPR4",
+        );
+    }
     let a = AddrGen {
         base: base(&A_BASE, A_BASE.get(w))?,
         idx: idx(&A_IDX, A_IDX.get(w))?,

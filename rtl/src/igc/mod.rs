@@ -16,6 +16,7 @@ pub mod microinstruction;
 pub mod opcode;
 pub mod store;
 
+use crate::backing_store::XFER_BITS;
 use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{ArrayOp, BSource, EmcArray, MEM_BITS};
 use crate::flow_control::instruction::{FcOp, LoopConst};
@@ -45,6 +46,12 @@ pub enum IgcState {
     /// Stopped on an illegal microinstruction: stuck until a Ring reset (seed §III.4.2.5.3:
     /// the Ring is reset "because the IGC is hung with faulty microcode").
     Fault,
+    /// A XFER or BSWAIT microinstruction waits for the transfer in progress.
+    WaitXfer,
+    /// A PIGC microinstruction waits for the IGC semaphore to be non-zero.
+    WaitSem,
+    /// A SENDSTATUS microinstruction waits for the pending status or error message.
+    WaitTx,
 }
 
 impl IgcState {
@@ -56,8 +63,53 @@ impl IgcState {
             IgcState::WaitCmd => "WAIT_CMD",
             IgcState::Hang => "HANG",
             IgcState::Fault => "FAULT",
+            IgcState::WaitXfer => "WAIT_XFER",
+            IgcState::WaitSem => "WAIT_SEM",
+            IgcState::WaitTx => "WAIT_TX",
         }
     }
+
+    /// A handshake microinstruction is stalled.
+    pub fn waiting(self) -> bool {
+        matches!(
+            self,
+            IgcState::WaitXfer | IgcState::WaitSem | IgcState::WaitTx
+        )
+    }
+}
+
+/// What the IGC sees of the rest of the board at the start of a cycle (set by the board
+/// before [`Igc::step`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IgcInputs {
+    /// A backing-store transfer is in progress: it owns pixel-memory bits 0-31.
+    pub xfer_busy: bool,
+    /// The IGC semaphore's counter is non-zero.
+    pub igc_sem_nonzero: bool,
+    /// The IGC port's transmitter holds a status or error message not yet sent.
+    pub tx_pending: bool,
+    /// An error strobe fired in the previous cycle (interrupts a waiting SENDSTATUS: seed
+    /// §III.4.1-5).
+    pub error_strobe: bool,
+    /// The board ID (the low byte of SENDSTATUS's message ID).
+    pub board_id: u8,
+}
+
+/// What the IGC asks of the rest of the board this cycle (the MISC handshakes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MiscCtl {
+    #[default]
+    None,
+    /// Start a transfer (BSLOAD when `store` is false).
+    StartXfer { store: bool, sector: u8 },
+    /// V the BS semaphore now (VBS).
+    Vbs,
+    /// V the BS semaphore when the transfer in progress completes (VBSlater).
+    VbsLater,
+    /// Decrement the IGC semaphore (a granted PIGC).
+    Pigc,
+    /// Latch a status message: destination and ID (board ID in its low byte).
+    SendStatus { dest: u32, id: u32 },
 }
 
 /// Something the IGC did this cycle that the board or the simulator must know about.
@@ -78,6 +130,27 @@ pub enum IgcEvent {
     /// The flow-control unit met a condition the hardware leaves undefined (an error: status
     /// bit 4) or a misuse it only warns about.
     Flow(FcError),
+    /// A microinstruction accessed pixel-memory bit `bit` (< 32) while a backing-store
+    /// transfer owns bits 0-31: the access read 0 / wrote nothing (seed §III.4.2.5.2). Raised
+    /// once per cycle; the simulator reports the first per command.
+    XferConflict {
+        pc: u16,
+        bit: u8,
+        port: &'static str,
+    },
+    /// A SENDSTATUS waiting for the transmitter was interrupted by an error: its status
+    /// message is lost (seed §III.4.1-5).
+    StatusLost,
+}
+
+/// The port names used by the address generators, as `'static` strings.
+fn port_name(port: &str) -> &'static str {
+    match port {
+        "A" => "A",
+        "B" => "B",
+        "W" => "W",
+        _ => "A (predicate)",
+    }
 }
 
 /// The IGC's registers.
@@ -120,6 +193,10 @@ pub struct Igc {
     pub fc: FlowControl,
     /// The unit's active mask changed this cycle (the board recomputes AEO).
     pub fc_changed: bool,
+    /// The board's signals this cycle (see [`IgcInputs`]).
+    pub inputs: IgcInputs,
+    /// The handshake the executed microinstruction asks for this cycle.
+    pub misc_ctl: MiscCtl,
 }
 
 /// The IGC's control of the QEE for one cycle.
@@ -166,6 +243,8 @@ impl Igc {
             coef_fbits: [None; 6],
             fc: FlowControl::default(),
             fc_changed: false,
+            inputs: IgcInputs::default(),
+            misc_ctl: MiscCtl::None,
         }
     }
 
@@ -189,6 +268,7 @@ impl Igc {
         events: &mut Vec<IgcEvent>,
     ) -> ArrayOp {
         self.qee_ctl = QeeCtl::None;
+        self.misc_ctl = MiscCtl::None;
         self.fc_changed = false;
         match self.state {
             IgcState::RMode => {
@@ -196,7 +276,11 @@ impl Igc {
                 ArrayOp::default()
             }
             IgcState::Hang | IgcState::Fault => ArrayOp::default(),
-            IgcState::Run | IgcState::WaitCmd => self.run_step(llpr, array, events),
+            IgcState::Run
+            | IgcState::WaitCmd
+            | IgcState::WaitXfer
+            | IgcState::WaitSem
+            | IgcState::WaitTx => self.run_step(llpr, array, events),
         }
     }
 
@@ -289,7 +373,22 @@ impl Igc {
     }
 
     fn mem_addr(&self, a: u32, port: &str, events: &mut Vec<IgcEvent>) -> Option<u8> {
-        if (a as usize) < MEM_BITS {
+        if self.inputs.xfer_busy && (a as usize) < XFER_BITS {
+            // Seed §III.4.2.5.2: the offending command "will not be correctly executed;
+            // however, the Transfer operation will not be disturbed, nor will the contents of
+            // pixel-memory be corrupted". The model reads 0 and drops the write.
+            if !events
+                .iter()
+                .any(|e| matches!(e, IgcEvent::XferConflict { .. }))
+            {
+                events.push(IgcEvent::XferConflict {
+                    pc: self.last_pc,
+                    bit: a as u8,
+                    port: port_name(port),
+                });
+            }
+            None
+        } else if (a as usize) < MEM_BITS {
             Some(a as u8)
         } else {
             events.push(IgcEvent::Diagnostic(format!(
@@ -410,6 +509,10 @@ impl Igc {
         if let Some(instr) = m.fc {
             return self.flow_step(&m, instr, pc, array, events);
         }
+        if m.misc != Misc::None && !self.handshake(&m, events) {
+            // Stalled: nothing executes; the same microinstruction is tried next cycle.
+            return ArrayOp::default();
+        }
         let op = self.array_op(&m, events);
         let sca_bit = (self.sca() >> (self.i as u32).min(31)) & 1 != 0;
         self.qee_ctl = match m.qee {
@@ -425,11 +528,6 @@ impl Igc {
                 bit: sca_bit,
             },
         };
-        match m.misc {
-            Misc::None => {}
-            Misc::IndOn => self.indicator = true,
-            Misc::IndOff => self.indicator = false,
-        }
         let next = (pc as usize + 1) as u16 % CONTROL_STORE_UINSTS as u16;
         let mut dispatch = false;
         let mut new_pc = next;
@@ -479,6 +577,55 @@ impl Igc {
             self.pc = new_pc;
         }
         op
+    }
+
+    /// The MISC field of the microinstruction about to execute: sets the indicator or asks the
+    /// board for a handshake (in [`Igc::misc_ctl`]). Returns false when the microinstruction
+    /// must stall this cycle (the IGC state then says what it waits for).
+    fn handshake(&mut self, m: &Microinstruction, events: &mut Vec<IgcEvent>) -> bool {
+        let inp = self.inputs;
+        let stall = |s: &mut Self, state| {
+            s.state = state;
+            false
+        };
+        match m.misc {
+            Misc::None => {}
+            Misc::IndOn => self.indicator = true,
+            Misc::IndOff => self.indicator = false,
+            Misc::Xfer | Misc::BsWait if inp.xfer_busy => return stall(self, IgcState::WaitXfer),
+            Misc::Xfer => {
+                self.misc_ctl = MiscCtl::StartXfer {
+                    store: m.imm & 1 != 0,
+                    sector: (self.opr[((m.imm >> 1) & 7) as usize % NUM_OPR] & 0x7f) as u8,
+                }
+            }
+            Misc::BsWait => {}
+            Misc::Vbs => {
+                let later = m.imm & 1 != 0;
+                self.misc_ctl = if later && inp.xfer_busy {
+                    MiscCtl::VbsLater
+                } else {
+                    MiscCtl::Vbs
+                };
+            }
+            Misc::Pigc if !inp.igc_sem_nonzero => return stall(self, IgcState::WaitSem),
+            Misc::Pigc => self.misc_ctl = MiscCtl::Pigc,
+            Misc::SendStatus if inp.tx_pending => {
+                if self.state == IgcState::WaitTx && inp.error_strobe {
+                    // Interrupted by an error while executing: the message is lost.
+                    events.push(IgcEvent::StatusLost);
+                    return true;
+                }
+                return stall(self, IgcState::WaitTx);
+            }
+            Misc::SendStatus => {
+                self.misc_ctl = MiscCtl::SendStatus {
+                    dest: self.sca(),
+                    id: self.pword & !0xff | inp.board_id as u32,
+                }
+            }
+        }
+        true
     }
 
     /// Execute a flow-control instruction: resolve its constants and predicate address, let
@@ -690,6 +837,7 @@ impl Traced for Igc {
         if t.enter_keyed("uinst", &key) {
             let m = &self.last;
             t.text_static("seq", m.seq.name());
+            t.text_static("misc", m.misc.name());
             t.bits("target", 11, m.target as u64);
             t.bits("lut_r", 8, m.lut_r as u64);
             t.bits("lut_c", 8, m.lut_c as u64);

@@ -1,10 +1,12 @@
 //! The IGC Ring port: the Ring receiver, the RxFIFO and the Stream Parser
 //! (seed 003 §III.4.1-1, §III.4.1-3).
 
+pub mod messages;
 pub mod parser;
-pub mod rxfifo;
+pub use crate::ring::rxfifo;
 
 use crate::trace::{bit, Traced, Tracer};
+use messages::MessageUnit;
 use parser::StreamParser;
 use rxfifo::{RxFifo, RxWord, RXFIFO_WORDS};
 
@@ -16,6 +18,8 @@ pub const MAX_MESSAGE_WORDS: usize = RXFIFO_WORDS / 2;
 pub struct IgcPort {
     pub rxfifo: RxFifo,
     pub parser: StreamParser,
+    /// Status and error messages, and the port's transmitter.
+    pub messages: MessageUnit,
     /// The Ring word delivered this cycle (for the waveform).
     pub ring_valid: bool,
     pub ring_word: u32,
@@ -30,6 +34,7 @@ impl IgcPort {
         IgcPort {
             rxfifo: RxFifo::new(fifo_words),
             parser: StreamParser::new(),
+            messages: MessageUnit::default(),
             ring_valid: false,
             ring_word: 0,
             ring_sop: false,
@@ -80,9 +85,21 @@ impl Traced for IgcPort {
             p1,
             p2,
         ];
-        if !t.enter_keyed("igc_port", &key) {
+        if !t.enter("igc_port", None) {
             return;
         }
+        if t.group(&key) {
+            self.trace_receive(t);
+            t.end_group();
+        }
+        self.messages.trace(t);
+        t.pop_scope();
+    }
+}
+
+impl IgcPort {
+    /// The receive side: Ring input, RxFIFO, Stream Parser.
+    fn trace_receive<T: Tracer + ?Sized>(&self, t: &mut T) {
         bit(t, "ring_valid", self.ring_valid);
         t.bits("ring_word", 32, self.ring_word as u64);
         bit(t, "ring_sop", self.ring_sop);
@@ -94,6 +111,5 @@ impl Traced for IgcPort {
             t.pop_scope();
         }
         self.parser.trace(t);
-        t.pop_scope();
     }
 }

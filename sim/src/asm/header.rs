@@ -49,7 +49,7 @@ pub fn c_header(table: &OpcodeTable) -> String {
         let plain: Vec<&str> = c
             .args
             .iter()
-            .filter(|a| !matches!(a.kind, ArgKind::Fbits | ArgKind::StoreAddr))
+            .filter(|a| a.kind.is_operand())
             .map(|a| a.name.as_str())
             .collect();
         let all: Vec<&str> = c.args.iter().map(|a| a.name.as_str()).collect();
@@ -73,6 +73,9 @@ pub fn c_header(table: &OpcodeTable) -> String {
             let mut p = String::from("(0u");
             for (k, a) in plain.iter().enumerate().skip(1) {
                 p += &format!(" | (((unsigned)({a}) & 0xff) << {})", 8 * (k - 1));
+            }
+            for a in c.args.iter().filter(|a| a.kind == ArgKind::Id) {
+                p += &format!(" | (unsigned)({})", a.name);
             }
             p.push(')');
             let _ = writeln!(s, "#define P_{}({}) {}", c.name, all.join(", "), p);

@@ -303,7 +303,17 @@ pub fn assemble(src: &str, file: &str) -> Result<McImage, AsmErrors> {
                 seg_len,
             });
         }
-        let plain = args.iter().filter(|a| a.kind != ArgKind::Fbits).count();
+        let plain = args.iter().filter(|a| a.kind.is_operand()).count();
+        if args.iter().any(|a| a.kind == ArgKind::Id) && plain > 1 {
+            err(
+                &mut errs,
+                d.line,
+                format!(
+                    "{}: an `id` argument fills the P word, so at most one operand argument fits beside it",
+                    d.name
+                ),
+            );
+        }
         if plain > NUM_OPR {
             err(
                 &mut errs,
@@ -386,6 +396,8 @@ fn parse_kind(s: &str) -> Option<ArgKind> {
         "treelen" => ArgKind::TreeLen,
         "count" => ArgKind::Count,
         "fbits" => ArgKind::Fbits,
+        "id" => ArgKind::Id,
+        "sector" => ArgKind::Sector,
         _ => return None,
     })
 }
@@ -421,7 +433,7 @@ fn parse_decl(s: &str, line: usize) -> Result<Decl, String> {
             };
             let kind = parse_kind(kind.trim()).ok_or_else(|| {
                 format!(
-                    "unknown argument kind `{}` (addr, len, treelen, count, fbits)",
+                    "unknown argument kind `{}` (addr, len, treelen, count, fbits, sector, id)",
                     kind.trim()
                 )
             })?;
@@ -498,7 +510,7 @@ fn opr(name: &str, scope: Option<&Decl>) -> Result<u8, String> {
         scope.ok_or_else(|| format!("`{name}`: no command is in scope here; use opr0..opr4"))?;
     let mut k = 0u8;
     for (n, kind, _) in &d.args {
-        if *kind == ArgKind::Fbits {
+        if !kind.is_operand() {
             continue;
         }
         if n == name {
@@ -622,6 +634,18 @@ fn build_inst(
     m.w = off;
     let mut seq_set = false;
     let mut imms: Vec<u8> = Vec::new();
+    let mut misc_imm: Option<u8> = None;
+    let set_misc = |m: &mut Microinstruction, misc: Misc| -> Result<(), String> {
+        if m.misc != Misc::None {
+            return Err(format!(
+                "second MISC operation {} after {} (one per microinstruction)",
+                misc.name(),
+                m.misc.name()
+            ));
+        }
+        m.misc = misc;
+        Ok(())
+    };
     let label = |t: Option<&String>| -> Result<u16, String> {
         let t = t.ok_or("missing jump label")?;
         labels
@@ -662,6 +686,15 @@ fn build_inst(
                 m.target = label(it.next())?;
             }
             "i++" => m.i_op = IOp::Inc,
+            "bswait" | "vbs" | "pigc" | "sendstatus" => {
+                let misc = match tok.as_str() {
+                    "bswait" => Misc::BsWait,
+                    "vbs" => Misc::Vbs,
+                    "pigc" => Misc::Pigc,
+                    _ => Misc::SendStatus,
+                };
+                set_misc(&mut m, misc)?;
+            }
             _ => {
                 let (k, v) = tok
                     .split_once('=')
@@ -765,16 +798,49 @@ fn build_inst(
                         }
                     }
                     "ind" => {
-                        m.misc = match v {
+                        let misc = match v {
                             "on" => Misc::IndOn,
                             "off" => Misc::IndOff,
                             _ => return Err(format!("`ind={v}`: on or off")),
-                        }
+                        };
+                        set_misc(&mut m, misc)?;
+                    }
+                    "vbs" => {
+                        set_misc(&mut m, Misc::Vbs)?;
+                        misc_imm = Some(match v {
+                            "now" => 0,
+                            "later" => 1,
+                            _ => return Err(format!("`vbs={v}`: now or later")),
+                        });
+                    }
+                    "xfer" => {
+                        let (store, reg) = if let Some(r) =
+                            v.strip_prefix("load(").and_then(|r| r.strip_suffix(')'))
+                        {
+                            (false, r)
+                        } else if let Some(r) =
+                            v.strip_prefix("store(").and_then(|r| r.strip_suffix(')'))
+                        {
+                            (true, r)
+                        } else {
+                            return Err(format!("`xfer={v}`: load(sector) or store(sector)"));
+                        };
+                        set_misc(&mut m, Misc::Xfer)?;
+                        misc_imm = Some(store as u8 | opr(reg, scope)? << 1);
                     }
                     _ => return Err(format!("unknown microinstruction field `{tok}`")),
                 }
             }
         }
+    }
+    if let Some(v) = misc_imm {
+        if m.b_off.is_some() || m.l_load == LLoad::Imm || m.seq == Seq::JOprGt || !imms.is_empty() {
+            return Err(format!(
+                "{} keeps its operand in IMM8, which l=#N, jgt, boff and #N addresses also use; put them in different microinstructions",
+                m.misc.name()
+            ));
+        }
+        m.imm = v;
     }
     port_imm(&mut m, &imms)?;
     if m.b_off.is_some() && (m.l_load == LLoad::Imm || m.seq == Seq::JOprGt) {

@@ -33,6 +33,19 @@ pub enum ArgKind {
     Fbits,
     /// A microcode-store address of a hardwired command (19-bit field).
     StoreAddr,
+    /// A backing-store sector (BSLOAD, BSSTORE): 0..=127.
+    Sector,
+    /// A status-message ID word (SENDSTATUS): it fills the whole P word; the IGC replaces its
+    /// low byte with the board ID (seed §III.4.2.5.6).
+    Id,
+}
+
+impl ArgKind {
+    /// Whether the argument is an operand field (F0..F4, latched into OPR0..OPR4), rather
+    /// than a value with a field of its own (FBITS, a store address, an ID word).
+    pub fn is_operand(self) -> bool {
+        !matches!(self, ArgKind::Fbits | ArgKind::StoreAddr | ArgKind::Id)
+    }
 }
 
 /// One argument of a command.
@@ -202,11 +215,8 @@ impl CommandSpec {
 
     /// Whether the operand arguments overflow the opcode word (more than one of them).
     pub fn needs_p(&self) -> bool {
-        self.args
-            .iter()
-            .filter(|a| !matches!(a.kind, ArgKind::Fbits | ArgKind::StoreAddr))
-            .count()
-            > 1
+        self.args.iter().filter(|a| a.kind.is_operand()).count() > 1
+            || self.args.iter().any(|a| a.kind == ArgKind::Id)
     }
 
     /// The `I_` opcode with argument values packed in: QEEMode and CoefMode zero.
@@ -231,6 +241,7 @@ impl CommandSpec {
             match spec.kind {
                 ArgKind::Fbits => w |= FBLD_BIT | (v << FBITS_SHIFT),
                 ArgKind::StoreAddr => w |= opcode::hardwired_addr_bits(v),
+                ArgKind::Id => {}
                 _ => {
                     if field == 0 {
                         w |= v << F0_SHIFT;
@@ -252,9 +263,17 @@ impl CommandSpec {
             .args
             .iter()
             .zip(args)
-            .filter(|(s, _)| !matches!(s.kind, ArgKind::Fbits | ArgKind::StoreAddr));
+            .filter(|(s, _)| s.kind.is_operand());
         for (i, (_, &v)) in plain.enumerate().skip(1) {
             p |= (v & 0xff) << (8 * (i - 1));
+        }
+        for (_, &v) in self
+            .args
+            .iter()
+            .zip(args)
+            .filter(|(s, _)| s.kind == ArgKind::Id)
+        {
+            p |= v;
         }
         Some(p)
     }
@@ -364,6 +383,7 @@ impl CommandSpec {
                 ArgKind::Len if v == 0 || v > MAX_DLEN => return bad("1..=128"),
                 ArgKind::TreeLen if v == 0 || v > 73 => return bad("1..=73-FBITS"),
                 ArgKind::Count if v > 255 => return bad("0..=255"),
+                ArgKind::Sector if v > 127 => return bad("0..=127"),
                 ArgKind::Fbits if v > FBITS_MAX => return bad("0..=30"),
                 ArgKind::StoreAddr if v >= 1 << 19 => return bad("0..2^19"),
                 _ => {}

@@ -2,24 +2,34 @@
 //!
 //! ```text
 //! "PP5R"                       magic, 4 bytes
-//! u32 version                  = 1
-//! per message, until the end of the file:
-//!   u32 port                   0 = IGC, 1 = BS
-//!   u32 n                      words in the message, destination included (1..=2^24)
-//!   n × u32                    destination, then the body
+//! u32 version                  1 or 2
+//! per record, until the end of the file:
+//!   u32 kind                   0 = message to/from the IGC port, 1 = BS port;
+//!                              (version 2:) 2 = Ring reset, 3 = TxReady of the IGC port,
+//!                              4 = TxReady of the BS port
+//!   u64 at                     (version 2 only) 40 MHz cycle, or u64::MAX for "none"
+//!   kinds 0, 1:  u32 n         words in the message, destination included (1..=2^24)
+//!                n × u32       destination, then the body
+//!   kind 2:      u32 0
+//!   kinds 3, 4:  u32 ready     0 or 1
 //! ```
 //!
-//! All integers little endian. The format keeps words only: source lines and command sites
+//! All integers little endian. Version 1 (messages only, no times) is written when a stream
+//! has no times and no Ring events, so such files stay readable by older readers. A file of
+//! messages the board *sent* uses the same format: kind = the port that sent it, `at` = the
+//! cycle its first word went out. The format keeps words only: source lines and command sites
 //! are not stored (they read back as 0 / empty). The BS command encoding is in
 //! [`super::bs`].
 
-use super::{Message, Port, Stream, StreamError};
+use super::{Message, Port, RingEvent, RingEventKind, Stream, StreamError};
 use std::io::{self, Read, Write};
 
 /// File magic.
 pub const MAGIC: [u8; 4] = *b"PP5R";
-/// Format version written and accepted.
-pub const VERSION: u32 = 1;
+/// Newest format version written and accepted.
+pub const VERSION: u32 = 2;
+/// "No time" in a version-2 `at` field.
+const NO_TIME: u64 = u64::MAX;
 /// Largest message length (words, destination included) accepted when reading: far above
 /// any real message (a full sector in one BS_RECEIVE is 16,385 words) but bounded, so a
 /// corrupt length cannot ask for gigabytes.
@@ -33,11 +43,31 @@ pub fn is_binary(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
 }
 
-/// Write `stream` in the binary format.
+/// Write `stream` in the binary format (version 1 when it has no times and no Ring events).
 pub fn write(stream: &Stream, mut w: impl Write) -> io::Result<()> {
+    let v2 = !stream.events.is_empty() || stream.messages.iter().any(|m| m.at.is_some());
     w.write_all(&MAGIC)?;
-    w.write_all(&VERSION.to_le_bytes())?;
-    for m in &stream.messages {
+    w.write_all(&(if v2 { 2u32 } else { 1 }).to_le_bytes())?;
+    let event = |e: &RingEvent, w: &mut dyn Write| -> io::Result<()> {
+        let (kind, ready) = match e.kind {
+            RingEventKind::Reset => (2u32, false),
+            RingEventKind::TxReady {
+                port: Port::Igc,
+                ready,
+            } => (3, ready),
+            RingEventKind::TxReady {
+                port: Port::Bs,
+                ready,
+            } => (4, ready),
+        };
+        w.write_all(&kind.to_le_bytes())?;
+        w.write_all(&e.at.unwrap_or(NO_TIME).to_le_bytes())?;
+        w.write_all(&(ready as u32).to_le_bytes())
+    };
+    for (k, m) in stream.messages.iter().enumerate() {
+        for e in stream.events.iter().filter(|e| e.before == k) {
+            event(e, &mut w)?;
+        }
         let port: u32 = match m.port {
             Port::Igc => 0,
             Port::Bs => 1,
@@ -50,12 +80,22 @@ pub fn write(stream: &Stream, mut w: impl Write) -> io::Result<()> {
         })?;
         let mut buf = Vec::with_capacity(8 + 4 * m.len_words());
         buf.extend_from_slice(&port.to_le_bytes());
+        if v2 {
+            buf.extend_from_slice(&m.at.unwrap_or(NO_TIME).to_le_bytes());
+        }
         buf.extend_from_slice(&n.to_le_bytes());
         buf.extend_from_slice(&m.dest.to_le_bytes());
         for word in &m.body {
             buf.extend_from_slice(&word.to_le_bytes());
         }
         w.write_all(&buf)?;
+    }
+    for e in stream
+        .events
+        .iter()
+        .filter(|e| e.before >= stream.messages.len())
+    {
+        event(e, &mut w)?;
     }
     w.flush()
 }
@@ -97,42 +137,95 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
         ));
     }
     let version = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
-    if version != VERSION {
+    if version != 1 && version != 2 {
         return Err(err(format!(
-            "unsupported PP5R version {version} (this reader knows version {VERSION})"
+            "unsupported PP5R version {version} (this reader knows versions 1 and 2)"
         )));
     }
+    let v2 = version == 2;
     offset += 8;
 
     let mut messages = Vec::new();
+    let mut events = Vec::new();
     loop {
         let k = messages.len();
-        let mut hdr = [0u8; 8];
-        let got = fill(&mut r, &mut hdr).map_err(io_err)?;
+        // kind, [at], then n or ready.
+        let hdr_len = if v2 { 16 } else { 8 };
+        let mut hdr = [0u8; 16];
+        let got = fill(&mut r, &mut hdr[..4]).map_err(io_err)?;
         if got == 0 {
             break;
         }
-        if got < 8 {
-            return Err(err(format!(
-                "truncated: message {k} header at byte {offset} is cut off ({got} of 8 bytes)"
-            )));
-        }
-        let port = match u32::from_le_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]) {
+        let kind = u32::from_le_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
+        let port = match kind {
             0 => Port::Igc,
             1 => Port::Bs,
+            2..=4 if v2 => Port::Igc,
             p => {
                 return Err(err(format!(
-                    "message {k} at byte {offset}: bad port {p} (0 = igc, 1 = bs)"
+                    "record {} at byte {offset}: bad port/kind {p} (0 = igc, 1 = bs{})",
+                    k + events.len(),
+                    if v2 { ", 2 = reset, 3/4 = TxReady" } else { "" }
                 )))
             }
         };
-        let n = u32::from_le_bytes([hdr[4], hdr[5], hdr[6], hdr[7]]);
+        let got = 4 + fill(&mut r, &mut hdr[4..hdr_len]).map_err(io_err)?;
+        if got < hdr_len {
+            return Err(err(format!(
+                "truncated: record {} header at byte {offset} is cut off ({got} of {hdr_len} bytes)",
+                k + events.len()
+            )));
+        }
+        let (at, rest) = if v2 {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&hdr[4..12]);
+            let a = u64::from_le_bytes(a);
+            (
+                (a != NO_TIME).then_some(a),
+                [hdr[12], hdr[13], hdr[14], hdr[15]],
+            )
+        } else {
+            (None, [hdr[4], hdr[5], hdr[6], hdr[7]])
+        };
+        let value = u32::from_le_bytes(rest);
+        if kind >= 2 {
+            let ev = match kind {
+                2 => {
+                    if value != 0 {
+                        return Err(err(format!(
+                            "record at byte {offset}: a reset carries no value (got {value})"
+                        )));
+                    }
+                    RingEventKind::Reset
+                }
+                _ => {
+                    if value > 1 || at.is_none() {
+                        return Err(err(format!(
+                            "record at byte {offset}: a TxReady change needs ready 0/1 and a time"
+                        )));
+                    }
+                    RingEventKind::TxReady {
+                        port: if kind == 3 { Port::Igc } else { Port::Bs },
+                        ready: value == 1,
+                    }
+                }
+            };
+            events.push(RingEvent {
+                kind: ev,
+                before: k,
+                at,
+                line: 0,
+            });
+            offset += hdr_len as u64;
+            continue;
+        }
+        let n = value;
         if n == 0 || n > MAX_READ_WORDS {
             return Err(err(format!(
                 "message {k} at byte {offset}: bad length {n} words (must be 1..={MAX_READ_WORDS}, destination included)"
             )));
         }
-        offset += 8;
+        offset += hdr_len as u64;
         // Read in bounded chunks so a lying length costs no more memory than the data present.
         let want = n as usize * 4;
         let mut words: Vec<u32> = Vec::with_capacity((n as usize).min(4096));
@@ -148,7 +241,7 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
             if got < len {
                 return Err(err(format!(
                     "truncated: message {k} at byte {} declares {n} words but the file ends after {} byte(s) of them",
-                    offset - 8,
+                    offset - hdr_len as u64,
                     done
                 )));
             }
@@ -164,7 +257,8 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
             body,
             line: 0,
             commands: Vec::new(),
+            at,
         });
     }
-    Ok(Stream { messages })
+    Ok(Stream { messages, events })
 }

@@ -17,7 +17,7 @@
 //!
 //! The text format ([`super::text`]) is a thin layer over this builder.
 
-use super::{bs, CommandSite, Message, Port, Stream, MAX_MESSAGE_WORDS};
+use super::{bs, CommandSite, Message, Port, RingEvent, RingEventKind, Stream, MAX_MESSAGE_WORDS};
 use crate::asm::opcodes::{CommandSpec, EncodeError, Form, OpcodeTable, OperandClass};
 
 /// How a message treats [`MAX_MESSAGE_WORDS`].
@@ -45,6 +45,8 @@ pub struct MessageOpts {
     pub dest: Option<u32>,
     /// Size limit policy.
     pub limit: Limit,
+    /// Arrival time (40 MHz cycle), see [`Message::at`].
+    pub at: Option<u64>,
 }
 
 impl MessageOpts {
@@ -55,6 +57,7 @@ impl MessageOpts {
             flush,
             dest: None,
             limit: Limit::Strict,
+            at: None,
         }
     }
 
@@ -65,6 +68,7 @@ impl MessageOpts {
             flush: false,
             dest: None,
             limit: Limit::AutoSplit,
+            at: None,
         }
     }
 }
@@ -121,6 +125,7 @@ impl Open {
             body,
             line: self.line,
             commands,
+            at: self.opts.at,
         }
     }
 }
@@ -132,6 +137,7 @@ pub struct StreamBuilder<'t> {
     done: Vec<Message>,
     cur: Option<Open>,
     line: usize,
+    events: Vec<RingEvent>,
 }
 
 impl<'t> StreamBuilder<'t> {
@@ -142,7 +148,30 @@ impl<'t> StreamBuilder<'t> {
             done: Vec::new(),
             cur: None,
             line: 0,
+            events: Vec::new(),
         }
+    }
+
+    /// Close the current message and place a Ring event (a reset, a TxReady change) after
+    /// it. A TxReady change needs a time.
+    pub fn ring_event(
+        &mut self,
+        kind: RingEventKind,
+        at: Option<u64>,
+    ) -> Result<&mut Self, EncodeError> {
+        if matches!(kind, RingEventKind::TxReady { .. }) && at.is_none() {
+            return Err(EncodeError("`txready` needs a time: at=T".into()));
+        }
+        if let Some(o) = self.cur.take() {
+            self.done.push(o.close());
+        }
+        self.events.push(RingEvent {
+            kind,
+            before: self.done.len(),
+            at,
+            line: self.line,
+        });
+        Ok(self)
     }
 
     /// The opcode table in use.
@@ -252,7 +281,8 @@ impl<'t> StreamBuilder<'t> {
                             MAX_MESSAGE_WORDS - 1
                         )));
                     }
-                    let opts = cur.opts;
+                    // The continuation follows the first part as soon as it can.
+                    let opts = MessageOpts { at: None, ..cur.opts };
                     self.open(opts);
                 }
             }
@@ -391,6 +421,7 @@ impl<'t> StreamBuilder<'t> {
         }
         Stream {
             messages: self.done,
+            events: self.events,
         }
     }
 }

@@ -83,6 +83,11 @@ pub struct Message {
     /// The commands assembled into this message, in order (empty when unknown, e.g. after
     /// reading a binary file).
     pub commands: Vec<CommandSite>,
+    /// Arrival time: the sender offers the message to the Ring at this 40 MHz cycle, not
+    /// before (`None`: as soon as the port's previous message has gone). For messages the
+    /// board sent, the cycle its first word went out.
+    #[serde(default)]
+    pub at: Option<u64>,
 }
 
 impl Message {
@@ -104,11 +109,38 @@ impl Message {
         v
     }
 
-    /// Whether two messages carry the same words to the same port (ignoring `line` and
-    /// `commands`).
+    /// Whether two messages carry the same words to the same port (ignoring `line`,
+    /// `commands` and `at`).
     pub fn same_words(&self, other: &Message) -> bool {
         self.port == other.port && self.dest == other.dest && self.body == other.body
     }
+}
+
+/// Something that happens on the Ring besides a message (the Ring environment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RingEventKind {
+    /// A Ring reset (seed §III.4.2.5.3): the board returns to its reset state (semaphores and
+    /// sticky error bits cleared, the IGC in RMode); memories keep their contents.
+    Reset,
+    /// The Ring changes TxReady for one of the board's ports (whether its outgoing messages
+    /// may proceed).
+    TxReady { port: Port, ready: bool },
+}
+
+/// A Ring event placed in the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RingEvent {
+    pub kind: RingEventKind,
+    /// Index of the first message after it in file order: a reset waits until every earlier
+    /// message was delivered, and later messages wait for it.
+    pub before: usize,
+    /// When it happens (40 MHz cycle). `None` for a reset: once the earlier messages were
+    /// delivered and the board can make no more progress (idle, or deadlocked). TxReady
+    /// changes always have a time.
+    pub at: Option<u64>,
+    /// 1-based source line (0 if unknown).
+    pub line: usize,
 }
 
 /// A command stream: Ring messages in the order they are sent.
@@ -116,6 +148,9 @@ impl Message {
 pub struct Stream {
     /// The messages, in sending order.
     pub messages: Vec<Message>,
+    /// Ring resets and TxReady changes, in file order.
+    #[serde(default)]
+    pub events: Vec<RingEvent>,
 }
 
 impl Stream {
@@ -124,15 +159,61 @@ impl Stream {
         self.messages.iter().map(Message::len_words).sum()
     }
 
+    /// Append `other`'s messages and events after this stream's (each port's messages keep
+    /// their order; the ports travel independently).
+    pub fn append(&mut self, other: Stream) {
+        let base = self.messages.len();
+        self.messages.extend(other.messages);
+        self.events
+            .extend(other.events.into_iter().map(|e| RingEvent {
+                before: e.before + base,
+                ..e
+            }));
+    }
+
     /// Whether two streams carry the same messages word for word (ignoring source lines and
     /// command sites).
     pub fn same_words(&self, other: &Stream) -> bool {
         self.messages.len() == other.messages.len()
+            && self.events.len() == other.events.len()
+            && self
+                .events
+                .iter()
+                .zip(&other.events)
+                .all(|(a, b)| a.kind == b.kind && a.before == b.before && a.at == b.at)
+            && self
+                .messages
+                .iter()
+                .zip(&other.messages)
+                .all(|(a, b)| a.at == b.at)
             && self
                 .messages
                 .iter()
                 .zip(&other.messages)
                 .all(|(a, b)| a.same_words(b))
+    }
+}
+
+/// The messages a board sent, as a stream (port = the port that sent it, `at` = the cycle
+/// its first word went out), for writing in the binary Ring format.
+pub fn sent_stream(sent: &[pp5_rtl::renderer::OutMessage]) -> Stream {
+    let messages = sent
+        .iter()
+        .map(|m| Message {
+            port: match m.port {
+                pp5_rtl::ring::PortId::Igc => Port::Igc,
+                pp5_rtl::ring::PortId::Bs => Port::Bs,
+            },
+            dest: m.dest(),
+            body: m.words.get(1..).unwrap_or(&[]).to_vec(),
+            line: 0,
+            commands: Vec::new(),
+            at: Some(m.start),
+        })
+        .collect();
+    Stream {
+        messages,
+        events: Vec::new(),
     }
 }
 
@@ -189,176 +270,5 @@ pub fn load(bytes: &[u8], file: &str, table: &OpcodeTable) -> Result<Stream, Str
     }
 }
 
-/// The BS port command encoding (a model choice: seed 003 §III.4.1-2 gives the commands and
-/// their sizes in words, not their bits).
-///
-/// ```text
-/// first word of a command
-///  31..29  28..22          21..15    14..8   7..4  3..0
-///  0       no_scanlines-1  scanline  sector  0     opcode      (RECEIVE, TRANSMIT)
-///  0 ...                                           opcode      (the others)
-/// ```
-///
-/// | command       | opcode | words                                   |
-/// |---------------|--------|-----------------------------------------|
-/// | BS_NOOP       | 0      | 1                                       |
-/// | BS_SENDSTATUS | 1      | 3: opcode, id, retaddr                  |
-/// | BS_RECEIVE    | 2      | 1 + 128 × no_scanlines: opcode, data    |
-/// | BS_TRANSMIT   | 3      | 2: opcode, retaddr                      |
-/// | BS_PBS        | 4      | 1                                       |
-/// | BS_VIGC       | 5      | 1                                       |
-///
-/// Opcodes 6..15, or any nonzero bit outside the fields a command uses, make a bogus command
-/// (status bit 28 in the port model).
-pub mod bs {
-    /// Opcode field mask (bits 3:0).
-    pub const OPCODE_MASK: u32 = 0xf;
-    /// BS_NOOP opcode.
-    pub const OP_NOOP: u32 = 0;
-    /// BS_SENDSTATUS opcode.
-    pub const OP_SENDSTATUS: u32 = 1;
-    /// BS_RECEIVE opcode.
-    pub const OP_RECEIVE: u32 = 2;
-    /// BS_TRANSMIT opcode.
-    pub const OP_TRANSMIT: u32 = 3;
-    /// BS_PBS opcode.
-    pub const OP_PBS: u32 = 4;
-    /// BS_VIGC opcode.
-    pub const OP_VIGC: u32 = 5;
-    /// Shift of the sector field (bits 14:8, 0..=127).
-    pub const SECTOR_SHIFT: u32 = 8;
-    /// Shift of the scanline field (bits 21:15, 0..=127).
-    pub const SCANLINE_SHIFT: u32 = 15;
-    /// Shift of the no_scanlines-1 field (bits 28:22).
-    pub const NSCAN_SHIFT: u32 = 22;
-    /// Mask of the sector, scanline and no_scanlines-1 fields after shifting.
-    pub const FIELD_MASK: u32 = 0x7f;
-    /// Sectors of backing store (seed: "range 0 to 127").
-    pub const SECTORS: u32 = 128;
-    /// Scanlines per sector, and words per scanline segment.
-    pub const SCANLINE_WORDS: usize = 128;
-    /// Largest no_scanlines (an entire sector).
-    pub const MAX_SCANLINES: u32 = 128;
-
-    /// The names of the BS macros, in opcode order.
-    pub const NAMES: [&str; 6] = [
-        "BS_NOOP",
-        "BS_SENDSTATUS",
-        "BS_RECEIVE",
-        "BS_TRANSMIT",
-        "BS_PBS",
-        "BS_VIGC",
-    ];
-
-    /// First word of BS_RECEIVE or BS_TRANSMIT. Arguments must be in range (see
-    /// [`check_region`]).
-    pub fn region_word(op: u32, sector: u32, scanline: u32, no_scanlines: u32) -> u32 {
-        op | (sector & FIELD_MASK) << SECTOR_SHIFT
-            | (scanline & FIELD_MASK) << SCANLINE_SHIFT
-            | (no_scanlines.wrapping_sub(1) & FIELD_MASK) << NSCAN_SHIFT
-    }
-
-    /// Check sector (0..=127), scanline (0..=127) and no_scanlines (1..=128).
-    pub fn check_region(
-        name: &str,
-        sector: u32,
-        scanline: u32,
-        no_scanlines: u32,
-    ) -> Result<(), String> {
-        if sector >= SECTORS {
-            return Err(format!("{name}: sector {sector} is out of range 0..=127"));
-        }
-        if scanline >= SECTORS {
-            return Err(format!(
-                "{name}: scanline {scanline} is out of range 0..=127"
-            ));
-        }
-        if no_scanlines == 0 || no_scanlines > MAX_SCANLINES {
-            return Err(format!(
-                "{name}: no_scanlines {no_scanlines} is out of range 1..=128"
-            ));
-        }
-        Ok(())
-    }
-
-    /// A decoded BS command head: what the first word says.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum Head {
-        /// BS_NOOP.
-        Noop,
-        /// BS_SENDSTATUS (id and retaddr follow).
-        SendStatus,
-        /// BS_RECEIVE (128 × no_scanlines data words follow).
-        Receive {
-            /// Sector 0..=127.
-            sector: u32,
-            /// First scanline 0..=127.
-            scanline: u32,
-            /// 1..=128.
-            no_scanlines: u32,
-        },
-        /// BS_TRANSMIT (retaddr follows).
-        Transmit {
-            /// Sector 0..=127.
-            sector: u32,
-            /// First scanline 0..=127.
-            scanline: u32,
-            /// 1..=128.
-            no_scanlines: u32,
-        },
-        /// BS_PBS.
-        Pbs,
-        /// BS_VIGC.
-        Vigc,
-    }
-
-    impl Head {
-        /// Decode a first word; `None` for a bogus command.
-        pub fn decode(w: u32) -> Option<Head> {
-            let op = w & OPCODE_MASK;
-            let sector = (w >> SECTOR_SHIFT) & FIELD_MASK;
-            let scanline = (w >> SCANLINE_SHIFT) & FIELD_MASK;
-            let no_scanlines = ((w >> NSCAN_SHIFT) & FIELD_MASK) + 1;
-            let region_only = w == region_word(op, sector, scanline, no_scanlines);
-            Some(match op {
-                OP_NOOP if w == op => Head::Noop,
-                OP_SENDSTATUS if w == op => Head::SendStatus,
-                OP_PBS if w == op => Head::Pbs,
-                OP_VIGC if w == op => Head::Vigc,
-                OP_RECEIVE if region_only => Head::Receive {
-                    sector,
-                    scanline,
-                    no_scanlines,
-                },
-                OP_TRANSMIT if region_only => Head::Transmit {
-                    sector,
-                    scanline,
-                    no_scanlines,
-                },
-                _ => return None,
-            })
-        }
-
-        /// Words after the first word.
-        pub fn arg_words(self) -> usize {
-            match self {
-                Head::Noop | Head::Pbs | Head::Vigc => 0,
-                Head::SendStatus => 2,
-                Head::Transmit { .. } => 1,
-                Head::Receive { no_scanlines, .. } => SCANLINE_WORDS * no_scanlines as usize,
-            }
-        }
-
-        /// The macro name.
-        pub fn name(self) -> &'static str {
-            match self {
-                Head::Noop => NAMES[0],
-                Head::SendStatus => NAMES[1],
-                Head::Receive { .. } => NAMES[2],
-                Head::Transmit { .. } => NAMES[3],
-                Head::Pbs => NAMES[4],
-                Head::Vigc => NAMES[5],
-            }
-        }
-    }
-}
+/// The BS port command encoding; it lives with the BS port's hardware model.
+pub use pp5_rtl::bs_port::command as bs;

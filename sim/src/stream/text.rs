@@ -3,7 +3,7 @@
 //! ```text
 //! # comment (also ';'); a line ending in '\' continues on the next line
 //! CLEAR 0 8                      # before any `message`: implicit IGC message, auto-split
-//! message igc flush              # message [igc|bs] [flush] [dest=N] [oversize|auto]
+//! message igc flush              # message [igc|bs] [flush] [dest=N] [oversize|auto] [at=T]
 //! SCAIntoMEM_S1 16 8 -3          # macro name (optional IGC_ prefix), args, then scalar
 //! SCAIntoMEM_TBL 0 8 1 2 3       # table values; bit 31 is set on the last one
 //! TREEIntoMEM_Q6 0 10 1.0 2.0 0.5 0 0 0x3f800000   # A B C D E F (floats or raw 0x bits)
@@ -12,7 +12,14 @@
 //! message bs
 //! BS_RECEIVE 3 0 2 fill=7        # or `ramp`, or 256 data words
 //! BS_SENDSTATUS 1 0x40
+//! txready bs off at=2us          # the Ring withholds TxReady from the BS port...
+//! txready bs on at=50us          # ...and gives it back
+//! reset                          # a Ring reset once the board can make no more progress
 //! ```
+//!
+//! Times (`at=T`): 40 MHz cycles, or with a unit `ns`, `us`, `ms` (rounded to the cycle).
+//! A message with `at=` is offered to the Ring at that time, not before; without, as soon as
+//! the port's previous message has gone. The two ports' messages travel independently.
 //!
 //! Numbers: decimal, `0x` hex, `0b` binary (`_` separators allowed); negative decimals are
 //! two's complement (scalars, raw words, `dest`); command arguments are unsigned. QEE
@@ -28,7 +35,7 @@
 use super::builder::{
     self, coef_slot, receive_text, resolve_macro, Limit, MessageOpts, Slot, StreamBuilder,
 };
-use super::{bs, Port, Stream, StreamError, MAX_MESSAGE_WORDS};
+use super::{bs, Port, RingEventKind, Stream, StreamError, MAX_MESSAGE_WORDS};
 use crate::asm::opcodes::{EncodeError, Form, OpcodeTable, OperandClass};
 use pp5_rtl::igc::opcode::{p_fields, OpcodeWord, LONG_BIT};
 
@@ -85,6 +92,33 @@ fn parse_line(b: &mut StreamBuilder<'_>, tokens: &[&str]) -> Result<(), String> 
             let opts = parse_message_opts(rest)?;
             b.begin(opts).map_err(enc)?;
         }
+        "reset" => {
+            let at = match rest {
+                [] => None,
+                [t] => Some(parse_at(t)?),
+                _ => return Err("usage: reset [at=T]".into()),
+            };
+            b.ring_event(RingEventKind::Reset, at).map_err(enc)?;
+        }
+        "txready" => {
+            let usage = "usage: txready igc|bs on|off at=T";
+            let [port, state, at] = rest else {
+                return Err(usage.into());
+            };
+            let port = match *port {
+                "igc" => Port::Igc,
+                "bs" => Port::Bs,
+                _ => return Err(usage.into()),
+            };
+            let ready = match *state {
+                "on" | "1" => true,
+                "off" | "0" => false,
+                _ => return Err(usage.into()),
+            };
+            let at = parse_at(at)?;
+            b.ring_event(RingEventKind::TxReady { port, ready }, Some(at))
+                .map_err(enc)?;
+        }
         "word" => {
             if rest.is_empty() {
                 return Err("`word` needs at least one value".into());
@@ -126,7 +160,15 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
     let mut flush = false;
     let mut dest = None;
     let mut limit = None;
+    let mut at = None;
     for &t in tokens {
+        if t.starts_with("at=") {
+            if at.is_some() {
+                return Err("`message`: `at=` is given twice".into());
+            }
+            at = Some(parse_at(t)?);
+            continue;
+        }
         match t {
             "igc" | "bs" => {
                 if port.is_some() {
@@ -154,7 +196,7 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
                 }
                 None => {
                     return Err(format!(
-                        "`message`: unknown option `{t}` (expected igc, bs, flush, dest=N, oversize, auto)"
+                        "`message`: unknown option `{t}` (expected igc, bs, flush, dest=N, oversize, auto, at=T)"
                     ))
                 }
             },
@@ -165,7 +207,34 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
         flush,
         dest,
         limit: limit.unwrap_or(Limit::Strict),
+        at,
     })
+}
+
+/// A time `at=T`: 40 MHz cycles, or a number with `ns`, `us` or `ms` (rounded to the nearest
+/// cycle).
+fn parse_at(t: &str) -> Result<u64, String> {
+    let v = t
+        .strip_prefix("at=")
+        .ok_or_else(|| format!("expected at=T, got `{t}`"))?;
+    let (num, ns_per_unit) = if let Some(n) = v.strip_suffix("ns") {
+        (n, 1.0)
+    } else if let Some(n) = v.strip_suffix("us") {
+        (n, 1e3)
+    } else if let Some(n) = v.strip_suffix("ms") {
+        (n, 1e6)
+    } else {
+        return parse_uint(v)
+            .map(u64::from)
+            .map_err(|e| format!("bad time `{v}`: {e}"));
+    };
+    let x: f64 = num.parse().map_err(|e| format!("bad time `{v}`: {e}"))?;
+    let ns_per_cycle = pp5_rtl::clock::CYCLE_PS as f64 / 1000.0;
+    let cycles = (x * ns_per_unit / ns_per_cycle).round();
+    if !(0.0..=1e15).contains(&cycles) {
+        return Err(format!("time `{v}` is out of range"));
+    }
+    Ok(cycles as u64)
 }
 
 fn parse_bs(b: &mut StreamBuilder<'_>, name: &str, rest: &[&str]) -> Result<(), String> {
@@ -345,9 +414,20 @@ pub fn disassemble(stream: &Stream, table: &OpcodeTable) -> String {
         stream.messages.len(),
         stream.total_words()
     ));
+    let events_before = |k: usize, out: &mut String| {
+        for e in stream.events.iter().filter(|e| e.before == k) {
+            out.push('\n');
+            out.push_str(&event_text(e));
+            out.push('\n');
+        }
+    };
     for (k, m) in stream.messages.iter().enumerate() {
+        events_before(k, &mut out);
         out.push('\n');
         let mut head = format!("message {}", m.port);
+        if let Some(at) = m.at {
+            head.push_str(&format!(" at={at}"));
+        }
         if m.port == Port::Igc {
             match m.dest {
                 0 => {}
@@ -367,7 +447,19 @@ pub fn disassemble(stream: &Stream, table: &OpcodeTable) -> String {
             Port::Bs => disassemble_bs(&m.words(), table, &mut out),
         }
     }
+    events_before(stream.messages.len(), &mut out);
     out
+}
+
+/// A Ring event as a text line.
+fn event_text(e: &super::RingEvent) -> String {
+    let at = e.at.map(|a| format!(" at={a}")).unwrap_or_default();
+    match e.kind {
+        RingEventKind::Reset => format!("reset{at}"),
+        RingEventKind::TxReady { port, ready } => {
+            format!("txready {port} {}{at}", if ready { "on" } else { "off" })
+        }
+    }
 }
 
 /// Raw words as `word` lines (8 per line), the first one carrying `why` as a comment.
@@ -392,6 +484,7 @@ fn reparses_to(text: &str, port: Port, words: &[u32], table: &OpcodeTable) -> bo
         flush: false,
         dest: Some(0),
         limit: Limit::Oversize,
+        at: None,
     };
     if b.begin(opts).is_err() {
         return false;
@@ -474,6 +567,7 @@ fn decode_igc(words: &[u32], table: &OpcodeTable) -> Result<String, String> {
         let v = match a.kind {
             ArgKind::Fbits => op.fbits(),
             ArgKind::StoreAddr => op.hardwired_addr(),
+            ArgKind::Id => p.ok_or_else(|| format!("{}: the ID word is missing", spec.name))?,
             _ => {
                 let v = if field == 0 {
                     Some(op.f0())

@@ -1,10 +1,10 @@
-//! The IGC port's receive FIFO (RxFIFO).
+//! The receive FIFO (RxFIFO) of a Ring port (the IGC port and the BS port each have one).
 //!
 //! Seed 003 §III.4.1-3: "FIFOs for both the BS and IGC Ports will be 2Kwords deep (perhaps
 //! upgraded to 4K later), so the maximum message size will be 1024 words". Each entry carries
 //! the Ring word and a start-of-message tag, which is how the Stream Parser sees message
 //! boundaries. A word arriving when the FIFO is full is lost and the RxFIFO-overwritten error
-//! is raised (status bit 27 for the IGC port).
+//! is raised (status bit 27 for the IGC port, 26 for the BS port).
 
 use std::collections::VecDeque;
 
