@@ -8,11 +8,12 @@
 //! data-dependent branches. After the walk, [`Capture::commit`] checks the walk's shape (one
 //! slice comparison) and appends the selected dirty positions to the batch for the writer
 //! thread. Scopes skipped by key keep their stored values, which is what makes skipping
-//! exact.
+//! exact. A record ([`Tracer::record`]) costs a comparison of its words with the last ones
+//! and, when they differ, a copy into the batch: the writer thread decodes it.
 
-use super::worker::Batch;
+use super::worker::{Batch, RecordRef};
 use super::{mask, Entry, Skippable, NOT_SELECTED};
-use pp5_rtl::trace::Tracer;
+use pp5_rtl::trace::{Decode, Tracer};
 
 /// Kind of a text position in [`Capture::kinds`] (bits positions hold their width, 1..=64).
 const TEXT_KIND: u8 = 0;
@@ -43,11 +44,12 @@ pub(crate) struct Capture {
 }
 
 impl Capture {
-    pub(crate) fn new(entries: &[Entry], nslots: usize) -> Capture {
+    /// `decoded[pos]`: position `pos` lies in a record (the writer thread writes it).
+    pub(crate) fn new(entries: &[Entry], decoded: &[bool], nslots: usize) -> Capture {
         let mut selected = vec![0u64; entries.len().div_ceil(64)];
         let mut selected_text = vec![0u64; entries.len().div_ceil(64)];
         for (pos, e) in entries.iter().enumerate() {
-            if e.slot == NOT_SELECTED {
+            if e.slot == NOT_SELECTED || decoded.get(pos).copied().unwrap_or(false) {
                 continue;
             }
             if e.is_text {
@@ -205,7 +207,7 @@ impl<const CHECK: bool> Sampler<'_, CHECK> {
     #[inline(always)]
     fn skip_or_enter(&mut self, key: Option<&[u64]>) -> bool {
         let k = self.epos;
-        let Some(info) = self.skippable.get(k) else {
+        let Some(info) = self.skippable.get(k).filter(|i| !i.record) else {
             self.bad = true;
             return false;
         };
@@ -223,6 +225,33 @@ impl<const CHECK: bool> Sampler<'_, CHECK> {
         }
         self.epos += 1;
         true
+    }
+
+    /// Record number `epos`: jump over its signals; keep its words for the writer thread if
+    /// it is selected and they changed.
+    #[inline(always)]
+    fn record_words(&mut self, words: &[u64], decode: Decode) {
+        let k = self.epos;
+        let Some(info) = self.skippable.get(k).filter(|i| i.record) else {
+            self.bad = true;
+            return;
+        };
+        self.pos += info.sigs;
+        self.epos += 1 + info.nested;
+        if self.unselected.get(k).copied().unwrap_or(false) {
+            return;
+        }
+        let same = self.keys.same_then_store(k, Some(words));
+        if same && !self.force {
+            return;
+        }
+        let b = &mut *self.batch;
+        b.record_words.extend_from_slice(words);
+        b.records.push(RecordRef {
+            k: k as u32,
+            words_end: u32::try_from(b.record_words.len()).unwrap_or(u32::MAX),
+            decode,
+        });
     }
 }
 
@@ -249,6 +278,16 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
     }
 
     fn end_group(&mut self) {}
+
+    #[inline(always)]
+    fn record(&mut self, _name: &str, words: &[u64], decode: Decode) {
+        self.record_words(words, decode);
+    }
+
+    #[inline(always)]
+    fn record_group(&mut self, words: &[u64], decode: Decode) {
+        self.record_words(words, decode);
+    }
 
     #[inline(always)]
     fn bits(&mut self, _name: &str, width: u32, value: u64) {
