@@ -526,9 +526,7 @@ pub struct WaveWriter {
     last_cycle: Option<u64>,
     /// Skippable scopes of the walk, whether nothing in each is selected, and each one's key
     /// at its last visit.
-    skippable: Vec<Skippable>,
-    unselected: Vec<bool>,
-    keys: sampler::Keys,
+    scopes: sampler::Scopes,
 }
 
 impl std::fmt::Debug for WaveWriter {
@@ -591,7 +589,7 @@ impl WaveWriter {
                     .is_some_and(|es| es.iter().all(|e| e.slot == NOT_SELECTED))
             })
             .collect();
-        let keys = sampler::Keys::new(skippable.len());
+        let scopes = sampler::Scopes::new(&skippable, &unselected);
         // Positions inside records: their values are decoded on the writer thread.
         let mut decoded = vec![false; layout.entries.len()];
         for k in skippable.iter().filter(|k| k.record) {
@@ -626,9 +624,7 @@ impl WaveWriter {
             resync: false,
             first_cycle: None,
             last_cycle: None,
-            skippable,
-            unselected,
-            keys,
+            scopes,
         })
     }
 
@@ -688,9 +684,7 @@ impl WaveWriter {
                     epos: 0,
                     bad: false,
                     force,
-                    skippable: &self.skippable,
-                    unselected: &self.unselected,
-                    keys: &mut self.keys,
+                    scopes: &mut self.scopes,
                     batch,
                 };
                 top.trace(&mut walk);
@@ -703,7 +697,7 @@ impl WaveWriter {
             self.worker.batch.truncate(lens0);
             self.resync = true;
             self.capture.invalidate();
-            self.keys.clear();
+            self.scopes.clear();
             return Err(invalid_data(format!(
                 "trace walk does not match the declaration: {pos} signals visited, {} declared{}",
                 self.entries.len(),

@@ -137,48 +137,74 @@ fn push_text(batch: &mut Batch, slot: u32, text: &str) {
     batch.texts.push((slot, start, b.len() as u32));
 }
 
-/// The key each skippable scope or group had at its last visit.
-pub(crate) struct Keys {
-    words: Vec<Vec<u64>>,
-    valid: Vec<bool>,
+/// What the sample walk needs of one skippable scope, group or record.
+#[derive(Clone, Copy, Debug, Default)]
+struct ScopeState {
+    /// Signals it spans, and skippable scopes it spans plus one (itself).
+    sigs: u32,
+    span: u32,
+    /// Its last key: `words[key_off..key_off + key_len]`, if `valid`.
+    key_off: u32,
+    key_len: u32,
+    valid: bool,
+    /// No signal in it is selected.
+    unselected: bool,
+    record: bool,
 }
 
-impl Keys {
-    pub(crate) fn new(n: usize) -> Keys {
-        Keys {
-            words: vec![Vec::new(); n],
-            valid: vec![false; n],
+/// The skippable scopes of the walk and the key each had at its last visit, in one table
+/// and one flat word list (a visit costs a few loads and an inline comparison).
+pub(crate) struct Scopes {
+    info: Vec<ScopeState>,
+    words: Vec<u64>,
+}
+
+impl Scopes {
+    pub(crate) fn new(skippable: &[Skippable], unselected: &[bool]) -> Scopes {
+        let info = skippable
+            .iter()
+            .enumerate()
+            .map(|(k, s)| ScopeState {
+                sigs: s.sigs as u32,
+                span: 1 + s.nested as u32,
+                unselected: unselected.get(k).copied().unwrap_or(false),
+                record: s.record,
+                ..ScopeState::default()
+            })
+            .collect();
+        Scopes {
+            info,
+            words: Vec::new(),
         }
     }
 
     /// Forget every key (the next walk visits everything).
     pub(crate) fn clear(&mut self) {
-        self.valid.iter_mut().for_each(|v| *v = false);
+        self.info.iter_mut().for_each(|s| s.valid = false);
     }
+}
 
-    /// Whether scope `k`'s key is `key` as last time; records `key` (or forgets the key
-    /// when there is none).
-    #[inline(always)]
-    fn same_then_store(&mut self, k: usize, key: Option<&[u64]>) -> bool {
-        let (Some(words), Some(valid)) = (self.words.get_mut(k), self.valid.get_mut(k)) else {
-            return false;
-        };
-        match key {
-            Some(key) => {
-                if *valid && words.as_slice() == key {
-                    return true;
-                }
-                words.clear();
-                words.extend_from_slice(key);
-                *valid = true;
-                false
+/// Whether `key` equals the key `s` had at its last visit; records `key`.
+#[inline(always)]
+fn same_then_store(words: &mut Vec<u64>, s: &mut ScopeState, key: &[u64]) -> bool {
+    let (off, len) = (s.key_off as usize, s.key_len as usize);
+    if len == key.len() {
+        if let Some(old) = words.get_mut(off..off + len) {
+            let diff = old.iter().zip(key).fold(0u64, |d, (&a, &b)| d | (a ^ b));
+            let same = s.valid && diff == 0;
+            if !same {
+                old.iter_mut().zip(key).for_each(|(o, &k)| *o = k);
+                s.valid = true;
             }
-            None => {
-                *valid = false;
-                false
-            }
+            return same;
         }
     }
+    // First visit, or a key of another length: give it room at the end.
+    s.key_off = words.len() as u32;
+    s.key_len = key.len() as u32;
+    words.extend_from_slice(key);
+    s.valid = true;
+    false
 }
 
 /// The tracer of one sample walk. With `CHECK` it also records the kind (width or text) of
@@ -194,9 +220,7 @@ pub(crate) struct Sampler<'a, const CHECK: bool> {
     pub(crate) bad: bool,
     /// First sample (or a resynchronisation): nothing is skipped by key, every text counts.
     pub(crate) force: bool,
-    pub(crate) skippable: &'a [Skippable],
-    pub(crate) unselected: &'a [bool],
-    pub(crate) keys: &'a mut Keys,
+    pub(crate) scopes: &'a mut Scopes,
     /// The batch, for texts written with [`Tracer::text`] (copied during the walk).
     pub(crate) batch: &'a mut Batch,
 }
@@ -207,20 +231,21 @@ impl<const CHECK: bool> Sampler<'_, CHECK> {
     #[inline(always)]
     fn skip_or_enter(&mut self, key: Option<&[u64]>) -> bool {
         let k = self.epos;
-        let Some(info) = self.skippable.get(k).filter(|i| !i.record) else {
+        let sc = &mut *self.scopes;
+        let Some(info) = sc.info.get_mut(k).filter(|i| !i.record) else {
             self.bad = true;
             return false;
         };
-        let unselected = self.unselected.get(k).copied().unwrap_or(false);
-        let unchanged = if self.force {
-            self.keys.same_then_store(k, key);
-            false
-        } else {
-            self.keys.same_then_store(k, key)
+        let unchanged = match key {
+            Some(key) => same_then_store(&mut sc.words, info, key) && !self.force,
+            None => {
+                info.valid = false;
+                false
+            }
         };
-        if unselected || unchanged {
-            self.pos += info.sigs;
-            self.epos += 1 + info.nested;
+        if info.unselected || unchanged {
+            self.pos += info.sigs as usize;
+            self.epos += info.span as usize;
             return false;
         }
         self.epos += 1;
@@ -232,17 +257,14 @@ impl<const CHECK: bool> Sampler<'_, CHECK> {
     #[inline(always)]
     fn record_words(&mut self, words: &[u64], decode: Decode) {
         let k = self.epos;
-        let Some(info) = self.skippable.get(k).filter(|i| i.record) else {
+        let sc = &mut *self.scopes;
+        let Some(info) = sc.info.get_mut(k).filter(|i| i.record) else {
             self.bad = true;
             return;
         };
-        self.pos += info.sigs;
-        self.epos += 1 + info.nested;
-        if self.unselected.get(k).copied().unwrap_or(false) {
-            return;
-        }
-        let same = self.keys.same_then_store(k, Some(words));
-        if same && !self.force {
+        self.pos += info.sigs as usize;
+        self.epos += info.span as usize;
+        if info.unselected || (same_then_store(&mut sc.words, info, words) && !self.force) {
             return;
         }
         let b = &mut *self.batch;
