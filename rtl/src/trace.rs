@@ -34,6 +34,14 @@ pub trait Tracer: AsDynTracer {
     fn pop_scope(&mut self);
     /// A register or wire of `width` bits (1..=64); only the low `width` bits of `value` count.
     fn bits(&mut self, name: &str, width: u32, value: u64);
+    /// 1-bit signals `names[i]` = bit `i` of `value`, in that order (at most 64): the same as
+    /// calling [`bit`] for each, which is what the default does; a sink may compare them
+    /// all at once.
+    fn bits_packed(&mut self, names: &[&str], value: u64) {
+        for (i, name) in names.iter().enumerate().take(64) {
+            self.bits(name, 1, value >> i & 1);
+        }
+    }
     /// A signal whose value is a name: an FSM state, a decoded opcode or field.
     /// Writers show it as a string in GTKWave.
     fn text(&mut self, name: &str, value: &str);

@@ -495,18 +495,20 @@ const FC_STATES: [PeFlowState; 4] = [
 /// The signals of a probe pixel's scope, from the word [`EmcArray::trace_probes`] packs.
 fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
     let w = w.first().copied().unwrap_or(0);
-    let b = |n: u32| w >> n & 1 != 0;
-    bit(t, "enable", b(0));
-    bit(t, "carry", b(1));
-    bit(t, "alu_a", b(2));
-    bit(t, "alu_b", b(3));
-    bit(t, "alu_cin", b(4));
-    bit(t, "alu_out", b(5));
-    bit(t, "alu_cout", b(6));
-    bit(t, "mem_we", b(7));
-    bit(t, "mem_wdata", b(8));
+    const BITS: [&str; 9] = [
+        "enable",
+        "carry",
+        "alu_a",
+        "alu_b",
+        "alu_cin",
+        "alu_out",
+        "alu_cout",
+        "mem_we",
+        "mem_wdata",
+    ];
+    t.bits_packed(&BITS, w & 0x1ff);
     t.bits("emc", 6, w >> 24 & 0x3f);
-    bit(t, "fc_active", b(9));
+    bit(t, "fc_active", w >> 9 & 1 != 0);
     t.bits("fc_bcnt", 5, w >> 10 & 0x1f);
     let state = FC_STATES[(w >> 16 & 3) as usize];
     t.text_static("fc_state", state.name());
@@ -545,13 +547,10 @@ impl Traced for EmcArray {
 fn decode_array(w: &[u64], t: &mut dyn Tracer) {
     let w = w.first().copied().unwrap_or(0);
     let stripes = w & 0xf;
-    bit(t, "aeo", stripes == 0);
-    for (k, name) in ["stripe0", "stripe1", "stripe2", "stripe3"]
-        .iter()
-        .enumerate()
-    {
-        bit(t, name, stripes >> k & 1 != 0);
-    }
+    t.bits_packed(
+        &["aeo", "stripe0", "stripe1", "stripe2", "stripe3"],
+        (stripes == 0) as u64 | stripes << 1,
+    );
     t.bits("enable_count", 15, w >> 4 & 0xffff);
     let a = w >> 20 & 0x1ff;
     t.bits("a_addr", 8, a & 0xff);

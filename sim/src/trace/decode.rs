@@ -12,16 +12,26 @@ use std::io;
 /// Kind of a text position (bits positions hold their width, 1..=64).
 const TEXT_KIND: u8 = 0;
 
+/// One position of the walk, as the decoder sees it.
+#[derive(Clone, Copy)]
+struct Pos {
+    /// The last written value (bits signals inside records).
+    last: u64,
+    /// Slot ([`NOT_SELECTED`] if none).
+    slot: u32,
+    /// Width, or [`TEXT_KIND`].
+    kind: u8,
+    /// How many 1-bit positions follow from here, this one included (at most 255).
+    ones: u8,
+}
+
 /// Decodes records and keeps the last written value of each signal inside one.
 pub(crate) struct Decoder {
     /// Per skippable scope of the walk: first position, number of signals, and whether it
     /// is a record.
     spans: Vec<(usize, usize, bool)>,
-    /// Per position: slot ([`NOT_SELECTED`] if none) and kind (width, or [`TEXT_KIND`]).
-    slot_of: Vec<u32>,
-    kinds: Vec<u8>,
-    /// Per slot: the last written value (only slots inside records are used).
-    last: Vec<u64>,
+    pos: Vec<Pos>,
+    /// Per slot: the last written text (text signals inside records).
     last_text: Vec<String>,
     /// The changes of the frame being decoded, in slot order.
     pub(crate) bits: Vec<(u32, u64)>,
@@ -37,12 +47,27 @@ impl Decoder {
                 .iter()
                 .map(|k| (k.first_sig, k.sigs, k.record))
                 .collect(),
-            slot_of: entries.iter().map(|e| e.slot).collect(),
-            kinds: entries
-                .iter()
-                .map(|e| if e.is_text { TEXT_KIND } else { e.width as u8 })
-                .collect(),
-            last: vec![0; nslots],
+            pos: {
+                let mut pos: Vec<Pos> = entries
+                    .iter()
+                    .map(|e| Pos {
+                        last: 0,
+                        slot: e.slot,
+                        kind: if e.is_text { TEXT_KIND } else { e.width as u8 },
+                        ones: 0,
+                    })
+                    .collect();
+                let mut run = 0u8;
+                for p in pos.iter_mut().rev() {
+                    run = if p.kind == 1 {
+                        run.saturating_add(1)
+                    } else {
+                        0
+                    };
+                    p.ones = run;
+                }
+                pos
+            },
             last_text: vec![String::new(); nslots],
             bits: Vec::new(),
             texts: Vec::new(),
@@ -71,15 +96,26 @@ impl Decoder {
         if !record {
             return Err(malformed());
         }
+        let Decoder {
+            pos,
+            last_text,
+            bits,
+            texts,
+            text_bytes,
+            ..
+        } = self;
         let mut t = DecodeTracer {
-            d: self,
-            pos: first,
-            end: first + sigs,
+            pos: pos.get_mut(first..first + sigs).ok_or_else(malformed)?,
+            next: 0,
+            last_text,
+            bits,
+            texts,
+            text_bytes,
             force,
             bad: false,
         };
         decode(words, &mut t);
-        if t.bad || t.pos != t.end {
+        if t.bad || t.next != t.pos.len() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "a trace record's decode function does not show the declared signals",
@@ -89,105 +125,127 @@ impl Decoder {
     }
 }
 
-/// The tracer a [`Decode`] function runs on: positions `pos..end` of the walk.
+/// The tracer a [`Decode`] function runs on: the record's positions.
 struct DecodeTracer<'a> {
-    d: &'a mut Decoder,
-    pos: usize,
-    end: usize,
+    pos: &'a mut [Pos],
+    /// Index in `pos` of the next signal.
+    next: usize,
+    last_text: &'a mut [String],
+    bits: &'a mut Vec<(u32, u64)>,
+    texts: &'a mut Vec<(u32, u32, u32)>,
+    text_bytes: &'a mut String,
     force: bool,
     bad: bool,
-}
-
-impl DecodeTracer<'_> {
-    /// The next position's slot, if its declared kind is `kind` (else the walk is bad).
-    fn next(&mut self, kind: u8) -> Option<u32> {
-        let p = self.pos;
-        self.pos = p + 1;
-        match (self.d.kinds.get(p), self.d.slot_of.get(p)) {
-            (Some(&k), Some(&slot)) if p < self.end && k == kind => Some(slot),
-            _ => {
-                self.bad = true;
-                None
-            }
-        }
-    }
 }
 
 impl Tracer for DecodeTracer<'_> {
     fn push_scope(&mut self, _name: &str) {}
     fn pop_scope(&mut self) {}
 
+    #[inline]
     fn bits(&mut self, _name: &str, width: u32, value: u64) {
-        let kind = if (1..=64).contains(&width) {
-            width as u8
-        } else {
-            u8::MAX
-        };
-        let Some(slot) = self.next(kind) else {
+        let n = self.next;
+        self.next = n + 1;
+        let Some(p) = self.pos.get_mut(n) else {
+            self.bad = true;
             return;
         };
-        if slot == NOT_SELECTED {
+        // Declared bits kinds are widths in 1..=64; a text's kind (0) is no width.
+        if width == 0 || u32::from(p.kind) != width {
+            self.bad = true;
             return;
         }
         let v = value & mask(width);
-        if let Some(last) = self.d.last.get_mut(slot as usize) {
-            if self.force || *last != v {
-                *last = v;
-                self.d.bits.push((slot, v));
+        if p.slot != NOT_SELECTED && (self.force || p.last != v) {
+            p.last = v;
+            self.bits.push((p.slot, v));
+        }
+    }
+
+    fn bits_packed(&mut self, names: &[&str], value: u64) {
+        let (n, len) = (self.next, names.len());
+        self.next = n + len;
+        let Some(ps) = self.pos.get_mut(n..n + len) else {
+            self.bad = true;
+            return;
+        };
+        if len == 0 {
+            return;
+        }
+        if len > 64 || usize::from(ps[0].ones) < len {
+            self.bad = true;
+            return;
+        }
+        let old = ps
+            .iter()
+            .enumerate()
+            .fold(0u64, |o, (i, p)| o | (p.last & 1) << i);
+        let mut changed = if self.force { u64::MAX } else { old ^ value } & mask(len as u32);
+        while changed != 0 {
+            let i = changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            if let Some(p) = ps.get_mut(i) {
+                let v = value >> i & 1;
+                p.last = v;
+                if p.slot != NOT_SELECTED {
+                    self.bits.push((p.slot, v));
+                }
             }
         }
     }
 
     fn text(&mut self, _name: &str, value: &str) {
-        let Some(slot) = self.next(TEXT_KIND) else {
+        let n = self.next;
+        self.next = n + 1;
+        let Some(p) = self.pos.get(n) else {
+            self.bad = true;
             return;
         };
-        if slot == NOT_SELECTED {
+        if p.kind != TEXT_KIND {
+            self.bad = true;
             return;
         }
-        let d = &mut *self.d;
-        if let Some(last) = d.last_text.get_mut(slot as usize) {
+        if p.slot == NOT_SELECTED {
+            return;
+        }
+        if let Some(last) = self.last_text.get_mut(p.slot as usize) {
             if self.force || last.as_str() != value {
                 last.clear();
                 last.push_str(value);
-                let start = d.text_bytes.len() as u32;
-                d.text_bytes.push_str(value);
-                d.texts.push((slot, start, d.text_bytes.len() as u32));
+                let start = self.text_bytes.len() as u32;
+                self.text_bytes.push_str(value);
+                self.texts
+                    .push((p.slot, start, self.text_bytes.len() as u32));
             }
         }
     }
 }
 
 /// Visit two lists, each in increasing slot order, as one list in increasing slot order:
-/// `emit(false, i)` for `a[i]`, `emit(true, j)` for `b[j]`.
-pub(crate) fn merge_by_slot<A, B>(
-    a: &[A],
-    b: &[B],
-    slot_a: impl Fn(&A) -> u32,
-    slot_b: impl Fn(&B) -> u32,
-    mut emit: impl FnMut(bool, usize) -> io::Result<()>,
+/// `emit(false, x)` for the items `x` of `a`, `emit(true, y)` for those of `b`.
+pub(crate) fn merge_by_slot<T: Copy>(
+    mut a: &[T],
+    mut b: &[T],
+    slot: impl Fn(&T) -> u32,
+    mut emit: impl FnMut(bool, T) -> io::Result<()>,
 ) -> io::Result<()> {
-    let (mut i, mut j) = (0, 0);
     loop {
-        match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) => {
-                if slot_a(x) <= slot_b(y) {
-                    emit(false, i)?;
-                    i += 1;
+        match (a.split_first(), b.split_first()) {
+            (Some((x, ra)), Some((y, rb))) => {
+                if slot(x) <= slot(y) {
+                    emit(false, *x)?;
+                    a = ra;
                 } else {
-                    emit(true, j)?;
-                    j += 1;
+                    emit(true, *y)?;
+                    b = rb;
                 }
             }
             (Some(_), None) => {
-                emit(false, i)?;
-                i += 1;
+                return a.iter().try_for_each(|&x| emit(false, x));
             }
-            (None, Some(_)) => {
-                emit(true, j)?;
-                j += 1;
+            (None, _) => {
+                return b.iter().try_for_each(|&y| emit(true, y));
             }
-            (None, None) => return Ok(()),
         }
     }
 }

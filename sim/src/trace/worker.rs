@@ -227,33 +227,25 @@ fn write_loop(
                     w = rec.words_end as usize;
                     decoder.decode(rec.k, words, rec.decode, f.force)?;
                 }
-                let bits = |slot: u32, value: u64, sink: &mut Box<dyn Sink + Send>| {
-                    let width = slots.get(slot as usize).ok_or_else(malformed)?.width;
-                    sink.bits(slot as usize, width, value)
-                };
                 merge_by_slot(
                     changes,
                     &decoder.bits,
                     |x| x.0,
-                    |x| x.0,
-                    |decoded, i| {
-                        let list: &[(u32, u64)] = if decoded { &decoder.bits } else { changes };
-                        let &(slot, value) = list.get(i).ok_or_else(malformed)?;
-                        bits(slot, value, &mut sink)
+                    |_, (slot, value)| {
+                        let width = slots.get(slot as usize).ok_or_else(malformed)?.width;
+                        sink.bits(slot as usize, width, value)
                     },
                 )?;
                 merge_by_slot(
                     texts,
                     &decoder.texts,
                     |x| x.0,
-                    |x| x.0,
-                    |decoded, i| {
-                        let (list, bytes): (&[(u32, u32, u32)], &str) = if decoded {
-                            (&decoder.texts, &decoder.text_bytes)
+                    |decoded, (slot, start, end)| {
+                        let bytes = if decoded {
+                            &decoder.text_bytes
                         } else {
-                            (texts, &batch.text_bytes)
+                            &batch.text_bytes
                         };
-                        let &(slot, start, end) = list.get(i).ok_or_else(malformed)?;
                         let text = bytes
                             .get(start as usize..end as usize)
                             .ok_or_else(malformed)?;
