@@ -249,3 +249,134 @@ pub(crate) fn merge_by_slot<T: Copy>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{TraceConfig, WaveFormat, WaveWriter};
+    use pp5_rtl::trace::{bit, Traced, Tracer};
+    use std::path::PathBuf;
+
+    /// The same registers traced two ways: walked signal by signal, or as records.
+    struct Block {
+        a: u64,
+        b: u64,
+        records: bool,
+    }
+
+    const FLAGS: [&str; 3] = ["f0", "f1", "f2"];
+
+    fn decode_inner(w: &[u64], t: &mut dyn Tracer) {
+        let a = w.first().copied().unwrap_or(0);
+        t.bits_packed(&FLAGS, a & 7);
+        t.bits("val", 12, a >> 3);
+        t.text_static("kind", if a & 1 != 0 { "ODD" } else { "EVEN" });
+    }
+
+    fn decode_group(w: &[u64], t: &mut dyn Tracer) {
+        t.bits("b", 64, w.first().copied().unwrap_or(0));
+    }
+
+    impl Traced for Block {
+        fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+            t.push_scope("top");
+            bit(t, "head", self.a & 1 != 0);
+            if self.records {
+                t.record("inner", &[self.a], decode_inner);
+                t.record_group(&[self.b], decode_group);
+            } else {
+                t.push_scope("inner");
+                for (i, name) in FLAGS.iter().enumerate() {
+                    bit(t, name, self.a >> i & 1 != 0);
+                }
+                t.bits("val", 12, self.a >> 3);
+                t.text_static("kind", if self.a & 1 != 0 { "ODD" } else { "EVEN" });
+                t.pop_scope();
+                t.bits("b", 64, self.b);
+            }
+            t.bits("tail", 4, self.b);
+            t.pop_scope();
+        }
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("pp5-decode-{}-{name}", std::process::id()))
+    }
+
+    fn write(records: bool, path: &PathBuf, cfg: TraceConfig) {
+        let mut blk = Block {
+            a: 0,
+            b: 0,
+            records,
+        };
+        let mut w = WaveWriter::create(path, WaveFormat::Vcd, cfg, &blk).expect("create");
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for c in 0..3000u64 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            // Change the registers in some cycles only, a few bits at a time.
+            if s % 3 == 0 {
+                blk.a ^= s >> 40;
+            }
+            if s % 5 == 0 {
+                blk.b = blk.b.wrapping_add(s >> 50);
+            }
+            w.sample(c, &blk).expect("sample");
+        }
+        w.finish().expect("finish");
+    }
+
+    #[test]
+    fn records_write_the_same_file_as_walked_signals() {
+        for (k, scopes) in [vec![], vec!["top.inner.f1".to_string(), "top.b".into()]]
+            .into_iter()
+            .enumerate()
+        {
+            let cfg = TraceConfig {
+                scopes,
+                window: Some((7, 2900)),
+            };
+            let (p1, p2) = (temp(&format!("walk{k}.vcd")), temp(&format!("rec{k}.vcd")));
+            write(false, &p1, cfg.clone());
+            write(true, &p2, cfg);
+            let (a, b) = (
+                std::fs::read(&p1).expect("walk"),
+                std::fs::read(&p2).expect("rec"),
+            );
+            let _ = (std::fs::remove_file(&p1), std::fs::remove_file(&p2));
+            assert!(a.len() > 1000);
+            assert!(a == b, "the record file differs from the walked one");
+        }
+    }
+
+    /// A decode function whose signals depend on the words breaks the declaration: an error,
+    /// not a wrong file.
+    #[test]
+    fn a_decode_that_changes_shape_is_an_error() {
+        struct Bad(u64);
+        fn decode(w: &[u64], t: &mut dyn Tracer) {
+            if w.first().copied().unwrap_or(0) == 0 {
+                t.bits("x", 8, 0);
+            } else {
+                t.text_static("x", "NOW_TEXT");
+            }
+        }
+        impl Traced for Bad {
+            fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+                t.record("bad", &[self.0], decode);
+            }
+        }
+        let p = temp("bad.vcd");
+        let mut blk = Bad(0);
+        let mut w =
+            WaveWriter::create(&p, WaveFormat::Vcd, TraceConfig::default(), &blk).expect("create");
+        let mut failed = false;
+        for c in 0..5000u64 {
+            blk.0 = c / 10;
+            failed |= w.sample(c, &blk).is_err();
+        }
+        failed |= w.finish().is_err();
+        let _ = std::fs::remove_file(&p);
+        assert!(failed, "the malformed record was not reported");
+    }
+}
