@@ -254,7 +254,7 @@ pub(crate) fn merge_by_slot<T: Copy>(
 mod tests {
     use super::super::{TraceConfig, WaveFormat, WaveWriter};
     use pp5_rtl::trace::{bit, Traced, Tracer};
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
 
     /// The same registers traced two ways: walked signal by signal, or as records.
     struct Block {
@@ -302,7 +302,7 @@ mod tests {
         std::env::temp_dir().join(format!("pp5-decode-{}-{name}", std::process::id()))
     }
 
-    fn write(records: bool, path: &PathBuf, cfg: TraceConfig) {
+    fn write(records: bool, path: &Path, cfg: TraceConfig) {
         let mut blk = Block {
             a: 0,
             b: 0,
@@ -315,10 +315,10 @@ mod tests {
             s ^= s >> 7;
             s ^= s << 17;
             // Change the registers in some cycles only, a few bits at a time.
-            if s % 3 == 0 {
+            if s.is_multiple_of(3) {
                 blk.a ^= s >> 40;
             }
-            if s % 5 == 0 {
+            if s.is_multiple_of(5) {
                 blk.b = blk.b.wrapping_add(s >> 50);
             }
             w.sample(c, &blk).expect("sample");
