@@ -9,14 +9,39 @@
 //! The blocks do no I/O: writers (VCD, FST) live in the `pp5-sim` crate. When tracing is off
 //! nobody calls `trace`, so it costs nothing in the clocked step.
 
+/// Shows the signals of a [`Tracer::record`] or [`Tracer::record_group`] from its words: a
+/// pure function of `words` (a plain `fn`, so it captures nothing), which must visit the
+/// same signals in the same order for every `words`.
+pub type Decode = fn(words: &[u64], t: &mut dyn Tracer);
+
+/// Gives a tracer as `&mut dyn Tracer` (implemented for every sized [`Tracer`]), so the
+/// default [`Tracer::record`] can hand itself to a [`Decode`] function.
+pub trait AsDynTracer {
+    fn as_dyn_tracer(&mut self) -> &mut dyn Tracer;
+}
+
+impl<T: Tracer> AsDynTracer for T {
+    fn as_dyn_tracer(&mut self) -> &mut dyn Tracer {
+        self
+    }
+}
+
 /// Receives the signals of a block, one call per signal, in a stable order.
-pub trait Tracer {
+pub trait Tracer: AsDynTracer {
     /// Enter a child scope (a hardware block), e.g. `igc` inside `renderer`.
     fn push_scope(&mut self, name: &str);
     /// Leave the current scope.
     fn pop_scope(&mut self);
     /// A register or wire of `width` bits (1..=64); only the low `width` bits of `value` count.
     fn bits(&mut self, name: &str, width: u32, value: u64);
+    /// 1-bit signals `names[i]` = bit `i` of `value`, in that order (at most 64): the same as
+    /// calling [`bit`] for each, which is what the default does; a sink may compare them
+    /// all at once.
+    fn bits_packed(&mut self, names: &[&str], value: u64) {
+        for (i, name) in names.iter().enumerate().take(64) {
+            self.bits(name, 1, value >> i & 1);
+        }
+    }
     /// A signal whose value is a name: an FSM state, a decoded opcode or field.
     /// Writers show it as a string in GTKWave.
     fn text(&mut self, name: &str, value: &str);
@@ -63,6 +88,28 @@ pub trait Tracer {
 
     /// Close the group opened by [`Tracer::group`].
     fn end_group(&mut self) {}
+
+    /// Scope `name` whose whole content is `decode(words, t)`: the block copies its
+    /// registers (packed into a few words) instead of walking its signals. The same as
+    /// `if t.enter_keyed(name, words) { decode(words, t); t.pop_scope(); }`, which is what
+    /// the default does; a waveform writer instead keeps the words when they changed and
+    /// runs `decode` on its writer thread, so the clocked thread pays for a copy only.
+    fn record(&mut self, name: &str, words: &[u64], decode: Decode) {
+        if self.enter_keyed(name, words) {
+            decode(words, self.as_dyn_tracer());
+            self.pop_scope();
+        }
+    }
+
+    /// [`Tracer::record`] for signals of the current scope, without a scope of their own
+    /// (like [`Tracer::group`]). The same as
+    /// `if t.group(words) { decode(words, t); t.end_group(); }`, the default.
+    fn record_group(&mut self, words: &[u64], decode: Decode) {
+        if self.group(words) {
+            decode(words, self.as_dyn_tracer());
+            self.end_group();
+        }
+    }
 }
 
 /// A block whose registers can be traced.

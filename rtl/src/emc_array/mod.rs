@@ -13,7 +13,7 @@ pub mod alu;
 mod kernel;
 pub mod plane;
 
-use crate::flow_control::FlowControl;
+use crate::flow_control::{FlowControl, PeFlowState};
 use crate::trace::{bit, Traced, Tracer};
 use alu::Lut;
 use plane::{Plane, ZERO_PLANE};
@@ -447,6 +447,7 @@ impl EmcArray {
 
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
     /// With each probe's flow-control state: active bit, branch counter, loop state.
+    /// Each is a record of one word (see [`decode_probe`]).
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
             let (en, cy) = (
@@ -454,57 +455,82 @@ impl EmcArray {
                 plane::get(&self.carry, p.x, p.y),
             );
             let l = &p.last;
-            let key = [
-                en,
-                cy,
-                l.a,
-                l.b,
-                l.carry_in,
-                l.alu_out,
-                l.carry_out,
-                l.mem_written,
-            ]
-            .iter()
-            .enumerate()
-            .fold(l.mem_write as u64, |k, (n, &b)| k | (b as u64) << (n + 1));
             let (fc_active, fc_bcnt, fc_state) = fc.pe_view(p.x, p.y);
-            let key =
-                key | (fc_active as u64) << 16 | (fc_bcnt as u64) << 17 | (fc_state as u64) << 24;
-            if !t.enter(&p.scope, Some(key)) {
-                continue;
-            }
-            bit(t, "enable", en);
-            bit(t, "carry", cy);
-            bit(t, "alu_a", p.last.a);
-            bit(t, "alu_b", p.last.b);
-            bit(t, "alu_cin", p.last.carry_in);
-            bit(t, "alu_out", p.last.alu_out);
-            bit(t, "alu_cout", p.last.carry_out);
-            bit(t, "mem_we", p.last.mem_written);
-            bit(t, "mem_wdata", p.last.mem_write);
-            t.bits("emc", 6, emc_of(p.x, p.y) as u64);
-            bit(t, "fc_active", fc_active);
-            t.bits("fc_bcnt", 5, fc_bcnt as u64);
-            t.text_static("fc_state", fc_state.name());
-            t.pop_scope();
+            let word = (en as u64)
+                | (cy as u64) << 1
+                | (l.a as u64) << 2
+                | (l.b as u64) << 3
+                | (l.carry_in as u64) << 4
+                | (l.alu_out as u64) << 5
+                | (l.carry_out as u64) << 6
+                | (l.mem_written as u64) << 7
+                | (l.mem_write as u64) << 8
+                | (fc_active as u64) << 9
+                | (fc_bcnt as u64 & 0x1f) << 10
+                | fc_state_code(fc_state) << 16
+                | (emc_of(p.x, p.y) as u64) << 24;
+            t.record(&p.scope, &[word], decode_probe);
         }
     }
 }
+
+/// The code of a probe's flow-control state in its record word.
+fn fc_state_code(s: PeFlowState) -> u64 {
+    match s {
+        PeFlowState::Active => 0,
+        PeFlowState::Branch => 1,
+        PeFlowState::Break => 2,
+        PeFlowState::Continue => 3,
+    }
+}
+
+/// The states by [`fc_state_code`].
+const FC_STATES: [PeFlowState; 4] = [
+    PeFlowState::Active,
+    PeFlowState::Branch,
+    PeFlowState::Break,
+    PeFlowState::Continue,
+];
+
+/// The signals of a probe pixel's scope, from the word [`EmcArray::trace_probes`] packs.
+fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
+    let w = w.first().copied().unwrap_or(0);
+    const BITS: [&str; 9] = [
+        "enable",
+        "carry",
+        "alu_a",
+        "alu_b",
+        "alu_cin",
+        "alu_out",
+        "alu_cout",
+        "mem_we",
+        "mem_wdata",
+    ];
+    t.bits_packed(&BITS, w & 0x1ff);
+    t.bits("emc", 6, w >> 24 & 0x3f);
+    bit(t, "fc_active", w >> 9 & 1 != 0);
+    t.bits("fc_bcnt", 5, w >> 10 & 0x1f);
+    let state = FC_STATES[(w >> 16 & 3) as usize];
+    t.text_static("fc_state", state.name());
+}
+
+/// The B source names of the `emc_array` scope, by the code [`EmcArray`]'s trace packs.
+const B_SRC_NAMES: [&str; 8] = ["0", "1", "mem", "enable", "tree", "?", "?", "?"];
 
 impl Traced for EmcArray {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         let op = &self.last_op;
         let count = self.counts.enable(&self.enable) as u64;
-        // The B source as traced: its name, a code for the key, the memory address.
-        let (b_sel, b_kind, b_addr) = match op.b {
-            BSource::Zero => ("0", 0, 0),
-            BSource::One => ("1", 1, 0),
-            BSource::Mem(b) => ("mem", 2, b as u64),
-            BSource::Enable => ("enable", 3, 0),
-            BSource::Tree => ("tree", 4, 0),
+        // The B source as traced: a code for its name (see `B_SRC_NAMES`), the address.
+        let (b_kind, b_addr) = match op.b {
+            BSource::Zero => (0, 0),
+            BSource::One => (1, 0),
+            BSource::Mem(b) => (2, b as u64),
+            BSource::Enable => (3, 0),
+            BSource::Tree => (4, 0),
         };
-        // Everything below, packed: the scope is skipped in cycles where none of it changed.
-        let key = self
+        // Everything the scope shows, packed (see `decode_array`).
+        let word = self
             .stripes
             .iter()
             .enumerate()
@@ -513,25 +539,28 @@ impl Traced for EmcArray {
             | op.a.map_or(0, |a| 0x100 | a as u64) << 20
             | (b_kind | b_addr << 3) << 32
             | op.w.map_or(0, |w| 0x100 | w as u64) << 48;
-        if !t.enter("emc_array", Some(key)) {
-            return;
-        }
-        bit(t, "aeo", self.aeo());
-        for (k, name) in ["stripe0", "stripe1", "stripe2", "stripe3"]
-            .iter()
-            .enumerate()
-        {
-            bit(t, name, self.stripes[k]);
-        }
-        t.bits("enable_count", 15, count);
-        t.bits("a_addr", 8, op.a.map_or(0, |a| a as u64));
-        bit(t, "a_en", op.a.is_some());
-        t.text_static("b_src", b_sel);
-        t.bits("b_addr", 8, b_addr);
-        // The truth tables and write enables are in renderer.igc.uinst; here the resolved
-        // addresses and sources the array actually used.
-        bit(t, "mem_we", op.w.is_some());
-        t.bits("w_addr", 8, op.w.map_or(0, |w| w as u64));
-        t.pop_scope();
+        t.record("emc_array", &[word], decode_array);
     }
+}
+
+/// The signals of the `emc_array` scope, from the word [`EmcArray`]'s trace packs.
+fn decode_array(w: &[u64], t: &mut dyn Tracer) {
+    let w = w.first().copied().unwrap_or(0);
+    let stripes = w & 0xf;
+    t.bits_packed(
+        &["aeo", "stripe0", "stripe1", "stripe2", "stripe3"],
+        (stripes == 0) as u64 | stripes << 1,
+    );
+    t.bits("enable_count", 15, w >> 4 & 0xffff);
+    let a = w >> 20 & 0x1ff;
+    t.bits("a_addr", 8, a & 0xff);
+    bit(t, "a_en", a & 0x100 != 0);
+    let b = w >> 32 & 0xffff;
+    t.text_static("b_src", B_SRC_NAMES[(b & 7) as usize]);
+    t.bits("b_addr", 8, b >> 3 & 0xff);
+    // The truth tables and write enables are in renderer.igc.uinst; here the resolved
+    // addresses and sources the array actually used.
+    let wa = w >> 48 & 0x1ff;
+    bit(t, "mem_we", wa & 0x100 != 0);
+    t.bits("w_addr", 8, wa & 0xff);
 }

@@ -470,9 +470,10 @@ impl PeFlowState {
 impl Traced for FlowControl {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         let l = &self.last;
+        let frames = self.loops.frames();
         // Everything traced below, packed (exact: no two states share a key).
         let frame = |k: usize| {
-            self.loops.frames().get(k).map_or(0u64, |f| {
+            frames.get(k).map_or(0u64, |f| {
                 1 << 63
                     | (f.kind as u64) << 62
                     | (f.al.is_some() as u64) << 61
@@ -487,7 +488,7 @@ impl Traced for FlowControl {
                 | (self.full as u64) << 2
                 | (self.all_active as u64) << 3
                 | (l.req.bool_value as u64) << 4
-                | (self.loops.depth() as u64) << 8
+                | (frames.len() as u64) << 8
                 | (self.addrs.depth() as u64) << 12
                 | (l.wanted as u64) << 16
                 | (l.participants as u64) << 40

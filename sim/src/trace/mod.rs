@@ -39,6 +39,7 @@
 //! [`WaveWriter::finish`] (early stop, error path, unwinding) still closes its file, so the
 //! trace of a stopped run is valid up to the last sample.
 
+mod decode;
 mod fst;
 mod gtkw;
 mod sampler;
@@ -48,7 +49,7 @@ mod worker;
 pub use gtkw::{gtkwave_command, write_gtkw};
 
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
-use pp5_rtl::trace::{Traced, Tracer};
+use pp5_rtl::trace::{Decode, Traced, Tracer};
 use std::io;
 use std::path::Path;
 
@@ -183,13 +184,15 @@ enum RawEvent {
     },
 }
 
-/// A scope entered with [`Tracer::enter`]: the signals and nested skippable scopes it spans,
-/// so a later walk can jump over it.
+/// A scope entered with [`Tracer::enter`] (or a group, or a record): the signals and nested
+/// skippable scopes it spans, so a later walk can jump over it.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Skippable {
     pub(crate) first_sig: usize,
     pub(crate) sigs: usize,
     pub(crate) nested: usize,
+    /// A [`Tracer::record`] or [`Tracer::record_group`]: the writer thread decodes it.
+    pub(crate) record: bool,
 }
 
 /// Records the declaration walk.
@@ -253,6 +256,25 @@ impl Tracer for Collector {
             Some(k) => self.close_skippable(k),
             None => self.unbalanced = true,
         }
+    }
+    fn record(&mut self, name: &str, words: &[u64], decode: Decode) {
+        self.events.push(RawEvent::Push(sanitize_name(name)));
+        let k = self.open_skippable();
+        if let Some(s) = self.skippable.get_mut(k) {
+            s.record = true;
+        }
+        self.stack.push(Some(k));
+        decode(words, self);
+        self.pop_scope();
+    }
+    fn record_group(&mut self, words: &[u64], decode: Decode) {
+        let k = self.open_skippable();
+        if let Some(s) = self.skippable.get_mut(k) {
+            s.record = true;
+        }
+        self.groups.push(k);
+        decode(words, self);
+        self.end_group();
     }
     fn bits(&mut self, name: &str, width: u32, _value: u64) {
         self.sigs += 1;
@@ -504,9 +526,7 @@ pub struct WaveWriter {
     last_cycle: Option<u64>,
     /// Skippable scopes of the walk, whether nothing in each is selected, and each one's key
     /// at its last visit.
-    skippable: Vec<Skippable>,
-    unselected: Vec<bool>,
-    keys: sampler::Keys,
+    scopes: sampler::Scopes,
 }
 
 impl std::fmt::Debug for WaveWriter {
@@ -569,7 +589,14 @@ impl WaveWriter {
                     .is_some_and(|es| es.iter().all(|e| e.slot == NOT_SELECTED))
             })
             .collect();
-        let keys = sampler::Keys::new(skippable.len());
+        let scopes = sampler::Scopes::new(&skippable, &unselected);
+        // Positions inside records: their values are decoded on the writer thread.
+        let mut decoded = vec![false; layout.entries.len()];
+        for k in skippable.iter().filter(|k| k.record) {
+            if let Some(d) = decoded.get_mut(k.first_sig..k.first_sig + k.sigs) {
+                d.iter_mut().for_each(|d| *d = true);
+            }
+        }
         let sink: Box<dyn Sink + Send> = match format {
             WaveFormat::Vcd => Box::new(vcd::VcdSink::create(
                 path,
@@ -585,20 +612,19 @@ impl WaveWriter {
             )?),
         };
         let n = layout.slots.len();
-        let worker = worker::Worker::start(sink, layout.slots)?;
+        let decoder = decode::Decoder::new(&layout.entries, &skippable, layout.slots.len());
+        let worker = worker::Worker::start(sink, layout.slots, decoder)?;
         Ok(WaveWriter {
             worker,
             format,
             cfg,
             signals: layout.signals,
-            capture: sampler::Capture::new(&layout.entries, n),
+            capture: sampler::Capture::new(&layout.entries, &decoded, n),
             entries: layout.entries,
             resync: false,
             first_cycle: None,
             last_cycle: None,
-            skippable,
-            unselected,
-            keys,
+            scopes,
         })
     }
 
@@ -648,11 +674,7 @@ impl WaveWriter {
 
         let force = first || self.resync;
         let batch = &mut self.worker.batch;
-        let (changes0, texts0, bytes0) = (
-            batch.changes.len(),
-            batch.texts.len(),
-            batch.text_bytes.len(),
-        );
+        let lens0 = batch.lens();
         let check = force || batch.frames.is_empty();
         macro_rules! walk {
             ($check:literal) => {{
@@ -662,9 +684,7 @@ impl WaveWriter {
                     epos: 0,
                     bad: false,
                     force,
-                    skippable: &self.skippable,
-                    unselected: &self.unselected,
-                    keys: &mut self.keys,
+                    scopes: &mut self.scopes,
                     batch,
                 };
                 top.trace(&mut walk);
@@ -674,13 +694,10 @@ impl WaveWriter {
         let (pos, bad) = if check { walk!(true) } else { walk!(false) };
         if bad || pos != self.entries.len() || (check && !self.capture.shape_ok()) {
             // Write nothing for this sample; the next one writes every value again.
-            let batch = &mut self.worker.batch;
-            batch.changes.truncate(changes0);
-            batch.texts.truncate(texts0);
-            batch.text_bytes.truncate(bytes0);
+            self.worker.batch.truncate(lens0);
             self.resync = true;
             self.capture.invalidate();
-            self.keys.clear();
+            self.scopes.clear();
             return Err(invalid_data(format!(
                 "trace walk does not match the declaration: {pos} signals visited, {} declared{}",
                 self.entries.len(),
@@ -694,12 +711,14 @@ impl WaveWriter {
         self.resync = false;
         let batch = &mut self.worker.batch;
         self.capture.commit(batch, force);
-        let (changes_end, texts_end) = (batch.changes.len(), batch.texts.len());
+        let end = |n: usize| u32::try_from(n).map_err(|_| invalid_data("batch overflow"));
         batch.frames.push(worker::Frame {
             cycle,
             first,
-            changes_end: u32::try_from(changes_end).map_err(|_| invalid_data("batch overflow"))?,
-            texts_end: u32::try_from(texts_end).map_err(|_| invalid_data("batch overflow"))?,
+            force,
+            changes_end: end(batch.changes.len())?,
+            texts_end: end(batch.texts.len())?,
+            records_end: end(batch.records.len())?,
         });
         self.first_cycle.get_or_insert(cycle);
         self.last_cycle = Some(cycle);

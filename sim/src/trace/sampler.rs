@@ -8,11 +8,12 @@
 //! data-dependent branches. After the walk, [`Capture::commit`] checks the walk's shape (one
 //! slice comparison) and appends the selected dirty positions to the batch for the writer
 //! thread. Scopes skipped by key keep their stored values, which is what makes skipping
-//! exact.
+//! exact. A record ([`Tracer::record`]) costs a comparison of its words with the last ones
+//! and, when they differ, a copy into the batch: the writer thread decodes it.
 
-use super::worker::Batch;
+use super::worker::{Batch, RecordRef};
 use super::{mask, Entry, Skippable, NOT_SELECTED};
-use pp5_rtl::trace::Tracer;
+use pp5_rtl::trace::{Decode, Tracer};
 
 /// Kind of a text position in [`Capture::kinds`] (bits positions hold their width, 1..=64).
 const TEXT_KIND: u8 = 0;
@@ -43,11 +44,12 @@ pub(crate) struct Capture {
 }
 
 impl Capture {
-    pub(crate) fn new(entries: &[Entry], nslots: usize) -> Capture {
+    /// `decoded[pos]`: position `pos` lies in a record (the writer thread writes it).
+    pub(crate) fn new(entries: &[Entry], decoded: &[bool], nslots: usize) -> Capture {
         let mut selected = vec![0u64; entries.len().div_ceil(64)];
         let mut selected_text = vec![0u64; entries.len().div_ceil(64)];
         for (pos, e) in entries.iter().enumerate() {
-            if e.slot == NOT_SELECTED {
+            if e.slot == NOT_SELECTED || decoded.get(pos).copied().unwrap_or(false) {
                 continue;
             }
             if e.is_text {
@@ -135,48 +137,74 @@ fn push_text(batch: &mut Batch, slot: u32, text: &str) {
     batch.texts.push((slot, start, b.len() as u32));
 }
 
-/// The key each skippable scope or group had at its last visit.
-pub(crate) struct Keys {
-    words: Vec<Vec<u64>>,
-    valid: Vec<bool>,
+/// What the sample walk needs of one skippable scope, group or record.
+#[derive(Clone, Copy, Debug, Default)]
+struct ScopeState {
+    /// Signals it spans, and skippable scopes it spans plus one (itself).
+    sigs: u32,
+    span: u32,
+    /// Its last key: `words[key_off..key_off + key_len]`, if `valid`.
+    key_off: u32,
+    key_len: u32,
+    valid: bool,
+    /// No signal in it is selected.
+    unselected: bool,
+    record: bool,
 }
 
-impl Keys {
-    pub(crate) fn new(n: usize) -> Keys {
-        Keys {
-            words: vec![Vec::new(); n],
-            valid: vec![false; n],
+/// The skippable scopes of the walk and the key each had at its last visit, in one table
+/// and one flat word list (a visit costs a few loads and an inline comparison).
+pub(crate) struct Scopes {
+    info: Vec<ScopeState>,
+    words: Vec<u64>,
+}
+
+impl Scopes {
+    pub(crate) fn new(skippable: &[Skippable], unselected: &[bool]) -> Scopes {
+        let info = skippable
+            .iter()
+            .enumerate()
+            .map(|(k, s)| ScopeState {
+                sigs: s.sigs as u32,
+                span: 1 + s.nested as u32,
+                unselected: unselected.get(k).copied().unwrap_or(false),
+                record: s.record,
+                ..ScopeState::default()
+            })
+            .collect();
+        Scopes {
+            info,
+            words: Vec::new(),
         }
     }
 
     /// Forget every key (the next walk visits everything).
     pub(crate) fn clear(&mut self) {
-        self.valid.iter_mut().for_each(|v| *v = false);
+        self.info.iter_mut().for_each(|s| s.valid = false);
     }
+}
 
-    /// Whether scope `k`'s key is `key` as last time; records `key` (or forgets the key
-    /// when there is none).
-    #[inline(always)]
-    fn same_then_store(&mut self, k: usize, key: Option<&[u64]>) -> bool {
-        let (Some(words), Some(valid)) = (self.words.get_mut(k), self.valid.get_mut(k)) else {
-            return false;
-        };
-        match key {
-            Some(key) => {
-                if *valid && words.as_slice() == key {
-                    return true;
-                }
-                words.clear();
-                words.extend_from_slice(key);
-                *valid = true;
-                false
+/// Whether `key` equals the key `s` had at its last visit; records `key`.
+#[inline(always)]
+fn same_then_store(words: &mut Vec<u64>, s: &mut ScopeState, key: &[u64]) -> bool {
+    let (off, len) = (s.key_off as usize, s.key_len as usize);
+    if len == key.len() {
+        if let Some(old) = words.get_mut(off..off + len) {
+            let diff = old.iter().zip(key).fold(0u64, |d, (&a, &b)| d | (a ^ b));
+            let same = s.valid && diff == 0;
+            if !same {
+                old.iter_mut().zip(key).for_each(|(o, &k)| *o = k);
+                s.valid = true;
             }
-            None => {
-                *valid = false;
-                false
-            }
+            return same;
         }
     }
+    // First visit, or a key of another length: give it room at the end.
+    s.key_off = words.len() as u32;
+    s.key_len = key.len() as u32;
+    words.extend_from_slice(key);
+    s.valid = true;
+    false
 }
 
 /// The tracer of one sample walk. With `CHECK` it also records the kind (width or text) of
@@ -192,9 +220,7 @@ pub(crate) struct Sampler<'a, const CHECK: bool> {
     pub(crate) bad: bool,
     /// First sample (or a resynchronisation): nothing is skipped by key, every text counts.
     pub(crate) force: bool,
-    pub(crate) skippable: &'a [Skippable],
-    pub(crate) unselected: &'a [bool],
-    pub(crate) keys: &'a mut Keys,
+    pub(crate) scopes: &'a mut Scopes,
     /// The batch, for texts written with [`Tracer::text`] (copied during the walk).
     pub(crate) batch: &'a mut Batch,
 }
@@ -205,24 +231,49 @@ impl<const CHECK: bool> Sampler<'_, CHECK> {
     #[inline(always)]
     fn skip_or_enter(&mut self, key: Option<&[u64]>) -> bool {
         let k = self.epos;
-        let Some(info) = self.skippable.get(k) else {
+        let sc = &mut *self.scopes;
+        let Some(info) = sc.info.get_mut(k).filter(|i| !i.record) else {
             self.bad = true;
             return false;
         };
-        let unselected = self.unselected.get(k).copied().unwrap_or(false);
-        let unchanged = if self.force {
-            self.keys.same_then_store(k, key);
-            false
-        } else {
-            self.keys.same_then_store(k, key)
+        let unchanged = match key {
+            Some(key) => same_then_store(&mut sc.words, info, key) && !self.force,
+            None => {
+                info.valid = false;
+                false
+            }
         };
-        if unselected || unchanged {
-            self.pos += info.sigs;
-            self.epos += 1 + info.nested;
+        if info.unselected || unchanged {
+            self.pos += info.sigs as usize;
+            self.epos += info.span as usize;
             return false;
         }
         self.epos += 1;
         true
+    }
+
+    /// Record number `epos`: jump over its signals; keep its words for the writer thread if
+    /// it is selected and they changed.
+    #[inline(always)]
+    fn record_words(&mut self, words: &[u64], decode: Decode) {
+        let k = self.epos;
+        let sc = &mut *self.scopes;
+        let Some(info) = sc.info.get_mut(k).filter(|i| i.record) else {
+            self.bad = true;
+            return;
+        };
+        self.pos += info.sigs as usize;
+        self.epos += info.span as usize;
+        if info.unselected || (same_then_store(&mut sc.words, info, words) && !self.force) {
+            return;
+        }
+        let b = &mut *self.batch;
+        b.record_words.extend_from_slice(words);
+        b.records.push(RecordRef {
+            k: k as u32,
+            words_end: u32::try_from(b.record_words.len()).unwrap_or(u32::MAX),
+            decode,
+        });
     }
 }
 
@@ -249,6 +300,16 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
     }
 
     fn end_group(&mut self) {}
+
+    #[inline(always)]
+    fn record(&mut self, _name: &str, words: &[u64], decode: Decode) {
+        self.record_words(words, decode);
+    }
+
+    #[inline(always)]
+    fn record_group(&mut self, words: &[u64], decode: Decode) {
+        self.record_words(words, decode);
+    }
 
     #[inline(always)]
     fn bits(&mut self, _name: &str, width: u32, value: u64) {

@@ -229,21 +229,19 @@ impl Sink for VcdSink {
         if width == 1 {
             line.push(b'0' + (value & 1) as u8);
         } else {
-            // Leading zeros are left out (VCD zero-extends a shorter binary value).
             // Leading zeros are left out (VCD zero-extends a shorter binary value); a value
-            // never has more digits than the signal's width. The top partial byte digit by
-            // digit, whole bytes through a table of their eight digits (fixed-size copies the
-            // compiler inlines).
+            // never has more digits than the signal's width. All 64 digits are rendered into
+            // a buffer through a table of each byte's eight digits (fixed-size copies the
+            // compiler inlines) and the significant ones appended in one copy.
             let n = 64 - value.max(1).leading_zeros() as usize;
-            let (full, part) = (n / 8, n % 8);
-            line.push(b'b');
-            for i in (0..part).rev() {
-                line.push(b'0' + ((value >> (8 * full + i)) & 1) as u8);
+            let mut digits = [0u8; 66];
+            digits[0] = b'b';
+            for (k, d) in digits[1..65].chunks_exact_mut(8).enumerate() {
+                d.copy_from_slice(&BYTE_DIGITS[((value >> (56 - 8 * k)) & 0xff) as usize]);
             }
-            for k in (0..full).rev() {
-                line.extend_from_slice(&BYTE_DIGITS[((value >> (8 * k)) & 0xff) as usize]);
-            }
-            line.push(b' ');
+            digits[65] = b' ';
+            digits[64 - n] = b'b';
+            line.extend_from_slice(&digits[64 - n..]);
         }
         push_id(line, id);
         Ok(())

@@ -4,10 +4,13 @@
 //! (compared with the last written ones as it walks); this thread formats those changes (VCD
 //! text or FST blocks) and writes the file. Batches travel through a bounded channel (so
 //! memory stays bounded when the disk is slow) and come back empty to be reused, so the
-//! steady state does not allocate.
+//! steady state does not allocate. Blocks that trace by [`pp5_rtl::trace::Tracer::record`]
+//! send their words instead, and this thread decodes them ([`super::decode`]).
 
+use super::decode::{merge_by_slot, Decoder};
 use super::{Sink, Slot};
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
+use pp5_rtl::trace::Decode;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
@@ -25,10 +28,23 @@ pub(crate) struct Frame {
     pub cycle: u64,
     /// The first sample of the file (a VCD writes it as `$dumpvars`).
     pub first: bool,
-    /// End (exclusive) of this frame's entries in [`Batch::changes`] and [`Batch::texts`];
-    /// each frame starts where the previous one ended.
+    /// Every selected value is written (the first sample, or one after a failed walk): the
+    /// records' decoded values too, changed or not.
+    pub force: bool,
+    /// End (exclusive) of this frame's entries in [`Batch::changes`], [`Batch::texts`] and
+    /// [`Batch::records`]; each frame starts where the previous one ended.
     pub changes_end: u32,
     pub texts_end: u32,
+    pub records_end: u32,
+}
+
+/// A record whose words changed: skippable scope number `k` of the walk, decoded by `decode`
+/// from `record_words[previous record's end..words_end]`.
+#[derive(Clone, Copy)]
+pub(crate) struct RecordRef {
+    pub k: u32,
+    pub words_end: u32,
+    pub decode: Decode,
 }
 
 /// Samples of up to [`BATCH_CYCLES`] cycles: only the values that changed.
@@ -41,7 +57,14 @@ pub(crate) struct Batch {
     /// `text_bytes[start..end]`.
     pub texts: Vec<(u32, u32, u32)>,
     pub text_bytes: String,
+    /// The records whose words changed (all selected ones in a forced frame).
+    pub records: Vec<RecordRef>,
+    pub record_words: Vec<u64>,
 }
+
+/// The lengths of a [`Batch`]'s lists, to undo a failed walk.
+#[derive(Clone, Copy)]
+pub(crate) struct BatchLens([usize; 5]);
 
 impl Batch {
     fn clear(&mut self) {
@@ -49,6 +72,28 @@ impl Batch {
         self.changes.clear();
         self.texts.clear();
         self.text_bytes.clear();
+        self.records.clear();
+        self.record_words.clear();
+    }
+
+    pub fn lens(&self) -> BatchLens {
+        BatchLens([
+            self.changes.len(),
+            self.texts.len(),
+            self.text_bytes.len(),
+            self.records.len(),
+            self.record_words.len(),
+        ])
+    }
+
+    /// Drop what was added since `lens` was taken.
+    pub fn truncate(&mut self, lens: BatchLens) {
+        let [c, t, b, r, w] = lens.0;
+        self.changes.truncate(c);
+        self.texts.truncate(t);
+        self.text_bytes.truncate(b);
+        self.records.truncate(r);
+        self.record_words.truncate(w);
     }
 }
 
@@ -65,7 +110,11 @@ pub(crate) struct Worker {
 
 impl Worker {
     /// Start the thread that owns `sink`.
-    pub fn start(sink: Box<dyn Sink + Send>, slots: Vec<Slot>) -> io::Result<Worker> {
+    pub fn start(
+        sink: Box<dyn Sink + Send>,
+        slots: Vec<Slot>,
+        decoder: Decoder,
+    ) -> io::Result<Worker> {
         let (tx, rx) = mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
         let (back_tx, back) = mpsc::channel::<Batch>();
         let error = Arc::new(Mutex::new(None));
@@ -75,7 +124,7 @@ impl Worker {
         let handle = std::thread::Builder::new()
             .name("pp5-wave-writer".into())
             .spawn(move || {
-                let r = write_loop(sink, &slots, &rx, &back_tx);
+                let r = write_loop(sink, &slots, decoder, &rx, &back_tx);
                 if let Err(e) = r {
                     if let Ok(mut slot) = err.lock() {
                         slot.get_or_insert(e);
@@ -143,13 +192,14 @@ impl Worker {
 fn write_loop(
     mut sink: Box<dyn Sink + Send>,
     slots: &[Slot],
+    mut decoder: Decoder,
     rx: &Receiver<Batch>,
     back: &Sender<Batch>,
 ) -> io::Result<()> {
     let malformed = || io::Error::other("malformed trace batch");
     let written = (|| {
         for mut batch in rx.iter() {
-            let (mut c, mut t) = (0usize, 0usize);
+            let (mut c, mut t, mut r, mut w) = (0usize, 0usize, 0usize, 0usize);
             for f in &batch.frames {
                 let rise = f.cycle * CYCLE_PS;
                 sink.begin(rise, f.first)?;
@@ -157,23 +207,51 @@ fn write_loop(
                     .changes
                     .get(c..f.changes_end as usize)
                     .ok_or_else(malformed)?;
-                for &(slot, value) in changes {
-                    let width = slots.get(slot as usize).ok_or_else(malformed)?.width;
-                    sink.bits(slot as usize, width, value)?;
-                }
                 c = f.changes_end as usize;
                 let texts = batch
                     .texts
                     .get(t..f.texts_end as usize)
                     .ok_or_else(malformed)?;
-                for &(slot, start, end) in texts {
-                    let text = batch
-                        .text_bytes
-                        .get(start as usize..end as usize)
-                        .ok_or_else(malformed)?;
-                    sink.text(slot as usize, text)?;
-                }
                 t = f.texts_end as usize;
+                let records = batch
+                    .records
+                    .get(r..f.records_end as usize)
+                    .ok_or_else(malformed)?;
+                r = f.records_end as usize;
+                decoder.clear();
+                for rec in records {
+                    let words = batch
+                        .record_words
+                        .get(w..rec.words_end as usize)
+                        .ok_or_else(malformed)?;
+                    w = rec.words_end as usize;
+                    decoder.decode(rec.k, words, rec.decode, f.force)?;
+                }
+                merge_by_slot(
+                    changes,
+                    &decoder.bits,
+                    |x| x.0,
+                    |_, (slot, value)| {
+                        let width = slots.get(slot as usize).ok_or_else(malformed)?.width;
+                        sink.bits(slot as usize, width, value)
+                    },
+                )?;
+                merge_by_slot(
+                    texts,
+                    &decoder.texts,
+                    |x| x.0,
+                    |decoded, (slot, start, end)| {
+                        let bytes = if decoded {
+                            &decoder.text_bytes
+                        } else {
+                            &batch.text_bytes
+                        };
+                        let text = bytes
+                            .get(start as usize..end as usize)
+                            .ok_or_else(malformed)?;
+                        sink.text(slot as usize, text)
+                    },
+                )?;
                 sink.end(rise + HALF_CYCLE_PS, f.first)?;
             }
             batch.clear();

@@ -1,0 +1,382 @@
+//! The writer thread's side of [`Tracer::record`]: a block hands the sample walk a few words
+//! and a pure [`Decode`] function instead of its signals; the simulation thread keeps the
+//! words when they changed, and this thread runs the function to get the signals, compares
+//! them with the values it wrote last and merges the changes with the walked ones, in slot
+//! order (the order the simulation thread writes its own changes in), so the file is the same
+//! as if the block had walked its signals.
+
+use super::{mask, Entry, Skippable, NOT_SELECTED};
+use pp5_rtl::trace::{Decode, Tracer};
+use std::io;
+
+/// Kind of a text position (bits positions hold their width, 1..=64).
+const TEXT_KIND: u8 = 0;
+
+/// One position of the walk, as the decoder sees it.
+#[derive(Clone, Copy)]
+struct Pos {
+    /// The last written value (bits signals inside records).
+    last: u64,
+    /// Slot ([`NOT_SELECTED`] if none).
+    slot: u32,
+    /// Width, or [`TEXT_KIND`].
+    kind: u8,
+    /// How many 1-bit positions follow from here, this one included (at most 255).
+    ones: u8,
+}
+
+/// Decodes records and keeps the last written value of each signal inside one.
+pub(crate) struct Decoder {
+    /// Per skippable scope of the walk: first position, number of signals, and whether it
+    /// is a record.
+    spans: Vec<(usize, usize, bool)>,
+    pos: Vec<Pos>,
+    /// Per slot: the last written text (text signals inside records).
+    last_text: Vec<String>,
+    /// The changes of the frame being decoded, in slot order.
+    pub(crate) bits: Vec<(u32, u64)>,
+    /// (slot, start, end) of the changed texts; the text is `text_bytes[start..end]`.
+    pub(crate) texts: Vec<(u32, u32, u32)>,
+    pub(crate) text_bytes: String,
+}
+
+impl Decoder {
+    pub(crate) fn new(entries: &[Entry], skippable: &[Skippable], nslots: usize) -> Decoder {
+        Decoder {
+            spans: skippable
+                .iter()
+                .map(|k| (k.first_sig, k.sigs, k.record))
+                .collect(),
+            pos: {
+                let mut pos: Vec<Pos> = entries
+                    .iter()
+                    .map(|e| Pos {
+                        last: 0,
+                        slot: e.slot,
+                        kind: if e.is_text { TEXT_KIND } else { e.width as u8 },
+                        ones: 0,
+                    })
+                    .collect();
+                let mut run = 0u8;
+                for p in pos.iter_mut().rev() {
+                    run = if p.kind == 1 {
+                        run.saturating_add(1)
+                    } else {
+                        0
+                    };
+                    p.ones = run;
+                }
+                pos
+            },
+            last_text: vec![String::new(); nslots],
+            bits: Vec::new(),
+            texts: Vec::new(),
+            text_bytes: String::new(),
+        }
+    }
+
+    /// Start a frame.
+    pub(crate) fn clear(&mut self) {
+        self.bits.clear();
+        self.texts.clear();
+        self.text_bytes.clear();
+    }
+
+    /// Decode record `k` of the walk from `words`, appending the selected signals that
+    /// changed (all of them if `force`). Records must come in walk order within a frame.
+    pub(crate) fn decode(
+        &mut self,
+        k: u32,
+        words: &[u64],
+        decode: Decode,
+        force: bool,
+    ) -> io::Result<()> {
+        let malformed = || io::Error::new(io::ErrorKind::InvalidData, "malformed trace record");
+        let &(first, sigs, record) = self.spans.get(k as usize).ok_or_else(malformed)?;
+        if !record {
+            return Err(malformed());
+        }
+        let Decoder {
+            pos,
+            last_text,
+            bits,
+            texts,
+            text_bytes,
+            ..
+        } = self;
+        let mut t = DecodeTracer {
+            pos: pos.get_mut(first..first + sigs).ok_or_else(malformed)?,
+            next: 0,
+            last_text,
+            bits,
+            texts,
+            text_bytes,
+            force,
+            bad: false,
+        };
+        decode(words, &mut t);
+        if t.bad || t.next != t.pos.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a trace record's decode function does not show the declared signals",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The tracer a [`Decode`] function runs on: the record's positions.
+struct DecodeTracer<'a> {
+    pos: &'a mut [Pos],
+    /// Index in `pos` of the next signal.
+    next: usize,
+    last_text: &'a mut [String],
+    bits: &'a mut Vec<(u32, u64)>,
+    texts: &'a mut Vec<(u32, u32, u32)>,
+    text_bytes: &'a mut String,
+    force: bool,
+    bad: bool,
+}
+
+impl Tracer for DecodeTracer<'_> {
+    fn push_scope(&mut self, _name: &str) {}
+    fn pop_scope(&mut self) {}
+
+    #[inline]
+    fn bits(&mut self, _name: &str, width: u32, value: u64) {
+        let n = self.next;
+        self.next = n + 1;
+        let Some(p) = self.pos.get_mut(n) else {
+            self.bad = true;
+            return;
+        };
+        // Declared bits kinds are widths in 1..=64; a text's kind (0) is no width.
+        if width == 0 || u32::from(p.kind) != width {
+            self.bad = true;
+            return;
+        }
+        let v = value & mask(width);
+        if p.slot != NOT_SELECTED && (self.force || p.last != v) {
+            p.last = v;
+            self.bits.push((p.slot, v));
+        }
+    }
+
+    fn bits_packed(&mut self, names: &[&str], value: u64) {
+        let (n, len) = (self.next, names.len());
+        self.next = n + len;
+        let Some(ps) = self.pos.get_mut(n..n + len) else {
+            self.bad = true;
+            return;
+        };
+        if len == 0 {
+            return;
+        }
+        if len > 64 || usize::from(ps[0].ones) < len {
+            self.bad = true;
+            return;
+        }
+        let old = ps
+            .iter()
+            .enumerate()
+            .fold(0u64, |o, (i, p)| o | (p.last & 1) << i);
+        let mut changed = if self.force { u64::MAX } else { old ^ value } & mask(len as u32);
+        while changed != 0 {
+            let i = changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            if let Some(p) = ps.get_mut(i) {
+                let v = value >> i & 1;
+                p.last = v;
+                if p.slot != NOT_SELECTED {
+                    self.bits.push((p.slot, v));
+                }
+            }
+        }
+    }
+
+    fn text(&mut self, _name: &str, value: &str) {
+        let n = self.next;
+        self.next = n + 1;
+        let Some(p) = self.pos.get(n) else {
+            self.bad = true;
+            return;
+        };
+        if p.kind != TEXT_KIND {
+            self.bad = true;
+            return;
+        }
+        if p.slot == NOT_SELECTED {
+            return;
+        }
+        if let Some(last) = self.last_text.get_mut(p.slot as usize) {
+            if self.force || last.as_str() != value {
+                last.clear();
+                last.push_str(value);
+                let start = self.text_bytes.len() as u32;
+                self.text_bytes.push_str(value);
+                self.texts
+                    .push((p.slot, start, self.text_bytes.len() as u32));
+            }
+        }
+    }
+}
+
+/// Visit two lists, each in increasing slot order, as one list in increasing slot order:
+/// `emit(false, x)` for the items `x` of `a`, `emit(true, y)` for those of `b`.
+pub(crate) fn merge_by_slot<T: Copy>(
+    mut a: &[T],
+    mut b: &[T],
+    slot: impl Fn(&T) -> u32,
+    mut emit: impl FnMut(bool, T) -> io::Result<()>,
+) -> io::Result<()> {
+    loop {
+        match (a.split_first(), b.split_first()) {
+            (Some((x, ra)), Some((y, rb))) => {
+                if slot(x) <= slot(y) {
+                    emit(false, *x)?;
+                    a = ra;
+                } else {
+                    emit(true, *y)?;
+                    b = rb;
+                }
+            }
+            (Some(_), None) => {
+                return a.iter().try_for_each(|&x| emit(false, x));
+            }
+            (None, _) => {
+                return b.iter().try_for_each(|&y| emit(true, y));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{TraceConfig, WaveFormat, WaveWriter};
+    use pp5_rtl::trace::{bit, Traced, Tracer};
+    use std::path::{Path, PathBuf};
+
+    /// The same registers traced two ways: walked signal by signal, or as records.
+    struct Block {
+        a: u64,
+        b: u64,
+        records: bool,
+    }
+
+    const FLAGS: [&str; 3] = ["f0", "f1", "f2"];
+
+    fn decode_inner(w: &[u64], t: &mut dyn Tracer) {
+        let a = w.first().copied().unwrap_or(0);
+        t.bits_packed(&FLAGS, a & 7);
+        t.bits("val", 12, a >> 3);
+        t.text_static("kind", if a & 1 != 0 { "ODD" } else { "EVEN" });
+    }
+
+    fn decode_group(w: &[u64], t: &mut dyn Tracer) {
+        t.bits("b", 64, w.first().copied().unwrap_or(0));
+    }
+
+    impl Traced for Block {
+        fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+            t.push_scope("top");
+            bit(t, "head", self.a & 1 != 0);
+            if self.records {
+                t.record("inner", &[self.a], decode_inner);
+                t.record_group(&[self.b], decode_group);
+            } else {
+                t.push_scope("inner");
+                for (i, name) in FLAGS.iter().enumerate() {
+                    bit(t, name, self.a >> i & 1 != 0);
+                }
+                t.bits("val", 12, self.a >> 3);
+                t.text_static("kind", if self.a & 1 != 0 { "ODD" } else { "EVEN" });
+                t.pop_scope();
+                t.bits("b", 64, self.b);
+            }
+            t.bits("tail", 4, self.b);
+            t.pop_scope();
+        }
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("pp5-decode-{}-{name}", std::process::id()))
+    }
+
+    fn write(records: bool, path: &Path, cfg: TraceConfig) {
+        let mut blk = Block {
+            a: 0,
+            b: 0,
+            records,
+        };
+        let mut w = WaveWriter::create(path, WaveFormat::Vcd, cfg, &blk).expect("create");
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for c in 0..3000u64 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            // Change the registers in some cycles only, a few bits at a time.
+            if s.is_multiple_of(3) {
+                blk.a ^= s >> 40;
+            }
+            if s.is_multiple_of(5) {
+                blk.b = blk.b.wrapping_add(s >> 50);
+            }
+            w.sample(c, &blk).expect("sample");
+        }
+        w.finish().expect("finish");
+    }
+
+    #[test]
+    fn records_write_the_same_file_as_walked_signals() {
+        for (k, scopes) in [vec![], vec!["top.inner.f1".to_string(), "top.b".into()]]
+            .into_iter()
+            .enumerate()
+        {
+            let cfg = TraceConfig {
+                scopes,
+                window: Some((7, 2900)),
+            };
+            let (p1, p2) = (temp(&format!("walk{k}.vcd")), temp(&format!("rec{k}.vcd")));
+            write(false, &p1, cfg.clone());
+            write(true, &p2, cfg);
+            let (a, b) = (
+                std::fs::read(&p1).expect("walk"),
+                std::fs::read(&p2).expect("rec"),
+            );
+            let _ = (std::fs::remove_file(&p1), std::fs::remove_file(&p2));
+            assert!(a.len() > 1000);
+            assert!(a == b, "the record file differs from the walked one");
+        }
+    }
+
+    /// A decode function whose signals depend on the words breaks the declaration: an error,
+    /// not a wrong file.
+    #[test]
+    fn a_decode_that_changes_shape_is_an_error() {
+        struct Bad(u64);
+        fn decode(w: &[u64], t: &mut dyn Tracer) {
+            if w.first().copied().unwrap_or(0) == 0 {
+                t.bits("x", 8, 0);
+            } else {
+                t.text_static("x", "NOW_TEXT");
+            }
+        }
+        impl Traced for Bad {
+            fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+                t.record("bad", &[self.0], decode);
+            }
+        }
+        let p = temp("bad.vcd");
+        let mut blk = Bad(0);
+        let mut w =
+            WaveWriter::create(&p, WaveFormat::Vcd, TraceConfig::default(), &blk).expect("create");
+        let mut failed = false;
+        for c in 0..5000u64 {
+            blk.0 = c / 10;
+            failed |= w.sample(c, &blk).is_err();
+        }
+        failed |= w.finish().is_err();
+        let _ = std::fs::remove_file(&p);
+        assert!(failed, "the malformed record was not reported");
+    }
+}
