@@ -165,6 +165,20 @@ pub struct BlockCauses {
     pub transfer: CauseCounts,
     /// The IGC port's transmitter (status and error messages).
     pub igc_tx: CauseCounts,
+    /// Cycles in which two blocks worked at once: what the transfer unit and the BS port
+    /// buy by running beside the IGC.
+    pub overlap: Overlap,
+}
+
+/// Cycles in which two blocks were both executing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Overlap {
+    /// The IGC executed while a backing-store transfer ran.
+    pub igc_and_transfer: u64,
+    /// The IGC executed while the BS port executed a command (receiving, transmitting).
+    pub igc_and_bs_port: u64,
+    /// A transfer ran while the BS port executed a command.
+    pub transfer_and_bs_port: u64,
 }
 
 /// One BS port command, for the timing report.
@@ -182,6 +196,17 @@ pub struct BsCommandRecord {
     pub cycles: u64,
     /// Those cycles by cause.
     pub causes: CauseCounts,
+}
+
+/// One backing-store transfer, for the timing report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TransferRecord {
+    /// `LOAD` (BSLOAD) or `STORE` (BSSTORE).
+    pub dir: &'static str,
+    pub sector: u8,
+    /// Cycle of its first step, and of its last (`None` while it runs).
+    pub start: u64,
+    pub end: Option<u64>,
 }
 
 /// Who waits on what, in a deadlock report.
@@ -298,6 +323,8 @@ pub struct Sim {
     pub causes: BlockCauses,
     /// BS port commands.
     pub bs_commands: Vec<BsCommandRecord>,
+    /// Backing-store transfers.
+    pub transfers: Vec<TransferRecord>,
     open_bs: Option<usize>,
     /// Cycle since which the IGC / the BS port are in their current state, and since which
     /// each port's TxReady has its value.
@@ -342,6 +369,7 @@ impl Sim {
             resets_done: Vec::new(),
             causes: BlockCauses::default(),
             bs_commands: Vec::new(),
+            transfers: Vec::new(),
             open_bs: None,
             igc_since: (IgcState::RMode, 0),
             bs_since: (0, 0),
@@ -598,7 +626,18 @@ impl Sim {
                         if later { "the two merge: one V is lost" } else { "it increments the BS semaphore now, before the pending one" }
                     ),
                 ),
-                BoardEvent::XferStart { .. } | BoardEvent::XferDone { .. } | BoardEvent::StatusLatched => {}
+                BoardEvent::XferStart { dir, sector } => self.transfers.push(TransferRecord {
+                    dir: dir.name(),
+                    sector,
+                    start: c,
+                    end: None,
+                }),
+                BoardEvent::XferDone { .. } => {
+                    if let Some(t) = self.transfers.last_mut() {
+                        t.end = Some(c);
+                    }
+                }
+                BoardEvent::StatusLatched => {}
             }
         }
         self.tx.append(&mut self.board.tx);
@@ -800,13 +839,15 @@ impl Sim {
             bs = Cause::FifoEmpty;
         }
         self.causes.bs_port.add(bs);
+        let xfer = b.transfer.busy() || b.transfer.done;
         self.causes
             .transfer
-            .add(if b.transfer.busy() || b.transfer.done {
-                Cause::Executing
-            } else {
-                Cause::Idle
-            });
+            .add(if xfer { Cause::Executing } else { Cause::Idle });
+        let (i, p) = (igc == Cause::Executing, bs == Cause::Executing);
+        let o = &mut self.causes.overlap;
+        o.igc_and_transfer += (i && xfer) as u64;
+        o.igc_and_bs_port += (i && p) as u64;
+        o.transfer_and_bs_port += (xfer && p) as u64;
         let tx = &b.igc_port.messages;
         self.causes.igc_tx.add(if tx.tx.busy() || tx.pending() {
             if b.tx_ready_igc {

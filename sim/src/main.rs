@@ -116,6 +116,9 @@ struct Common {
     /// Trace only cycles FIRST:LAST.
     #[arg(long, value_parser = parse_window)]
     window: Option<(u64, u64)>,
+    /// Cycles the .gtkw shows across the wave pane when GTKWave opens it.
+    #[arg(long, default_value_t = pp5_sim::trace::gtkw::VISIBLE_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
+    view: u64,
     /// Stop after this many 40 MHz cycles.
     #[arg(long, default_value_t = 100_000_000)]
     max_cycles: u64,
@@ -255,6 +258,7 @@ fn simulate(
             let mask = common.trace_emc.iter().fold(0, |m, k| m | k);
             (0..64).filter(|k| mask >> k & 1 != 0).collect()
         }),
+        view_cycles: common.view,
         path: p,
     });
     let spec = RunSpec {

@@ -35,6 +35,8 @@ pub struct Summary {
     pub causes: BlockCauses,
     /// Cycles at which a Ring reset happened.
     pub resets: Vec<u64>,
+    /// Backing-store transfers.
+    pub transfers: Vec<crate::engine::TransferRecord>,
 }
 
 /// A message the board sent, as the report shows it.
@@ -109,6 +111,7 @@ impl Summary {
             bs_commands: sim.bs_commands.clone(),
             causes: sim.causes,
             resets: sim.resets_done.clone(),
+            transfers: sim.transfers.clone(),
         }
     }
 
@@ -201,6 +204,23 @@ impl Summary {
                 let _ = writeln!(s, "   ... {} more", self.bs_commands.len() - n);
             }
         }
+        if !self.transfers.is_empty() {
+            let _ = writeln!(s, "\ntransfers:");
+            for t in &self.transfers {
+                let _ = match t.end {
+                    Some(e) => writeln!(
+                        s,
+                        "  BS{} sector {:>3}: cycles {}..{}",
+                        t.dir, t.sector, t.start, e
+                    ),
+                    None => writeln!(
+                        s,
+                        "  BS{} sector {:>3}: from cycle {}, not finished",
+                        t.dir, t.sector, t.start
+                    ),
+                };
+            }
+        }
         let _ = writeln!(s, "\ncycles by cause:");
         let _ = write!(s, "{:<10}", "block");
         for c in Cause::ALL {
@@ -213,6 +233,14 @@ impl Summary {
                 let _ = write!(s, " {:>14}", cc.get(c));
             }
             let _ = writeln!(s);
+        }
+        let o = &self.causes.overlap;
+        if o.igc_and_transfer + o.igc_and_bs_port + o.transfer_and_bs_port > 0 {
+            let _ = writeln!(
+                s,
+                "overlap: IGC with transfer {}, IGC with BS port {}, transfer with BS port {} cycles",
+                o.igc_and_transfer, o.igc_and_bs_port, o.transfer_and_bs_port
+            );
         }
         if !self.sent.is_empty() {
             let _ = writeln!(s, "\nRing messages sent:");

@@ -24,6 +24,8 @@ pub struct WaveSpec {
     /// EMCs (0..=63) whose QEE is traced as `renderer.emc[k].qee`; `None`: EMC 0 and the
     /// EMCs holding the probe pixels.
     pub emcs: Option<Vec<usize>>,
+    /// Cycles the `.gtkw` shows across the wave pane at first.
+    pub view_cycles: u64,
 }
 
 impl WaveSpec {
@@ -36,6 +38,7 @@ impl WaveSpec {
             gtkw: true,
             trace_boot: false,
             emcs: None,
+            view_cycles: crate::trace::gtkw::VISIBLE_CYCLES,
         }
     }
 
@@ -187,7 +190,7 @@ pub fn run(
     };
     if let Some(w) = &spec.wave {
         if w.gtkw {
-            write_gtkw(&w.gtkw_path(), &w.path, &signals, start_ps)?;
+            write_gtkw(&w.gtkw_path(), &w.path, &signals, start_ps, w.view_cycles)?;
         }
     }
     let stop = stop?;

@@ -3,6 +3,7 @@
 
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_rtl::trace::{bit, Traced, Tracer};
+use pp5_sim::trace::gtkw::VISIBLE_CYCLES;
 use pp5_sim::trace::{
     gtkwave_command, write_gtkw, SignalInfo, TraceConfig, WaveFormat, WaveWriter,
 };
@@ -702,7 +703,7 @@ fn gtkw_groups_signals_by_scope() {
     let (_wave_dir, wave) = temp_path("view.vcd");
     let (signals, _) = run(&wave, WaveFormat::Vcd, TraceConfig::default(), 3);
     let gtkw = wave.with_extension("gtkw");
-    write_gtkw(&gtkw, &wave, &signals, 0).expect("write gtkw");
+    write_gtkw(&gtkw, &wave, &signals, 0, VISIBLE_CYCLES).expect("write gtkw");
     let text = std::fs::read_to_string(&gtkw).expect("read gtkw");
 
     assert!(
@@ -711,10 +712,10 @@ fn gtkw_groups_signals_by_scope() {
     );
     assert!(text.contains("[timestart] 0\n"));
     // A trace that starts later opens where it starts.
-    write_gtkw(&gtkw, &wave, &signals, 137_500_000).expect("write gtkw");
+    write_gtkw(&gtkw, &wave, &signals, 137_500_000, VISIBLE_CYCLES).expect("write gtkw");
     let later = std::fs::read_to_string(&gtkw).expect("read gtkw");
     assert!(later.contains("[timestart] 137500000\n"), "{later}");
-    write_gtkw(&gtkw, &wave, &signals, 0).expect("write gtkw");
+    write_gtkw(&gtkw, &wave, &signals, 0, VISIBLE_CYCLES).expect("write gtkw");
     let text = std::fs::read_to_string(&gtkw).expect("read gtkw");
     assert!(text.contains("[size] "));
     assert!(text.lines().any(|l| l.starts_with('*')), "zoom line");
@@ -773,7 +774,14 @@ fn gtkw_groups_signals_by_scope() {
         })
         .collect();
     let (_other_tmp, other_gtkw) = temp_path("elsewhere.gtkw");
-    write_gtkw(&other_gtkw, &wave.with_extension("fst"), &fst_signals, 0).unwrap();
+    write_gtkw(
+        &other_gtkw,
+        &wave.with_extension("fst"),
+        &fst_signals,
+        0,
+        VISIBLE_CYCLES,
+    )
+    .unwrap();
     let text = std::fs::read_to_string(&other_gtkw).unwrap();
     assert!(
         text.contains("@820\nrenderer.x.fsm.state[255:0]\n"),

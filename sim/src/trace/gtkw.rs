@@ -32,8 +32,8 @@ const WINDOW_W: u32 = 1400;
 const WINDOW_H: u32 = 900;
 const SST_WIDTH: u32 = 240;
 const SIGNALS_WIDTH: u32 = 320;
-/// Cycles visible at the initial zoom.
-const VISIBLE_CYCLES: u64 = 200;
+/// Cycles visible at the initial zoom unless the run asks for another span (`--view`).
+pub const VISIBLE_CYCLES: u64 = 200;
 
 /// The name GTKWave gives this signal (full path, `[w-1:0]` for vectors).
 fn gtkwave_name(s: &SignalInfo) -> String {
@@ -65,10 +65,10 @@ fn scope_of(path: &str) -> &str {
     }
 }
 
-/// The zoom value that shows `VISIBLE_CYCLES` cycles across the wave pane.
-fn initial_zoom() -> f64 {
+/// The zoom value that shows `visible` cycles across the wave pane.
+fn initial_zoom(visible: u64) -> f64 {
     let pane_px = f64::from(WINDOW_W - SST_WIDTH - SIGNALS_WIDTH);
-    let span_ps = (VISIBLE_CYCLES * pp5_rtl::clock::CYCLE_PS) as f64;
+    let span_ps = (visible.max(1) as f64) * pp5_rtl::clock::CYCLE_PS as f64;
     let ps_per_px = span_ps / pane_px;
     // GTKWave: time units per pixel = 2^-zoom / 200.
     -(ps_per_px * 200.0).log2()
@@ -95,7 +95,12 @@ fn dumpfile_path(gtkw_path: &Path, wave_path: &Path) -> io::Result<String> {
 
 /// Build the text of a `.gtkw` save file for `signals` (as returned by
 /// [`super::WaveWriter::signals`]).
-pub(crate) fn render_gtkw(dumpfile: &str, signals: &[SignalInfo], start_ps: u64) -> String {
+pub(crate) fn render_gtkw(
+    dumpfile: &str,
+    signals: &[SignalInfo],
+    start_ps: u64,
+    visible: u64,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "[*]");
     let _ = writeln!(
@@ -108,7 +113,7 @@ pub(crate) fn render_gtkw(dumpfile: &str, signals: &[SignalInfo], start_ps: u64)
     let _ = writeln!(out, "[timestart] {start_ps}");
     let _ = writeln!(out, "[size] {WINDOW_W} {WINDOW_H}");
     let _ = writeln!(out, "[pos] -1 -1");
-    let _ = writeln!(out, "*{:.6} -1", initial_zoom());
+    let _ = writeln!(out, "*{:.6} -1", initial_zoom(visible));
 
     // Scopes in first-seen order; every ancestor of a signal's scope is opened in the tree.
     let mut scopes: Vec<&str> = Vec::new();
@@ -191,9 +196,13 @@ pub fn write_gtkw(
     wave_path: &Path,
     signals: &[SignalInfo],
     start_ps: u64,
+    visible_cycles: u64,
 ) -> io::Result<()> {
     let dumpfile = dumpfile_path(gtkw_path, wave_path)?;
-    std::fs::write(gtkw_path, render_gtkw(&dumpfile, signals, start_ps))
+    std::fs::write(
+        gtkw_path,
+        render_gtkw(&dumpfile, signals, start_ps, visible_cycles),
+    )
 }
 
 /// Quote a path for a POSIX shell if it holds anything but plain characters.
@@ -221,11 +230,13 @@ mod tests {
 
     #[test]
     fn zoom_shows_about_200_cycles() {
-        let z = initial_zoom();
-        let ps_per_px = 2f64.powf(-z) / 200.0;
-        let visible = ps_per_px * f64::from(WINDOW_W - SST_WIDTH - SIGNALS_WIDTH);
-        let cycles = visible / pp5_rtl::clock::CYCLE_PS as f64;
-        assert!((cycles - 200.0).abs() < 1.0, "{cycles}");
+        for want in [VISIBLE_CYCLES, 150_000] {
+            let z = initial_zoom(want);
+            let ps_per_px = 2f64.powf(-z) / 200.0;
+            let visible = ps_per_px * f64::from(WINDOW_W - SST_WIDTH - SIGNALS_WIDTH);
+            let cycles = visible / pp5_rtl::clock::CYCLE_PS as f64;
+            assert!((cycles - want as f64).abs() < 1.0, "{cycles}");
+        }
     }
 
     #[test]

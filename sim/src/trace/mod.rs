@@ -41,7 +41,7 @@
 
 mod decode;
 mod fst;
-mod gtkw;
+pub mod gtkw;
 mod sampler;
 mod vcd;
 mod worker;
