@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 out="${1:-waves/examples/flow.vcd}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-# The window: GCDSTEPS starts at cycle 5524 of the demo and takes 6371 cycles.
-cargo run --release -q -- demo --wave "$tmp/flow.vcd" --rows 0 --window 5520:11900 \
+# The window: GCDSTEPS starts at cycle 5664 of the demo and takes 6371 cycles.
+cargo run --release -q -- demo --wave "$tmp/flow.vcd" --rows 0 --window 5660:12040 \
   --scope renderer.igc.state --scope renderer.igc.upc --scope renderer.igc.fc \
   --probe 0,0 --probe 5,7 --probe 12,30 --probe 1,126 \
   --scope renderer.pixel_0_0 --scope renderer.pixel_5_7 \

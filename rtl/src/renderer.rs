@@ -512,7 +512,10 @@ impl Renderer {
             self.bs_port.tx.words_sent,
             self.transfer.step as u64 | self.transfer.completed << 16,
             self.igc_port.messages.tx.words_sent,
-            self.igc_port.messages.pending() as u64 | (self.qee.delivering() as u64) << 1,
+            self.igc_port.messages.pending() as u64
+                | (self.qee.delivering() as u64) << 1
+                | (self.tx_ready_igc as u64) << 2
+                | (self.tx_ready_bs as u64) << 3,
             self.backing_store.writes,
             self.igc.fc.progress_word(),
         ]

@@ -785,6 +785,10 @@ impl Sim {
                 };
                 if *r != ready {
                     self.txready_since[k] = now;
+                    // An input changed: the board may move again (a held message goes out
+                    // at the next Ring slot).
+                    self.stable = 0;
+                    self.last_key = None;
                 }
                 *r = ready;
             }
