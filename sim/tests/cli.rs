@@ -2,7 +2,7 @@
 //! (0 success; 1 I/O; 2 usage; 3 bad input; 4 simulated hardware error; 5 cycle limit).
 
 use pp5_sim::asm::microcode;
-use pp5_sim::stream::{binary, text};
+use pp5_sim::stream::{binary, text, Port};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -512,4 +512,103 @@ fn trace_emc_selects_the_per_emc_qee_scopes() {
         help.contains("Default: EMC 0 and the EMCs that hold the probe"),
         "{help}"
     );
+}
+
+#[test]
+fn two_port_run_with_a_bs_stream_and_the_sent_messages_in_a_file() {
+    let dir = Scratch::new();
+    // The IGC side stores bits 0-31 into sector 4 and V's the BS semaphore when the transfer
+    // is done; the BS side (a second file) waits for it, sends the sector's first scanline
+    // and a status message.
+    let igc = dir.file(
+        "igc.pp5s",
+        "SETENABS\nSCAIntoMEM_S1 0 32 0x1234\nBSSTORE 4\nVBSlater\nPIGC\nSENDSTATUS_S1 0x777700 0x41\n",
+    );
+    let bs = dir.file(
+        "bs.pp5s",
+        "message bs at=100\nBS_PBS\nBS_TRANSMIT 4 0 1 0x40\nBS_VIGC\n",
+    );
+    let sent = dir.path("sent.bin");
+    let o = pp5(&[
+        &"run",
+        &igc,
+        &"--bs",
+        &bs,
+        &"--tx-out",
+        &sent,
+        &"--report",
+        &"json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(v["stop"], "Done");
+    let bs_names: Vec<&str> = v["bs_commands"]
+        .as_array()
+        .expect("bs_commands")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(bs_names, ["BS_PBS", "BS_TRANSMIT", "BS_VIGC"]);
+    // BS_PBS waited for the transfer: its cycles are semaphore waits.
+    assert!(v["bs_commands"][0]["causes"]["semaphore_wait"].as_u64() > Some(4000));
+    assert_eq!(v["causes"]["transfer"]["executing"], 4096);
+    assert_eq!(v["transfers"][0]["dir"], "STORE");
+    assert_eq!(v["sent"].as_array().map(Vec::len), Some(2));
+    // The binary file holds the data message and the status message, with their ports and
+    // start cycles.
+    let bytes = std::fs::read(&sent).expect("sent.bin");
+    let s = binary::read(&bytes[..]).expect("PP5R");
+    assert_eq!(s.messages.len(), 2);
+    let data = &s.messages[0];
+    assert_eq!(
+        (data.port, data.dest, data.body.len()),
+        (Port::Bs, 0x40, 128)
+    );
+    assert!(
+        data.body.iter().all(|&w| w == 0x1234),
+        "the stored scanline"
+    );
+    let status = &s.messages[1];
+    assert_eq!((status.port, status.dest), (Port::Igc, 0x41));
+    assert_eq!(status.body[0], 0x777705, "the ID carries the board ID");
+    assert!(status.at > data.at);
+    // `pp5 stream` prints it back.
+    let o = pp5(&[&"stream", &sent]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    assert!(stdout(&o).contains("message bs at="), "{}", stdout(&o));
+
+    // A --bs file must hold BS messages only.
+    let o = pp5(&[&"run", &igc, &"--bs", &igc]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+    assert!(
+        stderr(&o).contains("--bs takes messages for the BS port only"),
+        "{}",
+        show(&o)
+    );
+}
+
+#[test]
+fn a_deadlock_exits_6_with_who_waits_on_what() {
+    let dir = Scratch::new();
+    let s = dir.file("dl.pp5s", "PIGC\nmessage bs\nBS_PBS\n");
+    let wave = dir.path("dl.vcd");
+    let o = pp5(&[&"run", &s, &"--vcd", &wave]);
+    assert_eq!(code(&o), 6, "{}", show(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("stopped: deadlock: no block can make progress since cycle"),
+        "{out}"
+    );
+    assert!(
+        out.contains("igc waits for the IGC semaphore to be non-zero (PIGC executes PIGC"),
+        "{out}"
+    );
+    assert!(
+        out.contains("bs_port waits for the BS semaphore to be non-zero (BS_PBS"),
+        "{out}"
+    );
+    // The waveform is closed and readable.
+    let text = std::fs::read_to_string(&wave).expect("vcd");
+    assert!(text.contains("$enddefinitions"));
+    assert!(dir.path("dl.gtkw").exists());
 }
