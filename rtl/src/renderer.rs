@@ -236,7 +236,11 @@ impl Renderer {
 
     /// The 16 front-panel LEDs (seed §III.4.1-5), bit k = LED k.
     pub fn leds(&self) -> u16 {
-        let st = self.status();
+        self.leds_with(self.status())
+    }
+
+    /// [`Renderer::leds`] given the status word.
+    fn leds_with(&self, st: u32) -> u16 {
         let mut l = 0u16;
         l |= self.array.aeo() as u16;
         l |= ((self.igc.state == IgcState::Run || self.igc.state.waiting()) as u16) << 1;
@@ -528,10 +532,20 @@ impl Traced for Renderer {
             return;
         }
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
-        t.bits("status", 32, self.status() as u64);
-        t.bits("leds", 16, self.leds() as u64);
-        bit(t, "aeo", self.array.aeo());
-        t.bits("timeout_count", 17, self.timeout_count);
+        let status = self.status();
+        let leds = self.leds_with(status);
+        let aeo = self.array.aeo();
+        let top = [
+            status as u64 | (leds as u64) << 32 | (aeo as u64) << 48,
+            self.timeout_count,
+        ];
+        if t.group(&top) {
+            t.bits("status", 32, status as u64);
+            t.bits("leds", 16, leds as u64);
+            bit(t, "aeo", aeo);
+            t.bits("timeout_count", 17, self.timeout_count);
+            t.end_group();
+        }
         self.igc_port.trace(t);
         // The BS side (port, semaphores, transfer) is often idle: one key skips it all.
         let [b0, b1, b2, b3, b4, b5] = self.bs_port.trace_key();
