@@ -519,7 +519,9 @@ impl Renderer {
             self.igc_port.messages.pending() as u64
                 | (self.qee.delivering() as u64) << 1
                 | (self.tx_ready_igc as u64) << 2
-                | (self.tx_ready_bs as u64) << 3,
+                | (self.tx_ready_bs as u64) << 3
+                | (self.last_strobe as u64) << 4
+                | (self.igc_port.rxfifo.overruns + self.bs_port.rxfifo.overruns) << 8,
             self.backing_store.writes,
             self.igc.fc.progress_word(),
         ]

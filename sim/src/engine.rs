@@ -84,6 +84,17 @@ impl RingSource {
         }
     }
 
+    /// Whether a word can go out in the next Ring slot: the rest of a message under way
+    /// (delivered whatever RxReady says, as the Ring does), or a message that may start
+    /// (RxReady, its arrival time reached, before any pending Ring reset).
+    fn can_deliver(&self, rx_ready: bool, now: u64, barrier: u64) -> bool {
+        match (&self.cur, self.queue.front()) {
+            (Some(_), _) => true,
+            (None, Some(q)) => rx_ready && q.seq < barrier && q.at.is_none_or(|a| a <= now),
+            (None, None) => false,
+        }
+    }
+
     /// The next message waits for its arrival time, later than `now`.
     fn waits_for_time(&self, now: u64) -> Option<u64> {
         match (&self.cur, self.queue.front()) {
@@ -331,6 +342,8 @@ pub struct Sim {
     igc_since: (IgcState, u64),
     bs_since: (u64, u64),
     txready_since: [u64; 2],
+    /// Since when each port's Ring input has had words it could not deliver (IGC, BS).
+    ring_held_since: [Option<u64>; 2],
     /// Consecutive cycles with an unchanged [`Renderer::progress_key`].
     stable: u64,
     last_key: Option<[u64; 12]>,
@@ -374,6 +387,7 @@ impl Sim {
             igc_since: (IgcState::RMode, 0),
             bs_since: (0, 0),
             txready_since: [0; 2],
+            ring_held_since: [None; 2],
             stable: 0,
             last_key: None,
             table,
@@ -800,11 +814,29 @@ impl Sim {
         }
         if self.board.ring_slot() {
             let barrier = self.resets.front().map_or(u64::MAX, |r| r.seq);
-            if let Some((w, sop)) = self.source.next(self.board.rx_ready(), now, barrier) {
+            let igc = self.source.next(self.board.rx_ready(), now, barrier);
+            if let Some((w, sop)) = igc {
                 self.board.ring_in(w, sop);
             }
-            if let Some((w, sop)) = self.bs_source.next(self.board.bs_rx_ready(), now, barrier) {
+            let bs = self.bs_source.next(self.board.bs_rx_ready(), now, barrier);
+            if let Some((w, sop)) = bs {
                 self.board.bs_ring_in(w, sop);
+            }
+            // A source with words to send that sent none in its slot is held (by RxReady or
+            // a pending reset); note since when, for deadlock reports.
+            for (k, (sent, src)) in [
+                (igc.is_some(), &self.source),
+                (bs.is_some(), &self.bs_source),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let held = !sent && src.pending_words() > 0 && src.waits_for_time(now).is_none();
+                match (held, self.ring_held_since[k]) {
+                    (true, None) => self.ring_held_since[k] = Some(now),
+                    (false, Some(_)) => self.ring_held_since[k] = None,
+                    _ => {}
+                }
             }
         }
         let c = self.board.cycle;
@@ -895,17 +927,14 @@ impl Sim {
         }
         let now = b.cycle;
         let timeout_counting = b.llpr.go && b.timeout_count < IGC_TIMEOUT_RING_CYCLES;
-        let ring_slot_word = |s: &RingSource, rx: bool| {
-            rx && s.oldest_seq().is_some() && s.waits_for_time(now).is_none()
-        };
+        let barrier = self.resets.front().map_or(u64::MAX, |r| r.seq);
         if timeout_counting
             || self.source.waits_for_time(now).is_some()
             || self.bs_source.waits_for_time(now).is_some()
             || !self.tx_schedule.is_empty()
             || self.reset_due().is_some_and(|r| r.at.is_some())
-            || (self.resets.is_empty()
-                && (ring_slot_word(&self.source, b.rx_ready())
-                    || ring_slot_word(&self.bs_source, b.bs_rx_ready())))
+            || self.source.can_deliver(b.rx_ready(), now, barrier)
+            || self.bs_source.can_deliver(b.bs_rx_ready(), now, barrier)
         {
             return None;
         }
@@ -954,13 +983,14 @@ impl Sim {
         match b.igc.state {
             IgcState::WaitSem => add(
                 "igc",
-                format!("the IGC semaphore to be non-zero ({cmd} executes PIGC; no BS_VIGC is coming)"),
+                format!("the IGC semaphore to be non-zero ({}; no BS_VIGC is coming)", in_cmd(&cmd, "PIGC")),
                 self.igc_since.1,
             ),
             IgcState::WaitTx => add(
                 "igc",
                 format!(
-                    "the IGC port's transmitter ({cmd} executes SENDSTATUS behind a pending message; TxReady on the IGC port is {})",
+                    "the IGC port's transmitter ({} behind a pending message; TxReady on the IGC port is {})",
+                    in_cmd(&cmd, "SENDSTATUS"),
                     if b.tx_ready_igc { "high" } else { "low" }
                 ),
                 self.igc_since.1,
@@ -1013,9 +1043,19 @@ impl Sim {
                 bs_since,
             ),
         }
-        for (name, src, rx) in [
-            ("ring.igc", &self.source, b.rx_ready()),
-            ("ring.bs", &self.bs_source, b.bs_rx_ready()),
+        for (name, src, rx, since) in [
+            (
+                "ring.igc",
+                &self.source,
+                b.rx_ready(),
+                self.ring_held_since[0],
+            ),
+            (
+                "ring.bs",
+                &self.bs_source,
+                b.bs_rx_ready(),
+                self.ring_held_since[1],
+            ),
         ] {
             if src.pending_words() > 0 {
                 add(
@@ -1030,7 +1070,7 @@ impl Sim {
                         if rx { "high" } else { "low" },
                         src.pending_words()
                     ),
-                    now_or(self.igc_since.1, bs_since),
+                    since.unwrap_or(b.cycle),
                 );
             }
         }
@@ -1125,7 +1165,12 @@ impl Sim {
     }
 }
 
-/// The earlier of two cycles (for "since" in reports).
-fn now_or(a: u64, b: u64) -> u64 {
-    a.min(b)
+/// `PIGC`, or `CMD executes a PIGC microinstruction` when a user's microcode names its command
+/// differently.
+fn in_cmd(cmd: &str, handshake: &str) -> String {
+    if cmd == handshake {
+        cmd.to_string()
+    } else {
+        format!("{cmd} executes a {handshake} microinstruction")
+    }
 }

@@ -600,7 +600,7 @@ fn a_deadlock_exits_6_with_who_waits_on_what() {
         "{out}"
     );
     assert!(
-        out.contains("igc waits for the IGC semaphore to be non-zero (PIGC executes PIGC"),
+        out.contains("igc waits for the IGC semaphore to be non-zero (PIGC; no BS_VIGC"),
         "{out}"
     );
     assert!(
