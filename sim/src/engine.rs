@@ -361,6 +361,8 @@ pub struct Sim {
     last_sampled: Option<u64>,
     /// Commands still owed as NOOPs after a QEE configuration (SUPCFG/SEPCFG).
     cfg_noops_owed: u8,
+    /// Commands still to come that must not use the QEE after a PIGC.
+    after_pigc: u8,
     /// The command (index into `commands`) whose transfer conflict was reported.
     conflict_reported: Option<usize>,
 }
@@ -402,6 +404,7 @@ impl Sim {
             max_cycles: opts.max_cycles,
             last_sampled: None,
             cfg_noops_owed: 0,
+            after_pigc: 0,
             conflict_reported: None,
         }
     }
@@ -697,6 +700,7 @@ impl Sim {
         // checker flags a violation as an IGC formatting error (status bit 29, an error
         // message) and the command still runs as the hardware would run it.
         let mut too_long = Vec::new();
+        let uses_qee = spec.class == OperandClass::Tree;
         let plain: Vec<(usize, &crate::asm::opcodes::ArgSpec, u32)> = spec
             .args
             .iter()
@@ -740,6 +744,20 @@ impl Sim {
                 ),
             );
             self.cfg_noops_owed = 0;
+        }
+        if self.after_pigc > 0 {
+            if uses_qee {
+                self.diag(
+                    "warning",
+                    format!(
+                        "{name} uses the QEE as one of the two commands right after a PIGC (seed §III.4.2.5.5: they must not, the PIGC's time is unbounded and the QEEs are dynamic); the model computes it anyway"
+                    ),
+                );
+            }
+            self.after_pigc -= 1;
+        }
+        if name == "PIGC" {
+            self.after_pigc = 2;
         }
         match name {
             "SUPCFG" | "SEPCFG" => self.cfg_noops_owed = 2,

@@ -7,9 +7,9 @@
 //!
 //! Also the ways out: TxReady coming back, a later message, a Ring reset; and the seed's
 //! "Programming Hints and Pitfalls" that the model can observe (§III.4.2.6, §III.4.2.5.2,
-//! §III.4.2.5.5, §III.4.1-3). Not tested: "the two commands immediately following a PIGC()
-//! command must not use the QEEs" (§III.4.2.5.5) has no observable effect in the model (no
-//! diagnostic; a TREEIntoMEM right after a long PIGC computes the right values).
+//! §III.4.2.5.5, §III.4.1-3), including "the two commands immediately following a PIGC()
+//! command must not use the QEEs" (§III.4.2.5.5): the model computes the QEE command
+//! correctly and the command checker warns.
 
 use pp5_rtl::bs_port::{BsState, Cause};
 use pp5_rtl::igc::IgcState;
@@ -1114,6 +1114,51 @@ fn vbslater_while_a_vbslater_is_pending_is_warned_and_loses_a_v() {
     assert_eq!(o.stop, StopReason::Done);
     assert_eq!(r.tb.sim.board.bs_sem.count, 0);
     assert_eq!(r.tb.status() & ERROR_MASK, BS_SEM_OVERFLOW);
+}
+
+#[test]
+fn qee_commands_right_after_a_pigc_are_warned() {
+    // The second command after PIGC uses the QEE: warned, and computed as usual.
+    let mut r = Run::new();
+    let o = r.run(
+        "SETENABS
+PIGC
+NOOP
+TREEIntoMEM_L3 64 8 1.0 0.0 0.0
+message bs
+BS_VIGC
+",
+        1_000_000,
+    );
+    assert_eq!(o.stop, StopReason::Done);
+    assert!(
+        r.has_diag(
+            "warning",
+            "TREEIntoMEM uses the QEE as one of the two commands right after a PIGC"
+        ),
+        "{}",
+        r.diags()
+    );
+    assert_eq!(r.tb.peek(5, 0, 64, 8), 5, "x at pixel (5,0)");
+    // The third command may use it.
+    let mut r = Run::new();
+    let o = r.run(
+        "SETENABS
+PIGC
+NOOP
+NOOP
+TREEIntoMEM_L3 64 8 1.0 0.0 0.0
+message bs
+BS_VIGC
+",
+        1_000_000,
+    );
+    assert_eq!(o.stop, StopReason::Done);
+    assert!(
+        !r.tb.sim.diagnostics.iter().any(|d| d.level == "warning"),
+        "{}",
+        r.diags()
+    );
 }
 
 #[test]
