@@ -529,8 +529,10 @@ impl Sim {
 
     /// Process the events of the cycle just stepped (cycle number `c`).
     fn after_cycle(&mut self, c: u64) {
-        let events = std::mem::take(&mut self.board.events);
-        for ev in events {
+        // Drained and handed back, so the board's event buffer keeps its capacity (no
+        // allocation per cycle).
+        let mut events = std::mem::take(&mut self.board.events);
+        for ev in events.drain(..) {
             match ev {
                 BoardEvent::Igc(IgcEvent::Dispatch { cmd: _, opcode, entry: _ }) => {
                     self.close_open(c);
@@ -657,6 +659,7 @@ impl Sim {
                 BoardEvent::StatusLatched => {}
             }
         }
+        self.board.events = events;
         self.tx.append(&mut self.board.tx);
         if self.open.is_some()
             && matches!(

@@ -143,6 +143,9 @@ pub struct FlowControl {
     pub last: LastFc,
     /// Scratch planes.
     want: Box<Plane>,
+    /// A flow-control instruction ran since the last reset (the per-PE planes may differ
+    /// from their reset values; a command without one leaves them as they were).
+    touched: bool,
 }
 
 impl Default for FlowControl {
@@ -155,6 +158,7 @@ impl Default for FlowControl {
             all_active: true,
             last: LastFc::default(),
             want: Box::new(ONES_PLANE),
+            touched: false,
         }
     }
 }
@@ -162,6 +166,11 @@ impl Default for FlowControl {
 impl FlowControl {
     /// Every PE active, stacks empty (reset, and the start of every command).
     pub fn reset_state(&mut self) {
+        if !std::mem::take(&mut self.touched) {
+            // Nothing changed the planes or the stacks since the last reset (the common case:
+            // commands without flow control), so skip clearing 14 KB per dispatch.
+            return;
+        }
         *self.pe.active = ONES_PLANE;
         *self.pe.branch = [0; PLANE_WORDS];
         for p in self.pe.bcnt.iter_mut() {
@@ -225,6 +234,7 @@ impl FlowControl {
         enable: &Plane,
         errors: &mut Vec<FcError>,
     ) -> FcOutcome {
+        self.touched = true;
         let ins = req.instr;
         let pc = req.pc;
         let errors_before = errors.len();
