@@ -69,6 +69,23 @@ impl IgcState {
         }
     }
 
+    /// All states, in code order (see [`IgcState::code`]).
+    pub const ALL: [IgcState; 8] = [
+        IgcState::RMode,
+        IgcState::Run,
+        IgcState::WaitCmd,
+        IgcState::Hang,
+        IgcState::Fault,
+        IgcState::WaitXfer,
+        IgcState::WaitSem,
+        IgcState::WaitTx,
+    ];
+
+    /// A number per state (the waveform record carries it; [`IgcState::ALL`] maps it back).
+    pub fn code(self) -> u64 {
+        IgcState::ALL.iter().position(|&s| s == self).unwrap_or(0) as u64
+    }
+
     /// A handshake microinstruction is stalled.
     pub fn waiting(self) -> bool {
         matches!(
@@ -179,6 +196,8 @@ pub struct Igc {
     pub last: Microinstruction,
     /// The PC of the last executed microinstruction.
     pub last_pc: u16,
+    /// The store words `last` was decoded from (for the waveform's record).
+    last_words: [u32; 4],
     /// The store's write count when `last` was fetched (`None`: nothing fetched since reset),
     /// so the waveform can tell a re-fetch after a store write from no change.
     last_fetch: Option<u64>,
@@ -237,6 +256,7 @@ impl Igc {
             indicator: false,
             last: Microinstruction::default(),
             last_pc: 0,
+            last_words: [0; 4],
             last_fetch: None,
             commands: 0,
             qee_ctl: QeeCtl::None,
@@ -499,6 +519,7 @@ impl Igc {
             return ArrayOp::default();
         }
         self.last = m;
+        self.last_words = self.store.uinst_words(pc);
         self.last_pc = pc;
         self.last_fetch = Some(self.store.writes);
         if self.fc.al().is_none() && [m.a.idx, m.b.idx, m.w.idx].contains(&Idx::Al) {
@@ -794,10 +815,12 @@ impl Traced for Igc {
         if !t.enter("igc", None) {
             return;
         }
-        t.text_static("state", self.state.name());
-        bit(t, "rmode", self.state == IgcState::RMode);
-        t.bits("pc", 11, self.pc as u64);
-        t.bits("upc", 11, self.last_pc as u64);
+        // The registers that change every cycle are handed over as records, decoded on the
+        // waveform writer's thread (rtl/src/trace.rs).
+        t.record_group(
+            &[self.state.code() | (self.pc as u64) << 8 | (self.last_pc as u64) << 24],
+            decode_sequencer,
+        );
         // The registers a command loads change at dispatch, not every cycle.
         let loaded = [
             self.opcode as u64 | (self.pword as u64) << 32,
@@ -809,61 +832,89 @@ impl Traced for Igc {
                 | (self.indicator as u64) << 48,
             self.sca() as u64 | self.commands << 32,
         ];
-        if t.group(&loaded) {
-            t.bits("cmd", 8, (self.opcode & 0xff) as u64);
-            t.bits("opcode", 32, self.opcode as u64);
-            t.bits("pword", 32, self.pword as u64);
-            for (name, v) in ["opr0", "opr1", "opr2", "opr3", "opr4"]
-                .iter()
-                .zip(&self.opr)
-            {
-                t.bits(name, 8, *v as u64);
-            }
-            t.bits("sca", 32, self.sca() as u64);
-            t.bits("fbits", 5, self.fbits as u64);
-            bit(t, "indicator", self.indicator);
-            t.bits("commands", 32, self.commands);
-            t.end_group();
-        }
-        t.bits("i", 8, self.i as u64);
-        t.bits("l", 8, self.l as u64);
-        // Everything in `uinst` follows from the executed address, the store contents and
-        // the store contents when it was fetched.
-        let key = [
-            self.last_pc as u64,
-            self.store.writes,
-            self.last_fetch.map_or(u64::MAX, |w| w),
-        ];
-        if t.enter_keyed("uinst", &key) {
-            let m = &self.last;
-            t.text_static("seq", m.seq.name());
-            t.text_static("misc", m.misc.name());
-            t.bits("target", 11, m.target as u64);
-            t.bits("lut_r", 8, m.lut_r as u64);
-            t.bits("lut_c", 8, m.lut_c as u64);
-            t.bits("lut_e", 4, m.lut_e as u64);
-            bit(t, "mem_we", m.mem_we);
-            bit(t, "cry_we", m.cry_we);
-            bit(t, "en_we", m.en_we);
-            bit(t, "wr_all", m.wr_all);
-            t.text_static(
-                "b_src",
-                match m.b_src {
-                    BSrc::Zero => "0",
-                    BSrc::Mem => "MEM",
-                    BSrc::Sca => "SCA",
-                    BSrc::Enable => "ENABLE",
-                    BSrc::Tree => "TREE",
-                    BSrc::One => "1",
-                },
-            );
-            let w = self.store.uinst_words(self.last_pc);
-            for (name, v) in ["w0", "w1", "w2", "w3"].iter().zip(&w) {
-                t.bits(name, 32, *v as u64);
-            }
-            t.pop_scope();
-        }
+        t.record_group(&loaded, decode_loaded);
+        t.record_group(&[self.i as u64 | (self.l as u64) << 8], decode_counters);
+        // Everything in `uinst` follows from the words the executed microinstruction was
+        // decoded from and the store's words at its address now.
+        let pack = |w: [u32; 4]| {
+            [
+                w[0] as u64 | (w[1] as u64) << 32,
+                w[2] as u64 | (w[3] as u64) << 32,
+            ]
+        };
+        let [l0, l1] = pack(self.last_words);
+        let [c0, c1] = pack(self.store.uinst_words(self.last_pc));
+        t.record("uinst", &[l0, l1, c0, c1], decode_uinst);
         self.fc.trace(t);
         t.pop_scope();
+    }
+}
+
+/// `state`, `rmode`, `pc`, `upc` from their record.
+fn decode_sequencer(w: &[u64], t: &mut dyn Tracer) {
+    let w0 = w.first().copied().unwrap_or(0);
+    let state = IgcState::ALL
+        .get((w0 & 0xff) as usize)
+        .copied()
+        .unwrap_or(IgcState::RMode);
+    t.text_static("state", state.name());
+    bit(t, "rmode", state == IgcState::RMode);
+    t.bits("pc", 11, (w0 >> 8) & 0xffff);
+    t.bits("upc", 11, (w0 >> 24) & 0xffff);
+}
+
+/// The registers a command loads, from their record.
+fn decode_loaded(w: &[u64], t: &mut dyn Tracer) {
+    let [w0, w1, w2] = [0, 1, 2].map(|k| w.get(k).copied().unwrap_or(0));
+    let opcode = w0 & 0xffff_ffff;
+    t.bits("cmd", 8, opcode & 0xff);
+    t.bits("opcode", 32, opcode);
+    t.bits("pword", 32, w0 >> 32);
+    for (n, name) in ["opr0", "opr1", "opr2", "opr3", "opr4"].iter().enumerate() {
+        t.bits(name, 8, (w1 >> (8 * n)) & 0xff);
+    }
+    t.bits("sca", 32, w2 & 0xffff_ffff);
+    t.bits("fbits", 5, (w1 >> 40) & 0xff);
+    bit(t, "indicator", (w1 >> 48) & 1 != 0);
+    t.bits("commands", 32, w2 >> 32);
+}
+
+/// The bit counter and the loop counter, from their record.
+fn decode_counters(w: &[u64], t: &mut dyn Tracer) {
+    let w0 = w.first().copied().unwrap_or(0);
+    t.bits("i", 8, w0 & 0xff);
+    t.bits("l", 8, (w0 >> 8) & 0xff);
+}
+
+/// The executed microinstruction's fields by name and the store words at its address.
+fn decode_uinst(w: &[u64], t: &mut dyn Tracer) {
+    let word = |k: usize| {
+        let v = w.get(k / 2).copied().unwrap_or(0);
+        (if k % 2 == 0 { v } else { v >> 32 }) as u32
+    };
+    let m = microinstruction::decode(&[word(0), word(1), word(2), word(3)]).unwrap_or_default();
+    t.text_static("seq", m.seq.name());
+    t.text_static("misc", m.misc.name());
+    t.bits("target", 11, m.target as u64);
+    t.bits("lut_r", 8, m.lut_r as u64);
+    t.bits("lut_c", 8, m.lut_c as u64);
+    t.bits("lut_e", 4, m.lut_e as u64);
+    bit(t, "mem_we", m.mem_we);
+    bit(t, "cry_we", m.cry_we);
+    bit(t, "en_we", m.en_we);
+    bit(t, "wr_all", m.wr_all);
+    t.text_static(
+        "b_src",
+        match m.b_src {
+            BSrc::Zero => "0",
+            BSrc::Mem => "MEM",
+            BSrc::Sca => "SCA",
+            BSrc::Enable => "ENABLE",
+            BSrc::Tree => "TREE",
+            BSrc::One => "1",
+        },
+    );
+    for (k, name) in ["w0", "w1", "w2", "w3"].iter().enumerate() {
+        t.bits(name, 32, word(4 + k) as u64);
     }
 }
