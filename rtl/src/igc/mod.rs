@@ -890,7 +890,7 @@ fn decode_counters(w: &[u64], t: &mut dyn Tracer) {
 fn decode_uinst(w: &[u64], t: &mut dyn Tracer) {
     let word = |k: usize| {
         let v = w.get(k / 2).copied().unwrap_or(0);
-        (if k % 2 == 0 { v } else { v >> 32 }) as u32
+        (if k.is_multiple_of(2) { v } else { v >> 32 }) as u32
     };
     let m = microinstruction::decode(&[word(0), word(1), word(2), word(3)]).unwrap_or_default();
     t.text_static("seq", m.seq.name());
