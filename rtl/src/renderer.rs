@@ -162,7 +162,10 @@ impl Renderer {
         let cycle = self.cycle;
         let trace_emcs = self.qee.trace_emcs;
         let (rdy_igc, rdy_bs) = (self.tx_ready_igc, self.tx_ready_bs);
+        let fc_version = self.igc.fc.version;
         *self = Renderer::new(self.config);
+        // Trace keys that are version counters must not repeat an old value.
+        self.igc.fc.version = fc_version + 1;
         self.igc.store = store;
         self.array = array;
         self.backing_store = backing;

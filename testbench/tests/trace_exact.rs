@@ -5,7 +5,7 @@
 
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::trace::{Recorder, Traced};
-use pp5_sim::asm::microcode;
+use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::engine::SimOptions;
 use pp5_sim::session::{prepare, RunSpec, WaveSpec};
 use pp5_sim::stream::Stream;
@@ -38,12 +38,15 @@ fn vcd_text(s: &str) -> String {
 }
 
 fn check_stream(name: &str, stream: &Stream, max_cycles: u64) {
-    let img = microcode::standard();
+    check_stream_with(name, stream, max_cycles, &microcode::standard());
+}
+
+fn check_stream_with(name: &str, stream: &Stream, max_cycles: u64, img: &McImage) {
     let dir = std::env::temp_dir().join(format!("pp5-trace-exact-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path: PathBuf = dir.join("exact.vcd");
     let spec = RunSpec {
-        image: &img,
+        image: img,
         boot: true,
         stream,
         opts: SimOptions::default(),
@@ -142,4 +145,28 @@ fn triangle_vcd_matches_a_full_walk_every_cycle() {
         pp5_sim::stream::text::parse(pp5_sim::demo::TRIANGLES_STREAM, "<triangles>", &img.table)
             .expect("triangle stream");
     check_stream("triangles", &stream, 3_000);
+}
+
+#[test]
+fn flow_control_vcd_matches_a_full_walk_every_cycle() {
+    // GCDSTEPS (sim/microcode/flow.pp5uc): every flow-control instruction changes the
+    // unit's trace scope, which is keyed by its version counter.
+    let img = microcode::default_image();
+    let stream = pp5_sim::stream::text::parse(pp5_sim::demo::GCD_STREAM, "<gcd>", &img.table)
+        .expect("gcd stream");
+    check_stream_with("gcd", &stream, 8_000, &img);
+}
+
+#[test]
+fn ring_side_vcd_matches_a_full_walk_every_cycle() {
+    // Both ports, a transfer, the semaphores and status messages, with TxReady going low
+    // and back: every Ring-side scope changes.
+    let img = microcode::standard();
+    let text = "SETENABS\nSCAIntoMEM_S1 0 32 7\nBSSTORE 3\nVBSlater\nPIGC\n\
+                SENDSTATUS_S1 0x100 0x40\nSENDSTATUS_S1 0x200 0x41\nINDON\n\
+                message bs\nBS_PBS\nBS_TRANSMIT 3 0 1 0x42\nBS_RECEIVE 5 0 1 ramp\n\
+                BS_SENDSTATUS 9 0x43\nBS_VIGC\nword 0x6\n\
+                txready igc off at=4300\ntxready igc on at=9000\n";
+    let stream = pp5_sim::stream::text::parse(text, "<ring>", &img.table).expect("ring stream");
+    check_stream("ring", &stream, 12_000);
 }

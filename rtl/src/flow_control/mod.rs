@@ -146,6 +146,10 @@ pub struct FlowControl {
     /// A flow-control instruction ran since the last reset (the per-PE planes may differ
     /// from their reset values; a command without one leaves them as they were).
     touched: bool,
+    /// Bumped by every change of what the waveform shows (an instruction, a reset of the
+    /// stacks, the mode): the trace scope's key, so an unchanged unit costs one comparison.
+    /// Carried across Ring resets (`Renderer::ring_reset`), so a value never comes back.
+    pub version: u64,
 }
 
 impl Default for FlowControl {
@@ -159,6 +163,7 @@ impl Default for FlowControl {
             last: LastFc::default(),
             want: Box::new(ONES_PLANE),
             touched: false,
+            version: 0,
         }
     }
 }
@@ -171,6 +176,7 @@ impl FlowControl {
             // commands without flow control), so skip clearing 14 KB per dispatch.
             return;
         }
+        self.version += 1;
         *self.pe.active = ONES_PLANE;
         *self.pe.branch = [0; PLANE_WORDS];
         for p in self.pe.bcnt.iter_mut() {
@@ -214,6 +220,14 @@ impl FlowControl {
         h
     }
 
+    /// Set the mode (the control register's full/partial bit, read at every dispatch).
+    pub fn set_full(&mut self, full: bool) {
+        if self.full != full {
+            self.full = full;
+            self.version += 1;
+        }
+    }
+
     /// The aL the address generators see (`None` outside every LOOP).
     pub fn al(&self) -> Option<i32> {
         self.loops.al()
@@ -235,6 +249,7 @@ impl FlowControl {
         errors: &mut Vec<FcError>,
     ) -> FcOutcome {
         self.touched = true;
+        self.version += 1;
         let ins = req.instr;
         let pc = req.pc;
         let errors_before = errors.len();
@@ -480,40 +495,8 @@ impl PeFlowState {
 impl Traced for FlowControl {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         let l = &self.last;
-        let frames = self.loops.frames();
-        // Everything traced below, packed (exact: no two states share a key).
-        let frame = |k: usize| {
-            frames.get(k).map_or(0u64, |f| {
-                1 << 63
-                    | (f.kind as u64) << 62
-                    | (f.al.is_some() as u64) << 61
-                    | (f.al.unwrap_or(0) as u16 as u64) << 32
-                    | f.count as u64
-            })
-        };
-        let key = [
-            l.req.instr.encode() as u64 | (l.req.pc as u64) << 32 | (l.req.target as u64) << 48,
-            l.jump as u64
-                | (l.valid as u64) << 1
-                | (self.full as u64) << 2
-                | (self.all_active as u64) << 3
-                | (l.req.bool_value as u64) << 4
-                | (frames.len() as u64) << 8
-                | (self.addrs.depth() as u64) << 12
-                | (l.wanted as u64) << 16
-                | (l.participants as u64) << 40
-                | (l.error as u64) << 63,
-            l.req.count as u64 | (l.req.init as u32 as u64) << 32,
-            l.req.step as u32 as u64,
-            self.addrs
-                .entries()
-                .iter()
-                .fold(0u64, |k, &a| (k << 16) | a as u64),
-            frame(0),
-            frame(1),
-            frame(2),
-            frame(3),
-        ];
+        // Everything traced below changes only with `version`.
+        let key = [self.version];
         if !t.enter_keyed("fc", &key) {
             return;
         }

@@ -801,7 +801,8 @@ impl Igc {
             self.fc_changed = true;
         }
         self.fc.reset_state();
-        self.fc.full = self.store.read(FC_CTRL_WORD as u32).unwrap_or(0) & 1 != 0;
+        let full = self.store.read(FC_CTRL_WORD as u32).unwrap_or(0) & 1 != 0;
+        self.fc.set_full(full);
         events.push(IgcEvent::Dispatch {
             cmd,
             opcode: llpr.opcode,
