@@ -145,7 +145,11 @@ impl Summary {
             }
         );
         if !self.commands.is_empty() {
-            let _ = writeln!(s, "\n{:>6}  {:>10}  {:>7}  command", "#", "start", "cycles");
+            let _ = writeln!(
+                s,
+                "\n{:>6}  {:>10}  {:>7}  {:>7}  command",
+                "#", "start", "cycles", "waited"
+            );
             let n = if max_rows == 0 {
                 self.commands.len()
             } else {
@@ -155,12 +159,14 @@ impl Summary {
                 let ops: Vec<String> = c.operands.iter().map(|o| o.to_string()).collect();
                 let _ = writeln!(
                     s,
-                    "{:>6}  {:>10}  {:>7}  {}({})",
+                    "{:>6}  {:>10}  {:>7}  {:>7}  {}({}){}",
                     c.index,
                     c.start,
                     c.cycles,
+                    waited(&c.causes),
                     c.name,
-                    ops.join(", ")
+                    ops.join(", "),
+                    wait_cause(&c.causes)
                 );
             }
             if n < self.commands.len() {
@@ -170,9 +176,19 @@ impl Summary {
                     self.commands.len() - n
                 );
             }
-            let _ = writeln!(s, "\n{:<16} {:>8} {:>10}", "by command", "count", "cycles");
+            let _ = writeln!(
+                s,
+                "\n{:<16} {:>8} {:>10} {:>10}",
+                "by command", "count", "cycles", "waited"
+            );
             for (name, count, cyc) in &self.by_name {
-                let _ = writeln!(s, "{:<16} {:>8} {:>10}", name, count, cyc);
+                let w: u64 = self
+                    .commands
+                    .iter()
+                    .filter(|c| &c.name == name)
+                    .map(|c| waited(&c.causes))
+                    .sum();
+                let _ = writeln!(s, "{:<16} {:>8} {:>10} {:>10}", name, count, cyc, w);
             }
         }
         if !self.bs_commands.is_empty() {
@@ -330,6 +346,25 @@ impl Summary {
             causes(&mut s, &cc);
         }
         s
+    }
+}
+
+/// Cycles a command spent waiting for the board (a semaphore, a transfer, the transmitter).
+fn waited(c: &CauseCounts) -> u64 {
+    c.get(Cause::SemWait) + c.get(Cause::XferStall) + c.get(Cause::TxHold)
+}
+
+/// `  [waited on ...]` naming the causes of a command's waits, or nothing.
+fn wait_cause(c: &CauseCounts) -> String {
+    let names: Vec<&str> = [Cause::SemWait, Cause::XferStall, Cause::TxHold]
+        .into_iter()
+        .filter(|&k| c.get(k) > 0)
+        .map(Cause::name)
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("  [{}]", names.join(", "))
     }
 }
 
