@@ -906,7 +906,7 @@ impl Sim {
         o.igc_and_bs_port += (i && p) as u64;
         o.transfer_and_bs_port += (xfer && p) as u64;
         let tx = &b.igc_port.messages;
-        self.causes.igc_tx.add(if tx.tx.busy() || tx.pending() {
+        self.causes.igc_tx.add(if tx.pending() {
             if b.tx_ready_igc {
                 Cause::Executing
             } else {

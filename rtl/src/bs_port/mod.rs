@@ -424,31 +424,8 @@ impl BsPort {
     /// Everything [`BsPort::trace`] shows, packed exactly (the board skips the port's whole
     /// scope when it is unchanged).
     pub fn trace_key(&self) -> [u64; 6] {
-        let (a, b, c) = match self.state {
-            BsState::Receive {
-                sector,
-                scanline,
-                total,
-                k,
-            } => (
-                k as u64 | (total as u64) << 32,
-                sector as u64,
-                scanline as u64,
-            ),
-            BsState::StatusAddr { id } => (id as u64, 0, 0),
-            BsState::StatusSend { id, dest } => (id as u64 | (dest as u64) << 32, 0, 0),
-            BsState::TransmitAddr {
-                sector,
-                scanline,
-                no_scanlines,
-            } => (no_scanlines as u64, sector as u64, scanline as u64),
-            BsState::Transmit {
-                sector,
-                scanline,
-                dest,
-            } => (dest as u64, sector as u64, scanline as u64),
-            _ => (0, 0, 0),
-        };
+        let (a, sector, scanline) = self.state_fields();
+        let (b, c) = (sector as u64, scanline as u64);
         let [t0, t1] = self.tx.trace_key();
         [
             self.ring_word as u64
@@ -466,6 +443,32 @@ impl BsPort {
             t0,
             t1,
         ]
+    }
+
+    /// The current command's fields the waveform shows, packed: its arguments or progress
+    /// (one word), the sector and the scanline.
+    fn state_fields(&self) -> (u64, u8, u8) {
+        match self.state {
+            BsState::Receive {
+                sector,
+                scanline,
+                total,
+                k,
+            } => (k as u64 | (total as u64) << 32, sector, scanline),
+            BsState::StatusAddr { id } => (id as u64, 0, 0),
+            BsState::StatusSend { id, dest } => (id as u64 | (dest as u64) << 32, 0, 0),
+            BsState::TransmitAddr {
+                sector,
+                scanline,
+                no_scanlines,
+            } => (no_scanlines as u64, sector, scanline),
+            BsState::Transmit {
+                sector,
+                scanline,
+                dest,
+            } => (dest as u64, sector, scanline),
+            _ => (0, 0, 0),
+        }
     }
 
     /// Walk the port's signals as scope `bs_port` (the caller's board scope).
@@ -493,32 +496,13 @@ impl BsPort {
             bit(t, "read", self.fifo_read);
             t.pop_scope();
         }
-        let (a, b) = match self.state {
-            BsState::Receive { k, total, .. } => (k as u64, total as u64),
-            BsState::StatusAddr { id } => (id as u64, 0),
-            BsState::StatusSend { id, dest } => (id as u64, dest as u64),
-            BsState::Transmit { dest, .. } => (dest as u64, 0),
-            _ => (0, 0),
-        };
-        let (sector, scanline) = match self.state {
-            BsState::Receive {
-                sector, scanline, ..
-            }
-            | BsState::TransmitAddr {
-                sector, scanline, ..
-            }
-            | BsState::Transmit {
-                sector, scanline, ..
-            } => (sector, scanline),
-            _ => (0, 0),
-        };
+        let (a, sector, scanline) = self.state_fields();
         let parser_key = [
             self.state.code()
                 | (self.cause as u64) << 8
                 | (sector as u64) << 16
                 | (scanline as u64) << 24,
             a,
-            b,
             self.commands,
         ];
         if t.enter_keyed("parser", &parser_key) {
