@@ -114,6 +114,14 @@ pub struct Renderer {
     parser_ev: Vec<ParserEvent>,
     bs_ev: Vec<BsEvent>,
     error_strobe: u32,
+    /// Trace key of the blocks that are usually idle (the QEE, the BS port, the
+    /// semaphores, the transfer unit, the IGC port's message unit): bumped after every cycle
+    /// in which one of them may have changed. A cycle is *quiet* when none of them did
+    /// anything but clear last cycle's pulses; two quiet cycles in a row leave them as they
+    /// were, so only a cycle that is not quiet, or follows one that was not, bumps it.
+    /// Code that changes these blocks outside [`Renderer::step`] must bump it.
+    pub slow_version: u64,
+    slow_quiet: bool,
     /// An error strobe fired in the last cycle.
     last_strobe: bool,
 }
@@ -148,6 +156,8 @@ impl Renderer {
             bs_ev: Vec::new(),
             error_strobe: 0,
             last_strobe: false,
+            slow_version: 0,
+            slow_quiet: false,
         }
     }
 
@@ -162,10 +172,11 @@ impl Renderer {
         let cycle = self.cycle;
         let trace_emcs = self.qee.trace_emcs;
         let (rdy_igc, rdy_bs) = (self.tx_ready_igc, self.tx_ready_bs);
-        let fc_version = self.igc.fc.version;
+        let (fc_version, slow_version) = (self.igc.fc.version, self.slow_version);
         *self = Renderer::new(self.config);
         // Trace keys that are version counters must not repeat an old value.
         self.igc.fc.version = fc_version + 1;
+        self.slow_version = slow_version + 1;
         self.igc.store = store;
         self.array = array;
         self.backing_store = backing;
@@ -261,6 +272,16 @@ impl Renderer {
     pub fn step(&mut self) {
         let slot = ring_enable(self.cycle);
         let aeo = self.array.aeo();
+        // Whether the usually idle blocks stay idle this cycle (see `slow_version`); the
+        // rest of the conditions are checked below.
+        let mut quiet = self.bs_ring_in.is_none()
+            && self.bs_port.tx.tx_ready == self.tx_ready_bs
+            && self.bs_port.idle()
+            && self.igc_port.messages.tx.tx_ready == self.tx_ready_igc
+            && !self.igc_port.messages.pending()
+            && self.transfer.active.is_none()
+            && !self.transfer.done
+            && !self.qee.active;
         if !self.igc_port.ring_cycle(self.ring_in.take()) {
             self.strobe(ST_IGC_RXFIFO_OVW, BoardEvent::RxFifoOverwritten);
         }
@@ -301,6 +322,7 @@ impl Renderer {
             // AEO is the OR of Enable over the *active* PEs.
             self.array.refresh_stripes(active);
         }
+        quiet = quiet && self.igc.qee_ctl == QeeCtl::None && self.igc.misc_ctl == MiscCtl::None;
         match self.igc.qee_ctl {
             QeeCtl::None => self.qee.tick(),
             QeeCtl::Start { mode_bits } => {
@@ -384,17 +406,16 @@ impl Renderer {
         };
         let igc_waits = self.igc.state == IgcState::WaitSem;
         let bs_quiet = v_bs == 0 && !req.p_bs && !req.p_wait;
-        if !(bs_quiet && self.bs_sem == Semaphore::idle(self.bs_sem.count))
-            && self.bs_sem.update(v_bs, req.p_bs, req.p_wait)
-        {
+        let bs_sem_idle = bs_quiet && self.bs_sem == Semaphore::idle(self.bs_sem.count);
+        if !bs_sem_idle && self.bs_sem.update(v_bs, req.p_bs, req.p_wait) {
             self.strobe(ST_BS_SEM_OVF, BoardEvent::SemOverflow { bs: true });
         }
         let igc_quiet = !req.v_igc && !p_igc && !igc_waits;
-        if !(igc_quiet && self.igc_sem == Semaphore::idle(self.igc_sem.count))
-            && self.igc_sem.update(req.v_igc as u8, p_igc, igc_waits)
-        {
+        let igc_sem_idle = igc_quiet && self.igc_sem == Semaphore::idle(self.igc_sem.count);
+        if !igc_sem_idle && self.igc_sem.update(req.v_igc as u8, p_igc, igc_waits) {
             self.strobe(ST_IGC_SEM_OVF, BoardEvent::SemOverflow { bs: false });
         }
+        quiet = quiet && bs_sem_idle && igc_sem_idle && !req.format_error;
         if req.format_error {
             self.error_strobe |= 1 << ST_BS_FORMAT;
         }
@@ -428,6 +449,12 @@ impl Renderer {
             self.events.push(BoardEvent::Parser(ev));
         }
         self.last_strobe = self.error_strobe != 0;
+        quiet =
+            quiet && !self.last_strobe && self.bs_port.idle() && !self.igc_port.messages.pending();
+        if !(quiet && self.slow_quiet) {
+            self.slow_version += 1;
+        }
+        self.slow_quiet = quiet;
         if self.error_strobe != 0 {
             self.errors |= self.error_strobe;
             // The OR of the error strobes requests an error message to Ring address 0; the
@@ -551,31 +578,40 @@ impl Traced for Renderer {
             t.bits("timeout_count", 17, self.timeout_count);
             t.end_group();
         }
-        self.igc_port.trace(t);
-        // The BS side (port, semaphores, transfer) is often idle: one key skips it all.
-        let [b0, b1, b2, b3, b4, b5] = self.bs_port.trace_key();
-        let [x0, x1] = self.transfer.trace_key();
-        let bs_side = [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            x0,
-            x1,
-            self.bs_sem.trace_key() | self.igc_sem.trace_key() << 32,
-        ];
-        if t.group(&bs_side) {
-            self.bs_port.trace(t);
-            self.bs_sem.trace(t, "bs_sem");
-            self.igc_sem.trace(t, "igc_sem");
-            self.transfer.trace(t);
+        let slow = self.slow_version;
+        self.igc_port.trace_with(t, Some(slow));
+        // The BS side (port, semaphores, transfer) is often idle: skipped by `slow_version`,
+        // then by one exact key.
+        if t.group(&[slow]) {
+            let [b0, b1, b2, b3, b4, b5] = self.bs_port.trace_key();
+            let [x0, x1] = self.transfer.trace_key();
+            let bs_side = [
+                b0,
+                b1,
+                b2,
+                b3,
+                b4,
+                b5,
+                x0,
+                x1,
+                self.bs_sem.trace_key() | self.igc_sem.trace_key() << 32,
+            ];
+            if t.group(&bs_side) {
+                self.bs_port.trace(t);
+                self.bs_sem.trace(t, "bs_sem");
+                self.igc_sem.trace(t, "igc_sem");
+                self.transfer.trace(t);
+                t.end_group();
+            }
             t.end_group();
         }
         self.igc.trace(t);
-        self.qee.trace(t);
-        self.qee.trace_emcs(t, self.traced_emcs());
+        let emcs = self.traced_emcs();
+        if t.group(&[slow, emcs]) {
+            self.qee.trace(t);
+            self.qee.trace_emcs(t, emcs);
+            t.end_group();
+        }
         self.array.trace(t);
         self.array.trace_probes(t, &self.igc.fc);
         t.pop_scope();

@@ -170,3 +170,19 @@ fn ring_side_vcd_matches_a_full_walk_every_cycle() {
     let stream = pp5_sim::stream::text::parse(text, "<ring>", &img.table).expect("ring stream");
     check_stream("ring", &stream, 12_000);
 }
+
+#[test]
+fn idle_board_vcd_matches_a_full_walk_every_cycle() {
+    // Inputs that reach the usually idle blocks while the rest of the board is idle (they
+    // are skipped by one key while nothing happens there): TxReady of both ports going low
+    // and back, a late BS message, a bogus BS word (an error message), a late SENDSTATUS.
+    let img = microcode::standard();
+    let text = "SETENABS\n\
+                txready bs off at=5000\ntxready bs on at=5300\n\
+                txready igc off at=5500\ntxready igc on at=5700\n\
+                message bs at=6000\nBS_SENDSTATUS 9 0x43\n\
+                message bs at=6400\nword 0x1f\n\
+                message at=7000\nSENDSTATUS_S1 0x100 0x40\nINDON\n";
+    let stream = pp5_sim::stream::text::parse(text, "<idle>", &img.table).expect("idle stream");
+    check_stream("idle", &stream, 9_000);
+}

@@ -99,6 +99,11 @@ pub struct Probe {
     pub x: usize,
     pub y: usize,
     pub last: ProbeSample,
+    /// Where the pixel lives in a plane (word, bit mask), and its EMC: fixed at creation, so
+    /// sampling and tracing read the bit directly.
+    word: usize,
+    mask: u64,
+    emc: u64,
     /// Scope name in the waveform, `pixel_<x>_<y>`.
     pub scope: String,
 }
@@ -207,10 +212,14 @@ impl EmcArray {
             && y < plane::ARRAY_DIM
             && !self.probes.iter().any(|p| p.x == x && p.y == y)
         {
+            let (word, mask) = plane::locate(x, y);
             self.probes.push(Probe {
                 x,
                 y,
                 last: ProbeSample::default(),
+                word,
+                mask,
+                emc: emc_of(x, y) as u64,
                 scope: format!("pixel_{x}_{y}"),
             });
         }
@@ -415,24 +424,24 @@ impl EmcArray {
 
     fn sample_probes(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
         let mem = &self.mem;
-        let get = |p: &Plane, x, y| plane::get(p, x, y);
+        let a_plane = op.a.map(|a| a as usize).filter(|&a| a < MEM_BITS);
+        let w_ok = op.w.is_some_and(|w| (w as usize) < MEM_BITS);
         for p in &mut self.probes {
-            let (x, y) = (p.x, p.y);
-            let a =
-                op.a.filter(|&a| (a as usize) < MEM_BITS)
-                    .is_some_and(|a| get(&mem[a as usize], x, y));
+            let (w, m) = (p.word, p.mask);
+            let get = |pl: &Plane| pl[w] & m != 0;
+            let a = a_plane.is_some_and(|a| get(&mem[a]));
             let b = match op.b {
                 BSource::Zero => false,
                 BSource::One => true,
-                BSource::Mem(b) => (b as usize) < MEM_BITS && get(&mem[b as usize], x, y),
-                BSource::Enable => get(&self.enable, x, y),
-                BSource::Tree => get(tree, x, y),
+                BSource::Mem(b) => (b as usize) < MEM_BITS && get(&mem[b as usize]),
+                BSource::Enable => get(&self.enable),
+                BSource::Tree => get(tree),
             };
-            let c = get(&self.carry, x, y);
-            let e = get(&self.enable, x, y);
+            let c = get(&self.carry);
+            let e = get(&self.enable);
             let r = Lut::eval_bit(op.lut_r, a, b, c);
-            let act = active.is_none_or(|p| get(p, x, y));
-            let written = op.w.is_some_and(|w| (w as usize) < MEM_BITS) && (op.wr_all || e) && act;
+            let act = active.is_none_or(get);
+            let written = w_ok && (op.wr_all || e) && act;
             p.last = ProbeSample {
                 a,
                 b,
@@ -450,14 +459,19 @@ impl EmcArray {
     /// Each is a record of one word (see [`decode_probe`]).
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
-            let (en, cy) = (
-                plane::get(&self.enable, p.x, p.y),
-                plane::get(&self.carry, p.x, p.y),
-            );
+            let get = |pl: &Plane| (pl[p.word] & p.mask != 0) as u64;
             let l = &p.last;
-            let (fc_active, fc_bcnt, fc_state) = fc.pe_view(p.x, p.y);
-            let word = (en as u64)
-                | (cy as u64) << 1
+            let fc_bits = if fc.all_active {
+                // Every PE active: the view every probe has (see `FlowControl::pe_view`).
+                1 << 9
+            } else {
+                let (fc_active, fc_bcnt, fc_state) = fc.pe_view(p.x, p.y);
+                (fc_active as u64) << 9
+                    | (fc_bcnt as u64 & 0x1f) << 10
+                    | fc_state_code(fc_state) << 16
+            };
+            let word = get(&self.enable)
+                | get(&self.carry) << 1
                 | (l.a as u64) << 2
                 | (l.b as u64) << 3
                 | (l.carry_in as u64) << 4
@@ -465,10 +479,8 @@ impl EmcArray {
                 | (l.carry_out as u64) << 6
                 | (l.mem_written as u64) << 7
                 | (l.mem_write as u64) << 8
-                | (fc_active as u64) << 9
-                | (fc_bcnt as u64 & 0x1f) << 10
-                | fc_state_code(fc_state) << 16
-                | (emc_of(p.x, p.y) as u64) << 24;
+                | fc_bits
+                | p.emc << 24;
             t.record(&p.scope, &[word], decode_probe);
         }
     }

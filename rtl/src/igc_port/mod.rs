@@ -73,43 +73,58 @@ impl Default for IgcPort {
 
 impl Traced for IgcPort {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let [p0, p1, p2] = self.parser.trace_key();
-        let key = [
-            self.ring_word as u64
-                | (self.ring_valid as u64) << 32
-                | (self.ring_sop as u64) << 33
-                | (self.rx_ready() as u64) << 34
-                | (self.overrun as u64) << 35,
-            self.rxfifo.len() as u64,
-            p0,
-            p1,
-            p2,
-        ];
-        if !t.enter("igc_port", None) {
-            return;
-        }
-        if t.group(&key) {
-            self.trace_receive(t);
-            t.end_group();
-        }
-        self.messages.trace(t);
-        t.pop_scope();
+        self.trace_with(t, None);
     }
 }
 
 impl IgcPort {
-    /// The receive side: Ring input, RxFIFO, Stream Parser.
-    fn trace_receive<T: Tracer + ?Sized>(&self, t: &mut T) {
-        bit(t, "ring_valid", self.ring_valid);
-        t.bits("ring_word", 32, self.ring_word as u64);
-        bit(t, "ring_sop", self.ring_sop);
-        bit(t, "RxReady", self.rx_ready());
-        if t.enter("rxfifo", None) {
-            t.bits("level", 13, self.rxfifo.len() as u64);
-            bit(t, "empty", self.rxfifo.is_empty());
-            bit(t, "overrun", self.overrun);
-            t.pop_scope();
+    /// [`Traced::trace`], with the message unit skipped while `messages_key` (if given) is
+    /// unchanged: the board's key of its usually idle blocks (`Renderer::slow_version`).
+    pub fn trace_with<T: Tracer + ?Sized>(&self, t: &mut T, messages_key: Option<u64>) {
+        if !t.enter("igc_port", None) {
+            return;
         }
-        self.parser.trace(t);
+        // The receive side changes with most Ring words: a record, decoded by the writer.
+        let [p0, p1, p2] = self.parser.trace_key();
+        let words = [
+            self.ring_word as u64
+                | (self.ring_valid as u64) << 32
+                | (self.ring_sop as u64) << 33
+                | (self.rx_ready() as u64) << 34
+                | (self.overrun as u64) << 35
+                | (self.rxfifo.is_empty() as u64) << 36
+                | (self.rxfifo.len() as u64) << 40,
+            p0,
+            p1,
+            p2,
+        ];
+        t.record_group(&words, decode_receive);
+        match messages_key {
+            Some(k) => {
+                if t.group(&[k]) {
+                    self.messages.trace(t);
+                    t.end_group();
+                }
+            }
+            None => self.messages.trace(t),
+        }
+        t.pop_scope();
     }
+}
+
+/// The receive side (Ring input, RxFIFO, Stream Parser) from its record.
+fn decode_receive(w: &[u64], t: &mut dyn Tracer) {
+    let w0 = w.first().copied().unwrap_or(0);
+    bit(t, "ring_valid", w0 >> 32 & 1 != 0);
+    t.bits("ring_word", 32, w0 & 0xffff_ffff);
+    bit(t, "ring_sop", w0 >> 33 & 1 != 0);
+    bit(t, "RxReady", w0 >> 34 & 1 != 0);
+    t.push_scope("rxfifo");
+    t.bits("level", 13, w0 >> 40 & 0xffff);
+    bit(t, "empty", w0 >> 36 & 1 != 0);
+    bit(t, "overrun", w0 >> 35 & 1 != 0);
+    t.pop_scope();
+    t.push_scope("parser");
+    parser::decode_parser(w.get(1..).unwrap_or(&[]), t);
+    t.pop_scope();
 }

@@ -49,6 +49,24 @@ impl ParserState {
             ParserState::Flush => "FLUSH",
         }
     }
+
+    /// The state's code in a trace record (the coefficient index is not traced).
+    pub fn code(self) -> u64 {
+        match self {
+            ParserState::Dest => 0,
+            ParserState::Opcode => 1,
+            ParserState::PWord => 2,
+            ParserState::Coef(_) => 3,
+            ParserState::Table => 4,
+            ParserState::Flush => 5,
+        }
+    }
+
+    /// The traced name of the state with [`ParserState::code`] `code`.
+    pub fn name_of_code(code: u64) -> &'static str {
+        const NAMES: [&str; 6] = ["DEST", "OPCODE", "PWORD", "COEF", "TABLE", "FLUSH"];
+        NAMES.get(code as usize).copied().unwrap_or("?")
+    }
 }
 
 /// Something the parser reports to the board.
@@ -266,26 +284,26 @@ impl StreamParser {
         [
             self.word as u64 | (self.dest as u64) << 32,
             self.cur.opcode as u64 | (self.cur.coef_mask as u64) << 32 | flags << 40,
-            // The state's name is a constant string: its address identifies it.
-            self.state.name().as_ptr() as u64,
+            self.state.code(),
         ]
     }
 }
 
+/// The `parser` scope's signals from [`StreamParser::trace_key`]'s words.
+pub fn decode_parser(w: &[u64], t: &mut dyn Tracer) {
+    let [w0, w1, w2] = [0, 1, 2].map(|k| w.get(k).copied().unwrap_or(0));
+    let flags = w1 >> 40;
+    t.text_static("state", ParserState::name_of_code(w2));
+    bit(t, "fifo_read", flags & 1 != 0);
+    t.bits("word", 32, w0 & 0xffff_ffff);
+    t.bits_packed(&["WrEnLLPR", "GoLLPR", "held"], flags >> 1 & 7);
+    t.bits("dest", 32, w0 >> 32);
+    t.bits("opcode", 32, w1 & 0xffff_ffff);
+    t.bits("coef_mask", 6, w1 >> 32 & 0x3f);
+}
+
 impl Traced for StreamParser {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter_keyed("parser", &self.trace_key()) {
-            return;
-        }
-        t.text_static("state", self.state.name());
-        bit(t, "fifo_read", self.fifo_read);
-        t.bits("word", 32, self.word as u64);
-        bit(t, "WrEnLLPR", self.wr_en_llpr);
-        bit(t, "GoLLPR", self.go_llpr);
-        bit(t, "held", self.held);
-        t.bits("dest", 32, self.dest as u64);
-        t.bits("opcode", 32, self.cur.opcode as u64);
-        t.bits("coef_mask", 6, self.cur.coef_mask as u64);
-        t.pop_scope();
+        t.record("parser", &self.trace_key(), decode_parser);
     }
 }

@@ -194,9 +194,31 @@ impl Tracer for DecodeTracer<'_> {
         }
     }
 
+    #[inline]
+    fn text_static(&mut self, name: &str, value: &'static str) {
+        // A `'static` str never changes its bytes: the same address and length as last time
+        // is the same text (`last` of a text position holds the address of the last static
+        // text written there, 0 after a dynamic one).
+        let key = value.as_ptr() as u64 ^ (value.len() as u64) << 48;
+        if let Some(p) = self.pos.get_mut(self.next) {
+            if p.kind == TEXT_KIND && p.last == key && key != 0 && !self.force {
+                self.next += 1;
+                return;
+            }
+        }
+        let n = self.next;
+        self.text(name, value);
+        if let Some(p) = self.pos.get_mut(n) {
+            p.last = key;
+        }
+    }
+
     fn text(&mut self, _name: &str, value: &str) {
         let n = self.next;
         self.next = n + 1;
+        if let Some(p) = self.pos.get_mut(n) {
+            p.last = 0;
+        }
         let Some(p) = self.pos.get(n) else {
             self.bad = true;
             return;

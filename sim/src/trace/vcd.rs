@@ -14,9 +14,10 @@ const BUF_BYTES: usize = 1 << 20;
 
 pub(crate) struct VcdSink {
     w: vcd::Writer<BufWriter<File>>,
-    clk: Box<[u8]>,
-    /// Identifier code of each slot, as written in the file.
-    ids: Vec<Box<[u8]>>,
+    clk: Code,
+    /// Identifier code of each slot, as written in the file (inline: no pointer to follow
+    /// per change).
+    ids: Vec<Code>,
     /// Per slot: a multi-bit vector (else a 1-bit wire or a string).
     vector: Vec<bool>,
     /// Per slot: a string.
@@ -30,8 +31,32 @@ pub(crate) struct VcdSink {
     start_ps: u64,
 }
 
-fn id_bytes(id: IdCode) -> Box<[u8]> {
-    id.to_string().into_bytes().into_boxed_slice()
+/// A VCD identifier code (at most [`CODE_MAX`] characters: 94^8 signals).
+#[derive(Clone, Copy, Debug)]
+struct Code {
+    bytes: [u8; CODE_MAX],
+    len: usize,
+}
+
+const CODE_MAX: usize = 8;
+
+impl Code {
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len.min(CODE_MAX)]
+    }
+}
+
+fn id_bytes(id: IdCode) -> io::Result<Code> {
+    let s = id.to_string();
+    let mut bytes = [0u8; CODE_MAX];
+    bytes
+        .get_mut(..s.len())
+        .ok_or_else(|| io::Error::other("VCD identifier code too long"))?
+        .copy_from_slice(s.as_bytes());
+    Ok(Code {
+        bytes,
+        len: s.len(),
+    })
 }
 
 impl VcdSink {
@@ -47,14 +72,14 @@ impl VcdSink {
         w.comment("Pixel-Planes 5 Renderer model; clk = 40 MHz, one sample per cycle")?;
         w.timescale(1, TimescaleUnit::PS)?;
         let mut clk = None;
-        let mut ids: Vec<Option<Box<[u8]>>> = vec![None; nslots];
+        let mut ids: Vec<Option<Code>> = vec![None; nslots];
         let mut vector = vec![false; nslots];
         let mut string = vec![false; nslots];
         for item in items {
             match item {
                 DeclItem::Scope(name) => w.add_module(name)?,
                 DeclItem::Up => w.upscope()?,
-                DeclItem::Clk => clk = Some(id_bytes(w.add_wire(1, "clk")?)),
+                DeclItem::Clk => clk = Some(id_bytes(w.add_wire(1, "clk")?)?),
                 DeclItem::Var {
                     slot,
                     name,
@@ -67,7 +92,7 @@ impl VcdSink {
                         w.add_wire(*width, name)?
                     };
                     if let Some(s) = ids.get_mut(*slot) {
-                        *s = Some(id_bytes(id));
+                        *s = Some(id_bytes(id)?);
                         vector[*slot] = !*is_text && *width > 1;
                         string[*slot] = *is_text;
                     }
@@ -94,34 +119,42 @@ impl VcdSink {
     }
 
     fn clk(&mut self, v: bool) -> io::Result<()> {
-        self.line.push(if v { b'1' } else { b'0' });
-        self.line.extend_from_slice(&self.clk);
-        self.line.push(b'\n');
+        let mut buf = [0u8; CODE_MAX + 2];
+        buf[0] = if v { b'1' } else { b'0' };
+        buf[1..1 + CODE_MAX].copy_from_slice(&self.clk.bytes);
+        let end = 1 + self.clk.len.min(CODE_MAX);
+        buf[end] = b'\n';
+        let start = self.line.len();
+        self.line.extend_from_slice(&buf);
+        self.line.truncate(start + end + 1);
         Ok(())
     }
 
-    /// Append `#<time>\n` to the sample buffer.
+    /// Append `#<time>\n` to the sample buffer (one fixed-size copy, then cut to length, as
+    /// in [`Sink::bits`]).
     fn push_time(&mut self, t: u64) {
-        let mut digits = [0u8; 20];
-        let mut i = digits.len();
+        // `#`, at most 20 digits, `\n`.
+        let mut buf = [0u8; 24];
+        let n = t.checked_ilog10().map_or(1, |l| l as usize + 1);
+        buf[0] = b'#';
+        buf[n + 1] = b'\n';
+        let mut i = n + 1;
         let mut v = t;
         while v >= 100 {
             let d = (v % 100) as usize * 2;
             v /= 100;
             i -= 2;
-            digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+            buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
         }
         if v >= 10 {
             let d = v as usize * 2;
-            i -= 2;
-            digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+            buf[1..3].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
         } else {
-            i -= 1;
-            digits[i] = b'0' + v as u8;
+            buf[1] = b'0' + v as u8;
         }
-        self.line.push(b'#');
-        self.line.extend_from_slice(&digits[i..]);
-        self.line.push(b'\n');
+        let start = self.line.len();
+        self.line.extend_from_slice(&buf);
+        self.line.truncate(start + n + 2);
     }
 
     /// Hand the buffered value changes to the file writer.
@@ -129,21 +162,6 @@ impl VcdSink {
         let r = self.w.writer().write_all(&self.line);
         self.line.clear();
         r
-    }
-}
-
-/// Append a signal's identifier code and the end of line; codes are one to four characters
-/// for any realistic number of signals, copied without a call to `memcpy`.
-#[inline(always)]
-fn push_id(line: &mut Vec<u8>, id: &[u8]) {
-    match *id {
-        [a] => line.extend_from_slice(&[a, b'\n']),
-        [a, b] => line.extend_from_slice(&[a, b, b'\n']),
-        [a, b, c] => line.extend_from_slice(&[a, b, c, b'\n']),
-        _ => {
-            line.extend_from_slice(id);
-            line.push(b'\n');
-        }
     }
 }
 
@@ -194,14 +212,14 @@ impl Sink for VcdSink {
             let mut line = std::mem::take(&mut self.line);
             line.clear();
             line.push(b'x');
-            line.extend_from_slice(&self.clk);
+            line.extend_from_slice(self.clk.as_slice());
             line.push(b'\n');
             for (slot, id) in self.ids.iter().enumerate() {
                 if self.string[slot] {
                     continue;
                 }
                 line.extend_from_slice(if self.vector[slot] { b"bx " } else { b"x" });
-                line.extend_from_slice(id);
+                line.extend_from_slice(id.as_slice());
                 line.push(b'\n');
             }
             let r = self.w.writer().write_all(&line);
@@ -221,29 +239,37 @@ impl Sink for VcdSink {
     }
 
     fn bits(&mut self, slot: usize, width: u32, value: u64) -> io::Result<()> {
-        let id = self
+        let id = *self
             .ids
             .get(slot)
             .ok_or_else(|| io::Error::other("unknown signal slot"))?;
-        let line = &mut self.line;
-        if width == 1 {
-            line.push(b'0' + (value & 1) as u8);
+        // `<bit><id>\n` or `b<digits> <id>\n` is rendered into a fixed-size buffer and
+        // appended with one fixed-size copy, then cut to its length: copies of a length known
+        // at compile time are inlined, a variable-length one would call `memmove` for every
+        // change.
+        let mut buf = [0u8; 80];
+        let at = if width == 1 {
+            buf[0] = b'0' + (value & 1) as u8;
+            1
         } else {
-            // Leading zeros are left out (VCD zero-extends a shorter binary value); a value
-            // never has more digits than the signal's width. All 64 digits are rendered into
-            // a buffer through a table of each byte's eight digits (fixed-size copies the
-            // compiler inlines) and the significant ones appended in one copy.
+            // Leading zeros are left out (VCD zero-extends a shorter binary value): the value
+            // is shifted so its first significant digit comes first.
             let n = 64 - value.max(1).leading_zeros() as usize;
-            let mut digits = [0u8; 66];
-            digits[0] = b'b';
-            for (k, d) in digits[1..65].chunks_exact_mut(8).enumerate() {
-                d.copy_from_slice(&BYTE_DIGITS[((value >> (56 - 8 * k)) & 0xff) as usize]);
+            let v = value << (64 - n);
+            buf[0] = b'b';
+            for (k, d) in buf[1..65].chunks_exact_mut(8).enumerate() {
+                d.copy_from_slice(&BYTE_DIGITS[((v >> (56 - 8 * k)) & 0xff) as usize]);
             }
-            digits[65] = b' ';
-            digits[64 - n] = b'b';
-            line.extend_from_slice(&digits[64 - n..]);
-        }
-        push_id(line, id);
+            buf[1 + n] = b' ';
+            2 + n
+        };
+        // `at` ≤ 66 and codes are at most 8 bytes: the code and newline fit in `buf`.
+        buf[at..at + CODE_MAX].copy_from_slice(&id.bytes);
+        let end = at + id.len.min(CODE_MAX);
+        buf[end] = b'\n';
+        let start = self.line.len();
+        self.line.extend_from_slice(&buf);
+        self.line.truncate(start + end + 1);
         Ok(())
     }
 
@@ -264,7 +290,8 @@ impl Sink for VcdSink {
                 .map(|b| if b <= b' ' || b == 0x7f { b'_' } else { b }),
         );
         line.push(b' ');
-        push_id(line, id);
+        line.extend_from_slice(id.as_slice());
+        line.push(b'\n');
         Ok(())
     }
 
