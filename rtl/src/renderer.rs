@@ -7,7 +7,7 @@ use crate::backing_store::BackingStore;
 use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState, Cause};
 use crate::clock::ring_enable;
 use crate::emc_array::plane::ZERO_PLANE;
-use crate::emc_array::{emc_of, BSource, EmcArray};
+use crate::emc_array::{BSource, EmcArray};
 use crate::igc::llpr::Llpr;
 use crate::igc::{Igc, IgcEvent, IgcInputs, IgcState, MiscCtl, QeeCtl};
 use crate::igc_port::parser::ParserEvent;
@@ -191,12 +191,9 @@ impl Renderer {
     /// selection in `qee.trace_emcs`, or by default EMC 0 and the EMCs holding the probe
     /// pixels.
     pub fn traced_emcs(&self) -> u64 {
-        self.qee.trace_emcs.unwrap_or_else(|| {
-            self.array
-                .probes()
-                .iter()
-                .fold(1u64, |m, p| m | 1 << emc_of(p.x, p.y))
-        })
+        self.qee
+            .trace_emcs
+            .unwrap_or_else(|| 1 | self.array.probe_emcs())
     }
 
     /// Whether the Ring may deliver a word to the IGC port in the current cycle
@@ -558,6 +555,15 @@ impl Renderer {
     }
 }
 
+/// The board's own signals (status word, LEDs, AEO, IGC timeout) from their record.
+fn decode_top(w: &[u64], t: &mut dyn Tracer) {
+    let [w0, w1] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    t.bits("status", 32, w0 & 0xffff_ffff);
+    t.bits("leds", 16, w0 >> 32 & 0xffff);
+    bit(t, "aeo", w0 >> 48 & 1 != 0);
+    t.bits("timeout_count", 17, w1);
+}
+
 impl Traced for Renderer {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         if !t.enter("renderer", None) {
@@ -567,17 +573,13 @@ impl Traced for Renderer {
         let status = self.status();
         let leds = self.leds_with(status);
         let aeo = self.array.aeo();
-        let top = [
-            status as u64 | (leds as u64) << 32 | (aeo as u64) << 48,
-            self.timeout_count,
-        ];
-        if t.group(&top) {
-            t.bits("status", 32, status as u64);
-            t.bits("leds", 16, leds as u64);
-            bit(t, "aeo", aeo);
-            t.bits("timeout_count", 17, self.timeout_count);
-            t.end_group();
-        }
+        t.record_group(
+            &[
+                status as u64 | (leds as u64) << 32 | (aeo as u64) << 48,
+                self.timeout_count,
+            ],
+            decode_top,
+        );
         let slow = self.slow_version;
         self.igc_port.trace_with(t, Some(slow));
         // The BS side (port, semaphores, transfer) is often idle: skipped by `slow_version`,

@@ -225,6 +225,11 @@ impl EmcArray {
         }
     }
 
+    /// The EMCs holding a probe pixel (bit k = EMC k).
+    pub fn probe_emcs(&self) -> u64 {
+        self.probes.iter().fold(0, |m, p| m | 1 << p.emc)
+    }
+
     /// The probe pixels.
     pub fn probes(&self) -> &[Probe] {
         &self.probes

@@ -119,23 +119,21 @@ impl VcdSink {
     }
 
     fn clk(&mut self, v: bool) -> io::Result<()> {
-        let mut buf = [0u8; CODE_MAX + 2];
-        buf[0] = if v { b'1' } else { b'0' };
-        buf[1..1 + CODE_MAX].copy_from_slice(&self.clk.bytes);
+        let (start, room) = room(&mut self.line);
+        room[0] = if v { b'1' } else { b'0' };
+        room[1..1 + CODE_MAX].copy_from_slice(&self.clk.bytes);
         let end = 1 + self.clk.len.min(CODE_MAX);
-        buf[end] = b'\n';
-        let start = self.line.len();
-        self.line.extend_from_slice(&buf);
+        room[end] = b'\n';
         self.line.truncate(start + end + 1);
         Ok(())
     }
 
-    /// Append `#<time>\n` to the sample buffer (one fixed-size copy, then cut to length, as
-    /// in [`Sink::bits`]).
+    /// Append `#<time>\n` to the sample buffer (written into room at its end, as in
+    /// [`Sink::bits`]).
     fn push_time(&mut self, t: u64) {
         // `#`, at most 20 digits, `\n`.
-        let mut buf = [0u8; 24];
         let n = t.checked_ilog10().map_or(1, |l| l as usize + 1);
+        let (start, buf) = room(&mut self.line);
         buf[0] = b'#';
         buf[n + 1] = b'\n';
         let mut i = n + 1;
@@ -152,8 +150,6 @@ impl VcdSink {
         } else {
             buf[1] = b'0' + v as u8;
         }
-        let start = self.line.len();
-        self.line.extend_from_slice(&buf);
         self.line.truncate(start + n + 2);
     }
 
@@ -163,6 +159,21 @@ impl VcdSink {
         self.line.clear();
         r
     }
+}
+
+/// Room for one line of a change or timestamp at the end of `line`.
+const ROOM: usize = 80;
+
+/// Make [`ROOM`] bytes at the end of `line`: returns where they start and the room (the
+/// caller truncates the line to what it wrote).
+#[inline(always)]
+fn room(line: &mut Vec<u8>) -> (usize, &mut [u8; ROOM]) {
+    let start = line.len();
+    line.resize(start + ROOM, 0);
+    let room = line
+        .last_chunk_mut::<ROOM>()
+        .expect("the line was just extended by ROOM bytes");
+    (start, room)
 }
 
 /// The eight binary digits of every byte value, MSB first.
@@ -243,32 +254,30 @@ impl Sink for VcdSink {
             .ids
             .get(slot)
             .ok_or_else(|| io::Error::other("unknown signal slot"))?;
-        // `<bit><id>\n` or `b<digits> <id>\n` is rendered into a fixed-size buffer and
-        // appended with one fixed-size copy, then cut to its length: copies of a length known
-        // at compile time are inlined, a variable-length one would call `memmove` for every
-        // change.
-        let mut buf = [0u8; 80];
+        // `<bit><id>\n` or `b<digits> <id>\n` is written straight into room made at the end
+        // of the line buffer (fixed-size stores only: a variable-length copy would call
+        // `memmove` for every change, and a line built in a stack buffer first would be
+        // reloaded right after its byte stores, which stalls), then cut to its length.
+        let (start, room) = room(&mut self.line);
         let at = if width == 1 {
-            buf[0] = b'0' + (value & 1) as u8;
+            room[0] = b'0' + (value & 1) as u8;
             1
         } else {
             // Leading zeros are left out (VCD zero-extends a shorter binary value): the value
             // is shifted so its first significant digit comes first.
             let n = 64 - value.max(1).leading_zeros() as usize;
             let v = value << (64 - n);
-            buf[0] = b'b';
-            for (k, d) in buf[1..65].chunks_exact_mut(8).enumerate() {
+            room[0] = b'b';
+            for (k, d) in room[1..65].chunks_exact_mut(8).enumerate() {
                 d.copy_from_slice(&BYTE_DIGITS[((v >> (56 - 8 * k)) & 0xff) as usize]);
             }
-            buf[1 + n] = b' ';
+            room[1 + n] = b' ';
             2 + n
         };
-        // `at` ≤ 66 and codes are at most 8 bytes: the code and newline fit in `buf`.
-        buf[at..at + CODE_MAX].copy_from_slice(&id.bytes);
+        // `at` ≤ 66 and codes are at most 8 bytes: the code and newline fit in the room.
+        room[at..at + CODE_MAX].copy_from_slice(&id.bytes);
         let end = at + id.len.min(CODE_MAX);
-        buf[end] = b'\n';
-        let start = self.line.len();
-        self.line.extend_from_slice(&buf);
+        room[end] = b'\n';
         self.line.truncate(start + end + 1);
         Ok(())
     }
