@@ -8,45 +8,67 @@ use crate::session::{run, RunSpec, WaveSpec};
 use std::path::Path;
 use std::time::Instant;
 
-/// One measurement.
+/// One measurement: the fastest of its runs, and every run's time.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BenchFigure {
     pub name: String,
     pub cycles: u64,
     pub seconds: f64,
     pub cycles_per_sec: f64,
+    /// Wall-clock seconds of each run, in the order they ran.
+    pub runs: Vec<f64>,
 }
 
-/// Runs of each configuration; the fastest is kept (the others absorb noise from a shared
-/// machine: page faults, other processes).
-pub const RUNS_PER_FIGURE: usize = 3;
+/// Default runs of each configuration; the fastest is kept (the others absorb noise from a
+/// shared machine: page faults, other processes).
+pub const RUNS_PER_FIGURE: usize = 5;
+
+/// The slowdown of `on` relative to `off` two ways: the ratio of the fastest runs, and the
+/// median of the ratios of runs made back to back (round `k` of `on` against round `k` of
+/// `off`), which a machine whose speed drifts during the benchmark disturbs less.
+pub fn slowdown(off: &BenchFigure, on: &BenchFigure) -> (f64, f64) {
+    let best = on.seconds / off.seconds.max(1e-9);
+    let mut paired: Vec<f64> = on
+        .runs
+        .iter()
+        .zip(&off.runs)
+        .map(|(a, b)| a / b.max(1e-9))
+        .collect();
+    paired.sort_by(f64::total_cmp);
+    let median = match paired.len() {
+        0 => best,
+        n if n % 2 == 1 => paired[n / 2],
+        n => (paired[n / 2 - 1] + paired[n / 2]) / 2.0,
+    };
+    (best, median)
+}
 
 /// Run the ALU-heavy stream (`reps` rounds) and the QEE-heavy triangle stream, each with
-/// tracing off and with a VCD of the default scopes and probes into `dir`, each
-/// [`RUNS_PER_FIGURE`] times, alternating. `scopes` restricts the traced signals (empty:
-/// all). Returns the fastest run of each, in pairs (off,
-/// VCD).
+/// tracing off and with a VCD of the default scopes and probes into `dir`, each `runs`
+/// times (at least once), alternating. `scopes` restricts the traced signals (empty: all).
+/// Returns the fastest run of each, in pairs (off, VCD).
 pub fn bench(
     image: &McImage,
     reps: usize,
+    runs: usize,
     scopes: &[String],
     dir: &Path,
 ) -> Result<Vec<BenchFigure>, String> {
     let alu = alu_stream(&image.table, reps).map_err(|e| e.to_string())?;
     // The QEE-heavy stream: the demo's shaded triangles, drawn over and over.
-    let tri_text = crate::demo::TRIANGLES_STREAM.repeat((reps / 20).max(1));
+    let tri_text = crate::demo::TRIANGLES_STREAM.repeat((reps / 100).max(1));
     let tri = crate::stream::text::parse(&tri_text, "<triangles>", &image.table)
         .map_err(|e| e.to_string())?;
     let mut out: Vec<BenchFigure> = Vec::new();
     let vcd = dir.join("pp5-bench.vcd");
-    let runs = [
+    let configs = [
         ("ALU stream, tracing off", &alu, false),
         ("ALU stream, VCD", &alu, true),
         ("QEE triangles, tracing off", &tri, false),
         ("QEE triangles, VCD", &tri, true),
     ];
-    for _ in 0..RUNS_PER_FIGURE {
-        for (k, (name, stream, traced)) in runs.iter().enumerate() {
+    for _ in 0..runs.max(1) {
+        for (k, (name, stream, traced)) in configs.iter().enumerate() {
             let wave = traced.then(|| {
                 let mut w = WaveSpec {
                     gtkw: false,
@@ -71,10 +93,16 @@ pub fn bench(
                 cycles,
                 seconds: secs,
                 cycles_per_sec: cycles as f64 / secs.max(1e-9),
+                runs: vec![secs],
             };
             match out.get_mut(k) {
-                Some(best) if best.seconds <= secs => {}
-                Some(best) => *best = fig,
+                Some(best) => {
+                    best.runs.push(secs);
+                    if secs < best.seconds {
+                        best.seconds = secs;
+                        best.cycles_per_sec = fig.cycles_per_sec;
+                    }
+                }
                 None => out.push(fig),
             }
         }
