@@ -122,6 +122,10 @@ pub struct Renderer {
     /// Code that changes these blocks outside [`Renderer::step`] must bump it.
     pub slow_version: u64,
     slow_quiet: bool,
+    /// Track quiet cycles for [`Renderer::slow_version`] (the simulator sets it when it writes
+    /// a waveform). When false, every cycle bumps the version: exact, never skipped, and the
+    /// step spends nothing on telling quiet cycles apart.
+    pub track_quiet: bool,
     /// An error strobe fired in the last cycle.
     last_strobe: bool,
 }
@@ -158,6 +162,7 @@ impl Renderer {
             last_strobe: false,
             slow_version: 0,
             slow_quiet: false,
+            track_quiet: false,
         }
     }
 
@@ -173,6 +178,7 @@ impl Renderer {
         let trace_emcs = self.qee.trace_emcs;
         let (rdy_igc, rdy_bs) = (self.tx_ready_igc, self.tx_ready_bs);
         let (fc_version, slow_version) = (self.igc.fc.version, self.slow_version);
+        let track_quiet = self.track_quiet;
         *self = Renderer::new(self.config);
         // Trace keys that are version counters must not repeat an old value.
         self.igc.fc.version = fc_version + 1;
@@ -185,6 +191,7 @@ impl Renderer {
         self.tx_ready_bs = rdy_bs;
         // Tracing configuration, like the probe pixels in the array, outlives the reset.
         self.qee.trace_emcs = trace_emcs;
+        self.track_quiet = track_quiet;
     }
 
     /// The EMCs whose QEE the waveform shows as `renderer.emc[k].qee` (bit k = EMC k): the
@@ -271,7 +278,8 @@ impl Renderer {
         let aeo = self.array.aeo();
         // Whether the usually idle blocks stay idle this cycle (see `slow_version`); the
         // rest of the conditions are checked below.
-        let mut quiet = self.bs_ring_in.is_none()
+        let mut quiet = self.track_quiet
+            && self.bs_ring_in.is_none()
             && self.bs_port.tx.tx_ready == self.tx_ready_bs
             && self.bs_port.idle()
             && self.igc_port.messages.tx.tx_ready == self.tx_ready_igc

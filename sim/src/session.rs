@@ -111,6 +111,8 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         sim.board.igc.state = pp5_rtl::igc::IgcState::Run;
         sim.board.igc.pc = 0;
     }
+    // A waveform skips the usually idle blocks while they stay idle (`Renderer::slow_version`).
+    sim.board.track_quiet = spec.wave.is_some();
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
         sim.board.qee.trace_emcs = Some(emc_mask(emcs)?);
     }
