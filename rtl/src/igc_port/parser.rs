@@ -40,14 +40,7 @@ pub enum ParserState {
 impl ParserState {
     /// Name shown in the waveform.
     pub fn name(self) -> &'static str {
-        match self {
-            ParserState::Dest => "DEST",
-            ParserState::Opcode => "OPCODE",
-            ParserState::PWord => "PWORD",
-            ParserState::Coef(_) => "COEF",
-            ParserState::Table => "TABLE",
-            ParserState::Flush => "FLUSH",
-        }
+        Self::name_of_code(self.code())
     }
 
     /// The state's code in a trace record (the coefficient index is not traced).
