@@ -272,6 +272,25 @@ impl Renderer {
         l
     }
 
+    /// Move this cycle's IGC and parser events to the board's events, raising the error
+    /// strobes they stand for.
+    fn collect_events(&mut self) {
+        for ev in self.igc_ev.drain(..) {
+            match &ev {
+                IgcEvent::FormatError(_) => self.error_strobe |= 1 << ST_IGC_FORMAT,
+                IgcEvent::Flow(e) if e.is_error() => self.error_strobe |= 1 << ST_FC_ERROR,
+                _ => {}
+            }
+            self.events.push(BoardEvent::Igc(ev));
+        }
+        for ev in self.parser_ev.drain(..) {
+            if matches!(ev, ParserEvent::FormatError(_)) {
+                self.error_strobe |= 1 << ST_IGC_FORMAT;
+            }
+            self.events.push(BoardEvent::Parser(ev));
+        }
+    }
+
     /// One 40 MHz cycle.
     pub fn step(&mut self) {
         let slot = ring_enable(self.cycle);
@@ -424,8 +443,10 @@ impl Renderer {
         if req.format_error {
             self.error_strobe |= 1 << ST_BS_FORMAT;
         }
-        for ev in self.bs_ev.drain(..) {
-            self.events.push(BoardEvent::Bs(ev));
+        if !self.bs_ev.is_empty() {
+            for ev in self.bs_ev.drain(..) {
+                self.events.push(BoardEvent::Bs(ev));
+            }
         }
 
         // IGC timeout: a command waits and the IGC does not take it (docs/model-choices.md).
@@ -439,19 +460,8 @@ impl Renderer {
             }
         }
 
-        for ev in self.igc_ev.drain(..) {
-            match &ev {
-                IgcEvent::FormatError(_) => self.error_strobe |= 1 << ST_IGC_FORMAT,
-                IgcEvent::Flow(e) if e.is_error() => self.error_strobe |= 1 << ST_FC_ERROR,
-                _ => {}
-            }
-            self.events.push(BoardEvent::Igc(ev));
-        }
-        for ev in self.parser_ev.drain(..) {
-            if matches!(ev, ParserEvent::FormatError(_)) {
-                self.error_strobe |= 1 << ST_IGC_FORMAT;
-            }
-            self.events.push(BoardEvent::Parser(ev));
+        if !(self.igc_ev.is_empty() && self.parser_ev.is_empty()) {
+            self.collect_events();
         }
         self.last_strobe = self.error_strobe != 0;
         quiet =

@@ -372,6 +372,7 @@ impl Igc {
         }
     }
 
+    #[inline(always)]
     fn addr(&self, g: AddrGen) -> Option<u32> {
         let base = match g.base {
             Base::Off => return None,
@@ -392,7 +393,19 @@ impl Igc {
         })
     }
 
+    #[inline]
     fn mem_addr(&self, a: u32, port: &str, events: &mut Vec<IgcEvent>) -> Option<u8> {
+        if (a as usize) < MEM_BITS && !(self.inputs.xfer_busy && (a as usize) < XFER_BITS) {
+            Some(a as u8)
+        } else {
+            self.mem_addr_dropped(a, port, events)
+        }
+    }
+
+    /// [`Igc::mem_addr`] for an access it drops: the diagnostic or transfer conflict.
+    #[cold]
+    #[inline(never)]
+    fn mem_addr_dropped(&self, a: u32, port: &str, events: &mut Vec<IgcEvent>) -> Option<u8> {
         if self.inputs.xfer_busy && (a as usize) < XFER_BITS {
             // Seed §III.4.2.5.2: the offending command "will not be correctly executed;
             // however, the Transfer operation will not be disturbed, nor will the contents of
@@ -501,9 +514,12 @@ impl Igc {
     ) -> ArrayOp {
         let aeo = array.aeo();
         let pc = self.pc;
-        let m = match self.store.uinst(pc) {
-            Ok(m) => *m,
-            Err(e) => {
+        // `last` already holds the microinstruction at `pc` when the IGC executed it in the
+        // previous cycle and the store was not written since (a microinstruction looping on
+        // itself): no fetch.
+        let fetched = pc == self.last_pc && self.last_fetch == Some(self.store.writes);
+        if !fetched || self.state == IgcState::WaitCmd {
+            if let Err(e) = self.store.uinst(pc) {
                 events.push(IgcEvent::Fault {
                     pc,
                     why: e.to_string(),
@@ -511,32 +527,46 @@ impl Igc {
                 self.state = IgcState::Fault;
                 return ArrayOp::default();
             }
-        };
+        }
         if self.state == IgcState::WaitCmd {
             // Stalled at a DISPATCH (or a finished LOOPD): the array idles until a command
             // arrives.
             self.dispatch(llpr, events);
             return ArrayOp::default();
         }
-        self.last = m;
-        self.last_words = self.store.uinst_words(pc);
-        self.last_pc = pc;
-        self.last_fetch = Some(self.store.writes);
-        if self.fc.al().is_none() && [m.a.idx, m.b.idx, m.w.idx].contains(&Idx::Al) {
+        if !fetched {
+            if let Ok(m) = self.store.uinst(pc) {
+                self.last = *m;
+            }
+            self.last_words = self.store.uinst_words(pc);
+            self.last_pc = pc;
+            self.last_fetch = Some(self.store.writes);
+        }
+        // Read in place (a copy of the whole microinstruction every cycle was a measurable
+        // part of the step); the rare paths that need `&mut self` take a copy.
+        let m = &self.last;
+        if [m.a.idx, m.b.idx, m.w.idx].contains(&Idx::Al) && self.fc.al().is_none() {
             events.push(IgcEvent::Diagnostic(format!(
                 "microinstruction at PC {pc} addresses relative to aL outside every LOOP (aL is not valid there; read as 0)"
             )));
         }
         if let Some(instr) = m.fc {
+            let m = *m;
             return self.flow_step(&m, instr, pc, array, events);
         }
-        if m.misc != Misc::None && !self.handshake(&m, events) {
-            // Stalled: nothing executes; the same microinstruction is tried next cycle.
-            return ArrayOp::default();
+        if m.misc != Misc::None {
+            let m = *m;
+            if !self.handshake(&m, events) {
+                // Stalled: nothing executes; the same microinstruction is tried next cycle.
+                return ArrayOp::default();
+            }
         }
-        let op = self.array_op(&m, events);
+        let op = self.array_op(&self.last, events);
+        let m = &self.last;
+        let (qee, seq, target, imm, i_op, l_load) =
+            (m.qee, m.seq, m.target, m.imm, m.i_op, m.l_load);
         let sca_bit = (self.sca() >> (self.i as u32).min(31)) & 1 != 0;
-        self.qee_ctl = match m.qee {
+        self.qee_ctl = match qee {
             QeeOp::None => QeeCtl::None,
             QeeOp::Start => {
                 let mode_bits = (self.opcode >> opcode::QEEMODE_SHIFT) & 3;
@@ -552,27 +582,27 @@ impl Igc {
         let next = (pc as usize + 1) as u16 % CONTROL_STORE_UINSTS as u16;
         let mut dispatch = false;
         let mut new_pc = next;
-        match m.seq {
+        match seq {
             Seq::Next => {}
-            Seq::Jump => new_pc = m.target,
+            Seq::Jump => new_pc = target,
             Seq::Loop | Seq::LoopD => {
                 if self.l > 1 {
                     self.l -= 1;
-                    new_pc = m.target;
+                    new_pc = target;
                 } else {
                     self.l = 0;
-                    dispatch = m.seq == Seq::LoopD;
+                    dispatch = seq == Seq::LoopD;
                 }
             }
             Seq::Dispatch => dispatch = true,
-            Seq::JAeo if aeo => new_pc = m.target,
-            Seq::JNAeo if !aeo => new_pc = m.target,
+            Seq::JAeo if aeo => new_pc = target,
+            Seq::JNAeo if !aeo => new_pc = target,
             Seq::JAeo | Seq::JNAeo => {}
             Seq::JOprGt => {
-                let x = self.opr[(m.imm & 7) as usize % NUM_OPR];
-                let y = self.opr[((m.imm >> 4) & 7) as usize % NUM_OPR];
+                let x = self.opr[(imm & 7) as usize % NUM_OPR];
+                let y = self.opr[((imm >> 4) & 7) as usize % NUM_OPR];
                 if x > y {
-                    new_pc = m.target;
+                    new_pc = target;
                 }
             }
             Seq::Hang => {
@@ -580,15 +610,15 @@ impl Igc {
                 return op;
             }
         }
-        match m.i_op {
+        match i_op {
             IOp::Keep => {}
             IOp::Clear => self.i = 0,
             IOp::Inc => self.i = self.i.wrapping_add(1),
         }
-        match m.l_load {
+        match l_load {
             LLoad::None => {}
             LLoad::Opr(k) => self.l = self.opr[k as usize] as u8,
-            LLoad::Imm => self.l = m.imm,
+            LLoad::Imm => self.l = imm,
             LLoad::TreeLen => self.l = (73 - (self.fbits as u32).min(FBITS_MAX)) as u8,
         }
         if dispatch {
