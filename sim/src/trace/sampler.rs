@@ -11,8 +11,9 @@
 //! exact. A record ([`Tracer::record`]) costs a comparison of its words with the last ones
 //! and, when they differ, a copy into the batch: the writer thread decodes it.
 
-use super::worker::{Batch, RecordRef};
-use super::{mask, Entry, Skippable, NOT_SELECTED};
+use super::decode::CHUNK;
+use super::worker::Batch;
+use super::{mask, Entry, RecordDecl, Skippable, NOT_SELECTED};
 use pp5_rtl::trace::{Decode, Tracer};
 
 /// Kind of a text position in [`Capture::kinds`] (bits positions hold their width, 1..=64).
@@ -44,12 +45,12 @@ pub(crate) struct Capture {
 }
 
 impl Capture {
-    /// `decoded[pos]`: position `pos` lies in a record (the writer thread writes it).
-    pub(crate) fn new(entries: &[Entry], decoded: &[bool], nslots: usize) -> Capture {
+    /// `entries`: the walked positions (the signals outside records), in walk order.
+    pub(crate) fn new(entries: &[Entry], nslots: usize) -> Capture {
         let mut selected = vec![0u64; entries.len().div_ceil(64)];
         let mut selected_text = vec![0u64; entries.len().div_ceil(64)];
         for (pos, e) in entries.iter().enumerate() {
-            if e.slot == NOT_SELECTED || decoded.get(pos).copied().unwrap_or(false) {
+            if e.slot == NOT_SELECTED {
                 continue;
             }
             if e.is_text {
@@ -88,18 +89,19 @@ impl Capture {
 
     /// Append this walk's changes (every selected value if `force`) to `batch`.
     pub(crate) fn commit(&mut self, batch: &mut Batch, force: bool) {
-        let words = self
-            .dirty
-            .iter_mut()
-            .zip(&self.selected)
-            .zip(&self.selected_text);
-        for (w, ((dirty, &selected), &selected_text)) in words.enumerate() {
-            let (mut changed, mut texts) = if force {
-                (selected, selected_text)
-            } else {
-                (*dirty & selected, *dirty & selected_text)
-            };
+        for (w, dirty) in self.dirty.iter_mut().enumerate() {
+            // Most words have nothing dirty: one load and a test.
+            let d = if force { u64::MAX } else { *dirty };
+            if d == 0 {
+                continue;
+            }
             *dirty = 0;
+            let (Some(&selected), Some(&selected_text)) =
+                (self.selected.get(w), self.selected_text.get(w))
+            else {
+                continue;
+            };
+            let (mut changed, mut texts) = (d & selected, d & selected_text);
             while changed != 0 {
                 let p = w * 64 + changed.trailing_zeros() as usize;
                 changed &= changed - 1;
@@ -137,44 +139,56 @@ fn push_text(batch: &mut Batch, slot: u32, text: &str) {
     batch.texts.push((slot, start, b.len() as u32));
 }
 
-/// What the sample walk needs of one skippable scope, group or record.
+/// What the sample walk needs of one skippable scope or group.
 #[derive(Clone, Copy, Debug, Default)]
 struct ScopeState {
-    /// Signals it spans, and skippable scopes it spans plus one (itself).
+    /// Walked signals (outside records) it spans, skippable scopes it spans plus one
+    /// (itself), records it spans and their words: how far a skip moves the walk.
     sigs: u32,
     span: u32,
-    /// Its last key: `words[key_off..key_off + key_len]`, if `valid`.
+    records: u32,
+    words: u32,
+    /// Its key is `keys[key_off..key_off + key_len]` (the length of the declaration's key).
     key_off: u32,
     key_len: u32,
+    /// Whether the stored key is the one of its last visit (a scope entered without a key,
+    /// or with a key of another length, is never skipped by key).
     valid: bool,
     /// No signal in it is selected.
     unselected: bool,
-    record: bool,
 }
 
 /// The skippable scopes of the walk and the key each had at its last visit, in one table
 /// and one flat word list (a visit costs a few loads and an inline comparison).
 pub(crate) struct Scopes {
     info: Vec<ScopeState>,
-    words: Vec<u64>,
+    keys: Vec<u64>,
 }
 
 impl Scopes {
     pub(crate) fn new(skippable: &[Skippable], unselected: &[bool]) -> Scopes {
+        let mut keys = 0usize;
         let info = skippable
             .iter()
             .enumerate()
-            .map(|(k, s)| ScopeState {
-                sigs: s.sigs as u32,
-                span: 1 + s.nested as u32,
-                unselected: unselected.get(k).copied().unwrap_or(false),
-                record: s.record,
-                ..ScopeState::default()
+            .map(|(k, s)| {
+                let key_len = s.key_len.unwrap_or(0);
+                keys += key_len;
+                ScopeState {
+                    sigs: s.walked as u32,
+                    span: 1 + s.nested as u32,
+                    records: s.records as u32,
+                    words: s.words as u32,
+                    key_off: (keys - key_len) as u32,
+                    key_len: key_len as u32,
+                    valid: false,
+                    unselected: unselected.get(k).copied().unwrap_or(false),
+                }
             })
             .collect();
         Scopes {
             info,
-            words: Vec::new(),
+            keys: vec![0; keys],
         }
     }
 
@@ -186,25 +200,61 @@ impl Scopes {
 
 /// Whether `key` equals the key `s` had at its last visit; records `key`.
 #[inline(always)]
-fn same_then_store(words: &mut Vec<u64>, s: &mut ScopeState, key: &[u64]) -> bool {
+fn same_then_store(keys: &mut [u64], s: &mut ScopeState, key: &[u64]) -> bool {
     let (off, len) = (s.key_off as usize, s.key_len as usize);
-    if len == key.len() {
-        if let Some(old) = words.get_mut(off..off + len) {
+    match keys.get_mut(off..off + len) {
+        Some(old) if len == key.len() => {
             let diff = old.iter().zip(key).fold(0u64, |d, (&a, &b)| d | (a ^ b));
             let same = s.valid && diff == 0;
             if !same {
-                old.iter_mut().zip(key).for_each(|(o, &k)| *o = k);
+                old.copy_from_slice(key);
                 s.valid = true;
             }
-            return same;
+            same
+        }
+        _ => {
+            // A key of another length than the declaration's: never skip.
+            s.valid = false;
+            false
         }
     }
-    // First visit, or a key of another length: give it room at the end.
-    s.key_off = words.len() as u32;
-    s.key_len = key.len() as u32;
-    words.extend_from_slice(key);
-    s.valid = true;
-    false
+}
+
+/// The records' words of one walk: each record has a fixed place in a frame of words that
+/// every walk overwrites (a record costs the walk a copy of its words and nothing else), and
+/// the whole frame goes to the writer thread, which compares it with the last one and decodes
+/// the records whose words changed ([`super::decode::Decoder::decode_frame`]). A record
+/// inside a skipped scope is not visited and keeps its words, which, the scope's content
+/// being a function of its key, are still its words.
+pub(crate) struct RecordFrame {
+    /// This walk's words, padded to whole chunks of [`super::decode::CHUNK`] words.
+    cur: Vec<u64>,
+    /// Place and length of each record's words.
+    recs: Vec<(u32, u32)>,
+}
+
+impl RecordFrame {
+    pub(crate) fn new(records: &[RecordDecl]) -> RecordFrame {
+        RecordFrame {
+            cur: vec![0; frame_words(records)],
+            recs: records
+                .iter()
+                .map(|r| (r.word_off as u32, r.words as u32))
+                .collect(),
+        }
+    }
+
+    /// Append this walk's frame to `batch`.
+    #[inline]
+    pub(crate) fn commit(&self, batch: &mut Batch) {
+        batch.record_words.extend_from_slice(&self.cur);
+    }
+}
+
+/// Words of the records' frame: their words, padded to whole chunks.
+pub(crate) fn frame_words(records: &[RecordDecl]) -> usize {
+    let words: usize = records.iter().map(|r| r.words).sum();
+    words.div_ceil(CHUNK) * CHUNK
 }
 
 /// The tracer of one sample walk. With `CHECK` it also records the kind (width or text) of
@@ -213,31 +263,42 @@ fn same_then_store(words: &mut Vec<u64>, s: &mut ScopeState, key: &[u64]) -> boo
 /// per-signal path of the others.
 pub(crate) struct Sampler<'a, const CHECK: bool> {
     pub(crate) cap: &'a mut Capture,
-    /// Position of the next signal.
+    /// Position of the next walked signal (outside records).
     pub(crate) pos: usize,
     /// Index of the next skippable scope of the walk.
     pub(crate) epos: usize,
+    /// Frame word of the next record, and its index.
+    pub(crate) rpos: usize,
+    pub(crate) ridx: usize,
     pub(crate) bad: bool,
     /// First sample (or a resynchronisation): nothing is skipped by key, every text counts.
     pub(crate) force: bool,
     pub(crate) scopes: &'a mut Scopes,
+    pub(crate) frame: &'a mut RecordFrame,
     /// The batch, for texts written with [`Tracer::text`] (copied during the walk).
     pub(crate) batch: &'a mut Batch,
 }
 
 impl<const CHECK: bool> Sampler<'_, CHECK> {
+    /// Whether the walk visited (or skipped) every declared scope and record.
+    pub(crate) fn complete(&self) -> bool {
+        self.epos == self.scopes.info.len()
+            && self.ridx == self.frame.recs.len()
+            && self.rpos == self.frame.recs.last().map_or(0, |r| (r.0 + r.1) as usize)
+    }
+
     /// Enter skippable scope or group number `epos`, or skip it (unselected, or its key is
     /// unchanged) and return false.
     #[inline(always)]
     fn skip_or_enter(&mut self, key: Option<&[u64]>) -> bool {
         let k = self.epos;
         let sc = &mut *self.scopes;
-        let Some(info) = sc.info.get_mut(k).filter(|i| !i.record) else {
+        let Some(info) = sc.info.get_mut(k) else {
             self.bad = true;
             return false;
         };
         let unchanged = match key {
-            Some(key) => same_then_store(&mut sc.words, info, key) && !self.force,
+            Some(key) => same_then_store(&mut sc.keys, info, key) && !self.force,
             None => {
                 info.valid = false;
                 false
@@ -246,34 +307,32 @@ impl<const CHECK: bool> Sampler<'_, CHECK> {
         if info.unselected || unchanged {
             self.pos += info.sigs as usize;
             self.epos += info.span as usize;
+            self.ridx += info.records as usize;
+            self.rpos += info.words as usize;
             return false;
         }
         self.epos += 1;
         true
     }
 
-    /// Record number `epos`: jump over its signals; keep its words for the writer thread if
-    /// it is selected and they changed.
+    /// The next record of the walk: its words go to its place in the frame.
     #[inline(always)]
     fn record_words(&mut self, words: &[u64], decode: Decode) {
-        let k = self.epos;
-        let sc = &mut *self.scopes;
-        let Some(info) = sc.info.get_mut(k).filter(|i| i.record) else {
-            self.bad = true;
-            return;
-        };
-        self.pos += info.sigs as usize;
-        self.epos += info.span as usize;
-        if info.unselected || (same_then_store(&mut sc.words, info, words) && !self.force) {
-            return;
+        let (r, off, len) = (self.ridx, self.rpos, words.len());
+        self.ridx = r + 1;
+        self.rpos = off + len;
+        let f = &mut *self.frame;
+        match f.cur.get_mut(off..off + len) {
+            Some(dst) => dst.copy_from_slice(words),
+            None => self.bad = true,
         }
-        let b = &mut *self.batch;
-        b.record_words.extend_from_slice(words);
-        b.records.push(RecordRef {
-            k: k as u32,
-            words_end: u32::try_from(b.record_words.len()).unwrap_or(u32::MAX),
-            decode,
-        });
+        if CHECK {
+            // The record is the declaration's: at its place, of its length. (Its decode
+            // function is the declaration's too: the writer thread keeps that one.)
+            let _ = decode;
+            let ok = f.recs.get(r) == Some(&(off as u32, len as u32));
+            self.bad |= !ok;
+        }
     }
 }
 
