@@ -160,6 +160,8 @@ pub struct EmcArray {
     stripes: [bool; 4],
     /// Probe pixels (tracing only; empty when tracing is off).
     probes: Vec<Probe>,
+    /// The EMCs holding a probe pixel (bit k = EMC k), kept with `probes`.
+    probe_emcs: u64,
     /// The last operation (for the waveform).
     last_op: ArrayOp,
     /// Scratch planes: the next Carry, a copy of Enable, the ALU result.
@@ -188,6 +190,7 @@ impl EmcArray {
             carry: Box::new(ZERO_PLANE),
             stripes: [false; 4],
             probes: Vec::new(),
+            probe_emcs: 0,
             last_op: ArrayOp::default(),
             cbuf: Box::new(ZERO_PLANE),
             bbuf: Box::new(ZERO_PLANE),
@@ -222,12 +225,13 @@ impl EmcArray {
                 emc: emc_of(x, y) as u64,
                 scope: format!("pixel_{x}_{y}"),
             });
+            self.probe_emcs |= 1 << emc_of(x, y);
         }
     }
 
     /// The EMCs holding a probe pixel (bit k = EMC k).
     pub fn probe_emcs(&self) -> u64 {
-        self.probes.iter().fold(0, |m, p| m | 1 << p.emc)
+        self.probe_emcs
     }
 
     /// The probe pixels.

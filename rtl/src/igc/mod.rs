@@ -54,6 +54,15 @@ pub enum IgcState {
     WaitTx,
 }
 
+// `IgcState::code` is the declaration order, which must be `ALL`'s.
+const _: () = {
+    let mut k = 0;
+    while k < IgcState::ALL.len() {
+        assert!(IgcState::ALL[k] as usize == k);
+        k += 1;
+    }
+};
+
 impl IgcState {
     /// Name shown in the waveform.
     pub fn name(self) -> &'static str {
@@ -82,8 +91,10 @@ impl IgcState {
     ];
 
     /// A number per state (the waveform record carries it; [`IgcState::ALL`] maps it back).
+    #[inline]
     pub fn code(self) -> u64 {
-        IgcState::ALL.iter().position(|&s| s == self).unwrap_or(0) as u64
+        // The declaration order is `ALL`'s (a test checks it).
+        self as u64
     }
 
     /// A handshake microinstruction is stalled.
