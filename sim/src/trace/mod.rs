@@ -192,11 +192,12 @@ enum RawEvent {
 pub(crate) struct Skippable {
     pub(crate) first_sig: usize,
     pub(crate) sigs: usize,
+    pub(crate) first_walked: usize,
     pub(crate) walked: usize,
     /// Skippable scopes and groups nested in it.
     pub(crate) nested: usize,
-    /// Records in it, and their words.
-    pub(crate) records: usize,
+    /// Its records' words in the frame (see `sampler::RecordFrame`).
+    pub(crate) first_word: usize,
     pub(crate) words: usize,
     /// The length of its key in the declaration walk (`None`: entered without a key).
     pub(crate) key_len: Option<usize>,
@@ -237,9 +238,8 @@ impl Collector {
     fn open_skippable(&mut self, key_len: Option<usize>) -> usize {
         self.skippable.push(Skippable {
             first_sig: self.sigs,
-            walked: self.walked,
-            records: self.records.len(),
-            words: self.words,
+            first_walked: self.walked,
+            first_word: self.words,
             key_len,
             ..Skippable::default()
         });
@@ -248,13 +248,11 @@ impl Collector {
 
     fn close_skippable(&mut self, k: usize) {
         let len = self.skippable.len();
-        let (sigs, walked, records, words) =
-            (self.sigs, self.walked, self.records.len(), self.words);
+        let (sigs, walked, words) = (self.sigs, self.walked, self.words);
         if let Some(s) = self.skippable.get_mut(k) {
             s.sigs = sigs - s.first_sig;
-            s.walked = walked - s.walked;
-            s.records = records - s.records;
-            s.words = words - s.words;
+            s.walked = walked - s.first_walked;
+            s.words = words - s.first_word;
             s.nested = len - k - 1;
         }
     }
@@ -768,7 +766,6 @@ impl WaveWriter {
                     pos: 0,
                     epos: 0,
                     rpos: 0,
-                    ridx: 0,
                     bad: false,
                     force,
                     scopes: &mut self.scopes,

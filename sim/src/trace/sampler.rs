@@ -139,27 +139,32 @@ fn push_text(batch: &mut Batch, slot: u32, text: &str) {
     batch.texts.push((slot, start, b.len() as u32));
 }
 
-/// What the sample walk needs of one skippable scope or group.
+/// What the sample walk needs of one skippable scope or group (32 bytes).
 #[derive(Clone, Copy, Debug, Default)]
 struct ScopeState {
-    /// Walked signals (outside records) it spans, skippable scopes it spans plus one
-    /// (itself), records it spans and their words: how far a skip moves the walk.
-    sigs: u32,
-    span: u32,
-    records: u32,
-    words: u32,
-    /// Its key is `keys[key_off..key_off + key_len]` (the length of the declaration's key).
+    /// Its key at its last visit, if the declaration's key is one word (the usual case);
+    /// longer keys are `Scopes::keys[key_off..key_off + key_len]`.
+    key: u64,
+    /// Where the walk continues when it is skipped: the next walked position, skippable
+    /// scope and frame word.
+    end_pos: u32,
+    end_epos: u32,
+    end_rpos: u32,
     key_off: u32,
-    key_len: u32,
+    /// The length of the declaration's key ([`NO_KEY`]: entered without one).
+    key_len: u16,
     /// Whether the stored key is the one of its last visit (a scope entered without a key,
     /// or with a key of another length, is never skipped by key).
     valid: bool,
-    /// No signal in it is selected.
+    /// No signal in it is selected: always skipped.
     unselected: bool,
 }
 
+/// [`ScopeState::key_len`] of a scope declared without a key.
+const NO_KEY: u16 = u16::MAX;
+
 /// The skippable scopes of the walk and the key each had at its last visit, in one table
-/// and one flat word list (a visit costs a few loads and an inline comparison).
+/// (a visit costs a few loads and an inline comparison).
 pub(crate) struct Scopes {
     info: Vec<ScopeState>,
     keys: Vec<u64>,
@@ -172,15 +177,21 @@ impl Scopes {
             .iter()
             .enumerate()
             .map(|(k, s)| {
-                let key_len = s.key_len.unwrap_or(0);
-                keys += key_len;
+                let key_len = match s.key_len {
+                    Some(n) => u16::try_from(n).unwrap_or(NO_KEY - 1),
+                    None => NO_KEY,
+                };
+                let key_off = keys as u32;
+                if key_len > 1 && key_len != NO_KEY {
+                    keys += key_len as usize;
+                }
                 ScopeState {
-                    sigs: s.walked as u32,
-                    span: 1 + s.nested as u32,
-                    records: s.records as u32,
-                    words: s.words as u32,
-                    key_off: (keys - key_len) as u32,
-                    key_len: key_len as u32,
+                    key: 0,
+                    end_pos: (s.first_walked + s.walked) as u32,
+                    end_epos: (k + 1 + s.nested) as u32,
+                    end_rpos: (s.first_word + s.words) as u32,
+                    key_off,
+                    key_len,
                     valid: false,
                     unselected: unselected.get(k).copied().unwrap_or(false),
                 }
@@ -201,9 +212,17 @@ impl Scopes {
 /// Whether `key` equals the key `s` had at its last visit; records `key`.
 #[inline(always)]
 fn same_then_store(keys: &mut [u64], s: &mut ScopeState, key: &[u64]) -> bool {
+    if let [k0] = key {
+        if s.key_len == 1 {
+            let same = s.valid && s.key == *k0;
+            s.key = *k0;
+            s.valid = true;
+            return same;
+        }
+    }
     let (off, len) = (s.key_off as usize, s.key_len as usize);
     match keys.get_mut(off..off + len) {
-        Some(old) if len == key.len() => {
+        Some(old) if len == key.len() && len > 1 => {
             let diff = old.iter().zip(key).fold(0u64, |d, (&a, &b)| d | (a ^ b));
             let same = s.valid && diff == 0;
             if !same {
@@ -213,9 +232,11 @@ fn same_then_store(keys: &mut [u64], s: &mut ScopeState, key: &[u64]) -> bool {
             same
         }
         _ => {
-            // A key of another length than the declaration's: never skip.
-            s.valid = false;
-            false
+            // An empty key (the content is constant), or one of another length than the
+            // declaration's.
+            let same = s.valid && key.is_empty() && s.key_len == 0;
+            s.valid = key.is_empty() && s.key_len == 0;
+            same
         }
     }
 }
@@ -229,18 +250,24 @@ fn same_then_store(keys: &mut [u64], s: &mut ScopeState, key: &[u64]) -> bool {
 pub(crate) struct RecordFrame {
     /// This walk's words, padded to whole chunks of [`super::decode::CHUNK`] words.
     cur: Vec<u64>,
-    /// Place and length of each record's words.
-    recs: Vec<(u32, u32)>,
+    /// Per frame word: the length of the record starting there (0 if none starts there).
+    len_at: Vec<u32>,
+    /// Words of the records (the frame without its padding).
+    words: usize,
 }
 
 impl RecordFrame {
     pub(crate) fn new(records: &[RecordDecl]) -> RecordFrame {
+        let mut len_at = vec![0; frame_words(records)];
+        for r in records {
+            if let Some(l) = len_at.get_mut(r.word_off) {
+                *l = r.words as u32;
+            }
+        }
         RecordFrame {
             cur: vec![0; frame_words(records)],
-            recs: records
-                .iter()
-                .map(|r| (r.word_off as u32, r.words as u32))
-                .collect(),
+            len_at,
+            words: records.iter().map(|r| r.words).sum(),
         }
     }
 
@@ -267,9 +294,8 @@ pub(crate) struct Sampler<'a, const CHECK: bool> {
     pub(crate) pos: usize,
     /// Index of the next skippable scope of the walk.
     pub(crate) epos: usize,
-    /// Frame word of the next record, and its index.
+    /// Frame word of the next record.
     pub(crate) rpos: usize,
-    pub(crate) ridx: usize,
     pub(crate) bad: bool,
     /// First sample (or a resynchronisation): nothing is skipped by key, every text counts.
     pub(crate) force: bool,
@@ -282,9 +308,7 @@ pub(crate) struct Sampler<'a, const CHECK: bool> {
 impl<const CHECK: bool> Sampler<'_, CHECK> {
     /// Whether the walk visited (or skipped) every declared scope and record.
     pub(crate) fn complete(&self) -> bool {
-        self.epos == self.scopes.info.len()
-            && self.ridx == self.frame.recs.len()
-            && self.rpos == self.frame.recs.last().map_or(0, |r| (r.0 + r.1) as usize)
+        self.epos == self.scopes.info.len() && self.rpos == self.frame.words
     }
 
     /// Enter skippable scope or group number `epos`, or skip it (unselected, or its key is
@@ -305,21 +329,19 @@ impl<const CHECK: bool> Sampler<'_, CHECK> {
             }
         };
         if info.unselected || unchanged {
-            self.pos += info.sigs as usize;
-            self.epos += info.span as usize;
-            self.ridx += info.records as usize;
-            self.rpos += info.words as usize;
+            self.pos = info.end_pos as usize;
+            self.epos = info.end_epos as usize;
+            self.rpos = info.end_rpos as usize;
             return false;
         }
-        self.epos += 1;
+        self.epos = k + 1;
         true
     }
 
     /// The next record of the walk: its words go to its place in the frame.
     #[inline(always)]
     fn record_words(&mut self, words: &[u64], decode: Decode) {
-        let (r, off, len) = (self.ridx, self.rpos, words.len());
-        self.ridx = r + 1;
+        let (off, len) = (self.rpos, words.len());
         self.rpos = off + len;
         let f = &mut *self.frame;
         match f.cur.get_mut(off..off + len) {
@@ -327,11 +349,10 @@ impl<const CHECK: bool> Sampler<'_, CHECK> {
             None => self.bad = true,
         }
         if CHECK {
-            // The record is the declaration's: at its place, of its length. (Its decode
-            // function is the declaration's too: the writer thread keeps that one.)
+            // A record of the declaration's length starts here. (Its decode function is the
+            // declaration's too: the writer thread keeps that one.)
             let _ = decode;
-            let ok = f.recs.get(r) == Some(&(off as u32, len as u32));
-            self.bad |= !ok;
+            self.bad |= len != 0 && f.len_at.get(off) != Some(&(len as u32));
         }
     }
 }
