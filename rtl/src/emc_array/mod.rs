@@ -468,7 +468,7 @@ impl EmcArray {
     /// Each is a record of one word (see [`decode_probe`]).
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
-            let get = |pl: &Plane| (pl[p.word] & p.mask != 0) as u64;
+            let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w & p.mask != 0);
             let l = &p.last;
             let fc_bits = if fc.all_active {
                 // Every PE active: the view every probe has (see `FlowControl::pe_view`).
@@ -479,18 +479,19 @@ impl EmcArray {
                     | (fc_bcnt as u64 & 0x1f) << 10
                     | fc_state_code(fc_state) << 16
             };
-            let word = get(&self.enable)
-                | get(&self.carry) << 1
-                | (l.a as u64) << 2
-                | (l.b as u64) << 3
-                | (l.carry_in as u64) << 4
-                | (l.alu_out as u64) << 5
-                | (l.carry_out as u64) << 6
-                | (l.mem_written as u64) << 7
-                | (l.mem_write as u64) << 8
-                | fc_bits
-                | p.emc << 24;
-            t.record(&p.scope, &[word], decode_probe);
+            // The ALU sample one byte per flag, in the struct's order (the loads merge).
+            let sample = u64::from_le_bytes([
+                l.a as u8,
+                l.b as u8,
+                l.carry_in as u8,
+                l.alu_out as u8,
+                l.carry_out as u8,
+                l.mem_write as u8,
+                l.mem_written as u8,
+                0,
+            ]);
+            let regs = get(&self.enable) as u64 | (get(&self.carry) as u64) << 1;
+            t.record(&p.scope, &[sample, regs | fc_bits | p.emc << 24], decode_probe);
         }
     }
 }
@@ -513,9 +514,14 @@ const FC_STATES: [PeFlowState; 4] = [
     PeFlowState::Continue,
 ];
 
-/// The signals of a probe pixel's scope, from the word [`EmcArray::trace_probes`] packs.
+/// The signals of a probe pixel's scope, from the words [`EmcArray::trace_probes`] packs:
+/// the ALU sample (a byte per flag), then Enable, Carry and the flow-control view.
 fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
+    let [s, w] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    let flag = |k: u32| s >> (8 * k) & 1;
+    // alu_a, alu_b, alu_cin, alu_out, alu_cout, mem_we (written), mem_wdata (the bit).
+    let alu = flag(0) | flag(1) << 1 | flag(2) << 2 | flag(3) << 3 | flag(4) << 4;
+    let bits = w & 3 | alu << 2 | flag(6) << 7 | flag(5) << 8;
     const BITS: [&str; 9] = [
         "enable",
         "carry",
@@ -527,7 +533,7 @@ fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
         "mem_we",
         "mem_wdata",
     ];
-    t.bits_packed(&BITS, w & 0x1ff);
+    t.bits_packed(&BITS, bits);
     t.bits("emc", 6, w >> 24 & 0x3f);
     bit(t, "fc_active", w >> 9 & 1 != 0);
     t.bits("fc_bcnt", 5, w >> 10 & 0x1f);

@@ -89,44 +89,56 @@ impl Capture {
 
     /// Append this walk's changes (every selected value if `force`) to `batch`.
     pub(crate) fn commit(&mut self, batch: &mut Batch, force: bool) {
-        for (w, dirty) in self.dirty.iter_mut().enumerate() {
-            // Most words have nothing dirty: one load and a test.
-            let d = if force { u64::MAX } else { *dirty };
-            if d == 0 {
-                continue;
+        // Most words have nothing dirty: a load and a test each; the others are handled out
+        // of line.
+        for w in 0..self.dirty.len() {
+            let d = match self.dirty.get(w) {
+                Some(_) if force => u64::MAX,
+                Some(&d) => d,
+                None => 0,
+            };
+            if d != 0 {
+                self.commit_word(w, d, batch, force);
             }
+        }
+    }
+
+    /// Append the changes of positions `w * 64..` (those with a bit in `d`) to `batch`.
+    #[inline(never)]
+    fn commit_word(&mut self, w: usize, d: u64, batch: &mut Batch, force: bool) {
+        if let Some(dirty) = self.dirty.get_mut(w) {
             *dirty = 0;
-            let (Some(&selected), Some(&selected_text)) =
-                (self.selected.get(w), self.selected_text.get(w))
-            else {
+        }
+        let (Some(&selected), Some(&selected_text)) =
+            (self.selected.get(w), self.selected_text.get(w))
+        else {
+            return;
+        };
+        let (mut changed, mut texts) = (d & selected, d & selected_text);
+        while changed != 0 {
+            let p = w * 64 + changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            if let (Some(&slot), Some(&v)) = (self.slot_of.get(p), self.vals.get(p)) {
+                batch.changes.push((slot, v));
+            }
+        }
+        // Text positions are dirty when a different constant string was shown there.
+        while texts != 0 {
+            let p = w * 64 + texts.trailing_zeros() as usize;
+            texts &= texts - 1;
+            let (Some(&s), Some(&slot)) = (self.statics.get(p), self.slot_of.get(p)) else {
                 continue;
             };
-            let (mut changed, mut texts) = (d & selected, d & selected_text);
-            while changed != 0 {
-                let p = w * 64 + changed.trailing_zeros() as usize;
-                changed &= changed - 1;
-                if let (Some(&slot), Some(&v)) = (self.slot_of.get(p), self.vals.get(p)) {
-                    batch.changes.push((slot, v));
-                }
+            if std::ptr::eq(s, DYNAMIC) {
+                continue;
             }
-            // Text positions are dirty when a different constant string was shown there.
-            while texts != 0 {
-                let p = w * 64 + texts.trailing_zeros() as usize;
-                texts &= texts - 1;
-                let (Some(&s), Some(&slot)) = (self.statics.get(p), self.slot_of.get(p)) else {
-                    continue;
-                };
-                if std::ptr::eq(s, DYNAMIC) {
-                    continue;
-                }
-                let Some(last) = self.last_text.get_mut(slot as usize) else {
-                    continue;
-                };
-                if force || last.as_str() != s {
-                    last.clear();
-                    last.push_str(s);
-                    push_text(batch, slot, s);
-                }
+            let Some(last) = self.last_text.get_mut(slot as usize) else {
+                continue;
+            };
+            if force || last.as_str() != s {
+                last.clear();
+                last.push_str(s);
+                push_text(batch, slot, s);
             }
         }
     }

@@ -133,6 +133,7 @@ impl Worker {
     }
 
     /// A write error the thread has met, if any (taken: reported once).
+    #[inline]
     pub fn take_error(&self) -> Option<io::Error> {
         if !self.failed.load(Ordering::Acquire) {
             return None;
