@@ -795,7 +795,7 @@ impl WaveWriter {
         }
         self.resync = false;
         let batch = &mut self.worker.batch;
-        self.capture.commit(batch, force);
+        self.capture.commit(batch);
         self.frame.commit(batch);
         let end = |n: usize| u32::try_from(n).map_err(|_| invalid_data("batch overflow"));
         batch.frames.push(worker::Frame {

@@ -1,15 +1,16 @@
-//! The per-cycle sample: one walk of the blocks that stores each value at its position and
-//! notes whether it changed, then a pass over the changed positions only.
+//! The per-cycle sample: one walk of the blocks that compares each walked value with the one
+//! at its position and hands the changes to the batch as it goes, and copies the records'
+//! words into a frame.
 //!
 //! The walk runs on the simulation thread every cycle, so each signal must cost as little as
 //! possible there: [`Sampler::bits`] masks the value (the width is usually a constant, so the
-//! mask folds away), stores it and its width at the signal's position and sets the
-//! position's bit in a dirty mask if the value differs from the stored one, all without
-//! data-dependent branches. After the walk, [`Capture::commit`] checks the walk's shape (one
-//! slice comparison) and appends the selected dirty positions to the batch for the writer
-//! thread. Scopes skipped by key keep their stored values, which is what makes skipping
-//! exact. A record ([`Tracer::record`]) costs a comparison of its words with the last ones
-//! and, when they differ, a copy into the batch: the writer thread decodes it.
+//! mask folds away), compares it with the one stored at the signal's position and, if it
+//! changed, stores it and appends it to the batch (walk order is slot order, the order the
+//! writer thread wants). Scopes skipped by key keep their stored values, which is what makes
+//! skipping exact. Most signals are in records ([`Tracer::record`]): a record costs the walk
+//! a copy of its words into its place in a [`RecordFrame`], which goes to the writer thread
+//! whole; that thread finds the records whose words changed and decodes them. A walk whose
+//! shape turns out wrong is undone (the batch is truncated) and the next one is forced.
 
 use super::decode::CHUNK;
 use super::worker::Batch;
@@ -33,52 +34,57 @@ pub(crate) struct Capture {
     decl_kinds: Vec<u8>,
     /// The text at each text position written with [`Tracer::text_static`].
     statics: Vec<&'static str>,
-    /// Per 64 positions, which changed during this walk.
-    dirty: Vec<u64>,
-    /// Per 64 positions, which are selected bits signals.
-    selected: Vec<u64>,
-    /// Per 64 positions, which are selected text signals.
-    selected_text: Vec<u64>,
-    /// Slot of each position ([`NOT_SELECTED`] if none).
-    slot_of: Vec<u32>,
+    /// Slot of each position declared as bits, and of each declared as text
+    /// ([`NOT_SELECTED`] if unselected or of the other kind).
+    bits_slot: Vec<u32>,
+    text_slot: Vec<u32>,
     last_text: Vec<String>,
+    /// The static texts of this walk that go to the batch, by slot: appended after the walk
+    /// ([`Capture::commit`]), after the texts [`Tracer::text`] appended during it (the order
+    /// the file has always had).
+    static_texts: Vec<(u32, &'static str)>,
 }
 
 impl Capture {
     /// `entries`: the walked positions (the signals outside records), in walk order.
     pub(crate) fn new(entries: &[Entry], nslots: usize) -> Capture {
-        let mut selected = vec![0u64; entries.len().div_ceil(64)];
-        let mut selected_text = vec![0u64; entries.len().div_ceil(64)];
-        for (pos, e) in entries.iter().enumerate() {
-            if e.slot == NOT_SELECTED {
-                continue;
-            }
-            if e.is_text {
-                selected_text[pos / 64] |= 1 << (pos % 64);
-            } else {
-                selected[pos / 64] |= 1 << (pos % 64);
-            }
-        }
         let decl_kinds: Vec<u8> = entries
             .iter()
             .map(|e| if e.is_text { TEXT_KIND } else { e.width as u8 })
             .collect();
+        let slot_if = |text: bool| {
+            entries
+                .iter()
+                .map(|e| if e.is_text == text { e.slot } else { NOT_SELECTED })
+                .collect()
+        };
         Capture {
             vals: vec![0; entries.len()],
             kinds: decl_kinds.clone(),
             decl_kinds,
             statics: vec![""; entries.len()],
-            dirty: vec![0; entries.len().div_ceil(64)],
-            selected,
-            selected_text,
-            slot_of: entries.iter().map(|e| e.slot).collect(),
+            bits_slot: slot_if(false),
+            text_slot: slot_if(true),
             last_text: vec![String::new(); nslots],
+            static_texts: Vec::new(),
         }
     }
 
-    /// Forget what was last written (after a failed walk): the next commit must be forced.
+    /// Append this walk's static texts to `batch`.
+    #[inline]
+    pub(crate) fn commit(&mut self, batch: &mut Batch) {
+        if !self.static_texts.is_empty() {
+            for &(slot, s) in &self.static_texts {
+                push_text(batch, slot, s);
+            }
+            self.static_texts.clear();
+        }
+    }
+
+    /// Forget what was last written (after a failed walk): the next walk must be forced.
     pub(crate) fn invalidate(&mut self) {
         self.kinds.copy_from_slice(&self.decl_kinds);
+        self.static_texts.clear();
     }
 
     /// Whether the walk visited exactly the declared kinds (the signal count is checked by
@@ -87,59 +93,21 @@ impl Capture {
         self.kinds == self.decl_kinds
     }
 
-    /// Append this walk's changes (every selected value if `force`) to `batch`.
-    pub(crate) fn commit(&mut self, batch: &mut Batch, force: bool) {
-        // Most words have nothing dirty: a load and a test each; the others are handled out
-        // of line.
-        for w in 0..self.dirty.len() {
-            let d = match self.dirty.get(w) {
-                Some(_) if force => u64::MAX,
-                Some(&d) => d,
-                None => 0,
-            };
-            if d != 0 {
-                self.commit_word(w, d, batch, force);
-            }
-        }
-    }
-
-    /// Append the changes of positions `w * 64..` (those with a bit in `d`) to `batch`.
+    /// Static text `s` was shown at position `p` (another one than last time, or `force`):
+    /// keep it for the batch if the position is selected and the text differs from the one
+    /// last written.
     #[inline(never)]
-    fn commit_word(&mut self, w: usize, d: u64, batch: &mut Batch, force: bool) {
-        if let Some(dirty) = self.dirty.get_mut(w) {
-            *dirty = 0;
-        }
-        let (Some(&selected), Some(&selected_text)) =
-            (self.selected.get(w), self.selected_text.get(w))
-        else {
+    fn static_text_changed(&mut self, p: usize, s: &'static str, force: bool) {
+        let Some(&slot) = self.text_slot.get(p).filter(|&&slot| slot != NOT_SELECTED) else {
             return;
         };
-        let (mut changed, mut texts) = (d & selected, d & selected_text);
-        while changed != 0 {
-            let p = w * 64 + changed.trailing_zeros() as usize;
-            changed &= changed - 1;
-            if let (Some(&slot), Some(&v)) = (self.slot_of.get(p), self.vals.get(p)) {
-                batch.changes.push((slot, v));
-            }
-        }
-        // Text positions are dirty when a different constant string was shown there.
-        while texts != 0 {
-            let p = w * 64 + texts.trailing_zeros() as usize;
-            texts &= texts - 1;
-            let (Some(&s), Some(&slot)) = (self.statics.get(p), self.slot_of.get(p)) else {
-                continue;
-            };
-            if std::ptr::eq(s, DYNAMIC) {
-                continue;
-            }
-            let Some(last) = self.last_text.get_mut(slot as usize) else {
-                continue;
-            };
-            if force || last.as_str() != s {
-                last.clear();
-                last.push_str(s);
-                push_text(batch, slot, s);
-            }
+        let Some(last) = self.last_text.get_mut(slot as usize) else {
+            return;
+        };
+        if force || last.as_str() != s {
+            last.clear();
+            last.push_str(s);
+            self.static_texts.push((slot, s));
         }
     }
 }
@@ -408,10 +376,15 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
         let p = self.pos;
         self.pos = p + 1;
         let cap = &mut *self.cap;
-        if let (Some(v), Some(dirty)) = (cap.vals.get_mut(p), cap.dirty.get_mut(p / 64)) {
+        if let Some(v) = cap.vals.get_mut(p) {
             let new = value & mask(width);
-            *dirty |= ((*v != new) as u64) << (p % 64);
-            *v = new;
+            // Walk order is slot order: a change goes straight to the batch.
+            if *v != new || self.force {
+                *v = new;
+                if let Some(&slot) = cap.bits_slot.get(p).filter(|&&s| s != NOT_SELECTED) {
+                    self.batch.changes.push((slot, new));
+                }
+            }
         }
         if CHECK {
             if let Some(kind) = cap.kinds.get_mut(p) {
@@ -429,11 +402,13 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
         let p = self.pos;
         self.pos = p + 1;
         let cap = &mut *self.cap;
-        if let (Some(s), Some(dirty)) = (cap.statics.get_mut(p), cap.dirty.get_mut(p / 64)) {
+        if let Some(s) = cap.statics.get_mut(p) {
             // A `'static` str never changes its bytes: the same address and length is the
             // same text.
-            *dirty |= (!std::ptr::eq(*s, value) as u64) << (p % 64);
-            *s = value;
+            if !std::ptr::eq(*s, value) || self.force {
+                *s = value;
+                cap.static_text_changed(p, value, self.force);
+            }
         }
         if CHECK {
             if let Some(kind) = cap.kinds.get_mut(p) {
@@ -449,13 +424,13 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
         let (Some(s), Some(kind), Some(&slot)) = (
             cap.statics.get_mut(p),
             cap.kinds.get_mut(p),
-            cap.slot_of.get(p),
+            cap.text_slot.get(p),
         ) else {
             return;
         };
         *s = DYNAMIC;
         *kind = TEXT_KIND;
-        if slot == NOT_SELECTED || cap.decl_kinds.get(p) != Some(&TEXT_KIND) {
+        if slot == NOT_SELECTED {
             return;
         }
         let Some(last) = cap.last_text.get_mut(slot as usize) else {
