@@ -232,11 +232,7 @@ impl Renderer {
 
     /// The status word (seed §III.4.1-5), as the IGC port reports it.
     pub fn status(&self) -> u32 {
-        let s = self.array.stripes();
-        let mut w = 0u32;
-        for (k, on) in s.iter().enumerate() {
-            w |= (*on as u32) << (ST_AEO_STRIPES + k as u32);
-        }
+        let mut w = self.array.stripe_bits() << ST_AEO_STRIPES;
         w |= (self.tx_ready_bs as u32) << ST_TXREADY_BS;
         w |= (self.tx_ready_igc as u32) << ST_TXREADY_IGC;
         w |= (self.bs_sem.count as u32) << ST_BS_SEM;

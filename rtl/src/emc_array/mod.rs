@@ -209,6 +209,15 @@ impl EmcArray {
         self.stripes
     }
 
+    /// [`EmcArray::stripes`] as bits 0..3 (stripe k in bit k).
+    #[inline]
+    pub fn stripe_bits(&self) -> u32 {
+        // One byte (0 or 1) per stripe; the multiplication gathers byte k's bit into bit
+        // 24 + k, without carries (every partial product lands on its own bit).
+        let x = u32::from_le_bytes(self.stripes.map(u8::from));
+        x.wrapping_mul(0x0102_0408) >> 24 & 0xf
+    }
+
     /// Add a probe pixel traced as `pixel_<x>_<y>`. Coordinates must be < 128.
     pub fn add_probe(&mut self, x: usize, y: usize) {
         if x < plane::ARRAY_DIM
@@ -557,11 +566,7 @@ impl Traced for EmcArray {
             BSource::Tree => (4, 0),
         };
         // Everything the scope shows, packed (see `decode_array`).
-        let word = self
-            .stripes
-            .iter()
-            .enumerate()
-            .fold(0u64, |k, (n, &s)| k | (s as u64) << n)
+        let word = self.stripe_bits() as u64
             | count << 4
             | op.a.map_or(0, |a| 0x100 | a as u64) << 20
             | (b_kind | b_addr << 3) << 32
@@ -590,4 +595,18 @@ fn decode_array(w: &[u64], t: &mut dyn Tracer) {
     let wa = w >> 48 & 0x1ff;
     bit(t, "mem_we", wa & 0x100 != 0);
     t.bits("w_addr", 8, wa & 0xff);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EmcArray;
+
+    #[test]
+    fn stripe_bits_are_the_stripes() {
+        let mut a = EmcArray::new();
+        for m in 0..16u32 {
+            a.stripes = std::array::from_fn(|k| m >> k & 1 != 0);
+            assert_eq!(a.stripe_bits(), m);
+        }
+    }
 }

@@ -855,7 +855,12 @@ impl Traced for Igc {
             ]
         };
         let [l0, l1] = pack(self.last_words);
-        let [c0, c1] = pack(self.store.uinst_words(self.last_pc));
+        // No store write since the fetch: the store still holds the fetched words.
+        let [c0, c1] = if self.last_fetch == Some(self.store.writes) {
+            [l0, l1]
+        } else {
+            pack(self.store.uinst_words(self.last_pc))
+        };
         t.record("uinst", &[l0, l1, c0, c1], decode_uinst);
         self.fc.trace(t);
         t.pop_scope();

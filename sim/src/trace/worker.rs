@@ -138,6 +138,12 @@ impl Worker {
         if !self.failed.load(Ordering::Acquire) {
             return None;
         }
+        self.take_error_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_error_slow(&self) -> Option<io::Error> {
         self.error.lock().ok().and_then(|mut e| e.take())
     }
 
