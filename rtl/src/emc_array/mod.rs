@@ -475,6 +475,7 @@ impl EmcArray {
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
     /// With each probe's flow-control state: active bit, branch counter, loop state.
     /// Each is a record of one word (see [`decode_probe`]).
+    #[inline]
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
             let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w & p.mask != 0);
@@ -554,6 +555,7 @@ fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
 const B_SRC_NAMES: [&str; 8] = ["0", "1", "mem", "enable", "tree", "?", "?", "?"];
 
 impl Traced for EmcArray {
+    #[inline]
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         let op = &self.last_op;
         let count = self.counts.enable(&self.enable) as u64;

@@ -823,6 +823,7 @@ impl Igc {
 }
 
 impl Traced for Igc {
+    #[inline]
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         if !t.enter("igc", None) {
             return;
