@@ -214,7 +214,11 @@ fn store_writes_over_the_last_microinstruction_show_in_uinst() {
                 for k in 0..4u32 {
                     let shown = r.value(&format!("renderer.igc.uinst.w{k}")).expect("w");
                     let word = sim.board.igc.store.read(pc * 4 + k).expect("word");
-                    assert_eq!(shown, word as u64, "uinst.w{k} at cycle {}", sim.board.cycle);
+                    assert_eq!(
+                        shown, word as u64,
+                        "uinst.w{k} at cycle {}",
+                        sim.board.cycle
+                    );
                 }
             }
         }
@@ -227,11 +231,19 @@ fn store_writes_over_the_last_microinstruction_show_in_uinst() {
         .map(|k| sim.board.igc.store.read(base + k).expect("store word"))
         .collect();
     for (k, w) in old.iter().enumerate() {
-        text.push_str(&format!("MCWRITE {} {:#x}\n", base + k as u32, w ^ 0x0104_0810));
+        text.push_str(&format!(
+            "MCWRITE {} {:#x}\n",
+            base + k as u32,
+            w ^ 0x0104_0810
+        ));
     }
     let stream = pp5_sim::stream::text::parse(&text, "<mcwrite>", &img.table).expect("stream");
     let sim = run(&stream, true);
-    assert_eq!(sim.board.igc.last_pc as u32 * 4, base, "the same last microinstruction");
+    assert_eq!(
+        sim.board.igc.last_pc as u32 * 4,
+        base,
+        "the same last microinstruction"
+    );
     assert_eq!(
         sim.board.igc.store.read(base),
         Some(old[0] ^ 0x0104_0810),

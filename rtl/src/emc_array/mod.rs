@@ -501,7 +501,11 @@ impl EmcArray {
                 0,
             ]);
             let regs = get(&self.enable) as u64 | (get(&self.carry) as u64) << 1;
-            t.record(&p.scope, &[sample, regs | fc_bits | p.emc << 24], decode_probe);
+            t.record(
+                &p.scope,
+                &[sample, regs | fc_bits | p.emc << 24],
+                decode_probe,
+            );
         }
     }
 }

@@ -55,7 +55,13 @@ impl Capture {
         let slot_if = |text: bool| {
             entries
                 .iter()
-                .map(|e| if e.is_text == text { e.slot } else { NOT_SELECTED })
+                .map(|e| {
+                    if e.is_text == text {
+                        e.slot
+                    } else {
+                        NOT_SELECTED
+                    }
+                })
                 .collect()
         };
         Capture {
