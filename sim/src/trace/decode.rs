@@ -1,9 +1,10 @@
 //! The writer thread's side of [`Tracer::record`]: a block hands the sample walk a few words
-//! and a pure [`Decode`] function instead of its signals; the simulation thread keeps the
-//! words when they changed, and this thread runs the function to get the signals, compares
-//! them with the values it wrote last and merges the changes with the walked ones, in slot
-//! order (the order the simulation thread writes its own changes in), so the file is the same
-//! as if the block had walked its signals.
+//! and a pure [`Decode`] function instead of its signals; the simulation thread copies every
+//! record's words into a fixed frame, and this thread compares each frame with the last one
+//! ([`Decoder::decode_frame`]), runs the decode function of the records whose words changed
+//! to get their signals, compares those with the values it wrote last and merges the changes
+//! with the walked ones, in slot order (the order the simulation thread writes its own changes
+//! in), so the file is the same as if the block had walked its signals.
 
 use super::sampler::frame_words;
 use super::{mask, Entry, RecordDecl, NOT_SELECTED};
