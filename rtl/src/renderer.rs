@@ -232,11 +232,7 @@ impl Renderer {
 
     /// The status word (seed §III.4.1-5), as the IGC port reports it.
     pub fn status(&self) -> u32 {
-        let s = self.array.stripes();
-        let mut w = 0u32;
-        for (k, on) in s.iter().enumerate() {
-            w |= (*on as u32) << (ST_AEO_STRIPES + k as u32);
-        }
+        let mut w = self.array.stripe_bits() << ST_AEO_STRIPES;
         w |= (self.tx_ready_bs as u32) << ST_TXREADY_BS;
         w |= (self.tx_ready_igc as u32) << ST_TXREADY_IGC;
         w |= (self.bs_sem.count as u32) << ST_BS_SEM;
@@ -257,19 +253,18 @@ impl Renderer {
         self.leds_with(self.status())
     }
 
+    /// The LED inputs that are not in the status word: the IGC runs or waits (LED 1), the BS
+    /// port's and the IGC port's RxFIFO hold words (LEDs 4 and 5); bits 0..3 of
+    /// [`leds_from`]'s `extra`.
+    fn led_extra(&self) -> u32 {
+        (self.igc.state == IgcState::Run || self.igc.state.waiting()) as u32
+            | ((!self.bs_port.rxfifo.is_empty()) as u32) << 1
+            | ((!self.igc_port.rxfifo.is_empty()) as u32) << 2
+    }
+
     /// [`Renderer::leds`] given the status word.
     fn leds_with(&self, st: u32) -> u16 {
-        let mut l = 0u16;
-        l |= self.array.aeo() as u16;
-        l |= ((self.igc.state == IgcState::Run || self.igc.state.waiting()) as u16) << 1;
-        l |= ((self.bs_sem.count != 0) as u16) << 2;
-        l |= ((self.igc_sem.count != 0) as u16) << 3;
-        l |= ((!self.bs_port.rxfifo.is_empty()) as u16) << 4;
-        l |= ((!self.igc_port.rxfifo.is_empty()) as u16) << 5;
-        l |= (((st >> ST_TXREADY_BS) & 1) as u16) << 6;
-        l |= (((st >> ST_TXREADY_IGC) & 1) as u16) << 7;
-        l |= ((st >> 24) as u16 & 0xff) << 8;
-        l
+        leds_from(st, self.led_extra())
     }
 
     /// Move this cycle's IGC and parser events to the board's events, raising the error
@@ -573,12 +568,31 @@ impl Renderer {
     }
 }
 
-/// The board's own signals (status word, LEDs, AEO, IGC timeout) from their record.
+/// The 16 front-panel LEDs from the status word `st` and [`Renderer::led_extra`]. AEO (LED 0)
+/// is "no stripe has an enabled PE" (status bits 0..3), a semaphore's LED is its count
+/// (status bits 8..15, 16..23) being non-zero.
+fn leds_from(st: u32, extra: u32) -> u16 {
+    let mut l = 0u16;
+    l |= (st >> ST_AEO_STRIPES & 0xf == 0) as u16;
+    l |= ((extra & 1) as u16) << 1;
+    l |= ((st >> ST_BS_SEM & 0xff != 0) as u16) << 2;
+    l |= ((st >> ST_IGC_SEM & 0xff != 0) as u16) << 3;
+    l |= ((extra >> 1 & 1) as u16) << 4;
+    l |= ((extra >> 2 & 1) as u16) << 5;
+    l |= (((st >> ST_TXREADY_BS) & 1) as u16) << 6;
+    l |= (((st >> ST_TXREADY_IGC) & 1) as u16) << 7;
+    l |= ((st >> 24) as u16 & 0xff) << 8;
+    l
+}
+
+/// The board's own signals (status word, LEDs, AEO, IGC timeout) from their record: the
+/// status word and the inputs of the LEDs that are not in it.
 fn decode_top(w: &[u64], t: &mut dyn Tracer) {
     let [w0, w1] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
-    t.bits("status", 32, w0 & 0xffff_ffff);
-    t.bits("leds", 16, w0 >> 32 & 0xffff);
-    bit(t, "aeo", w0 >> 48 & 1 != 0);
+    let st = (w0 & 0xffff_ffff) as u32;
+    t.bits("status", 32, st as u64);
+    t.bits("leds", 16, leds_from(st, (w0 >> 32) as u32 & 0xff) as u64);
+    bit(t, "aeo", st >> ST_AEO_STRIPES & 0xf == 0);
     t.bits("timeout_count", 17, w1);
 }
 
@@ -587,13 +601,11 @@ impl Traced for Renderer {
         if !t.enter("renderer", None) {
             return;
         }
+        // Changes every other cycle: cheaper walked than in the record.
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
-        let status = self.status();
-        let leds = self.leds_with(status);
-        let aeo = self.array.aeo();
         t.record_group(
             &[
-                status as u64 | (leds as u64) << 32 | (aeo as u64) << 48,
+                self.status() as u64 | (self.led_extra() as u64) << 32,
                 self.timeout_count,
             ],
             decode_top,

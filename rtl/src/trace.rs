@@ -11,7 +11,9 @@
 
 /// Shows the signals of a [`Tracer::record`] or [`Tracer::record_group`] from its words: a
 /// pure function of `words` (a plain `fn`, so it captures nothing), which must visit the
-/// same signals in the same order for every `words`.
+/// same signals in the same order for every `words`. A record must pass the same function
+/// on every walk (a waveform writer keeps the one of its declaration walk), and must not
+/// open skippable scopes or groups inside it (inside a record they are plain scopes).
 pub type Decode = fn(words: &[u64], t: &mut dyn Tracer);
 
 /// Gives a tracer as `&mut dyn Tracer` (implemented for every sized [`Tracer`]), so the

@@ -186,3 +186,68 @@ fn idle_board_vcd_matches_a_full_walk_every_cycle() {
     let stream = pp5_sim::stream::text::parse(text, "<idle>", &img.table).expect("idle stream");
     check_stream("idle", &stream, 9_000);
 }
+
+#[test]
+fn store_writes_over_the_last_microinstruction_show_in_uinst() {
+    // `uinst` reads the store at the last PC only when the store was written since that
+    // microinstruction was fetched (`Igc::trace`): MCWRITEs over it in RMode must show in
+    // `uinst.w0..w3` (checked against the store itself, every cycle) and in the VCD.
+    let img = microcode::standard();
+    let first = "SETENABS\nNOOP\n";
+    let probe = pp5_sim::stream::text::parse(first, "<probe>", &img.table).expect("probe stream");
+    let run = |stream: &Stream, check: bool| {
+        let spec = RunSpec {
+            image: &img,
+            boot: true,
+            stream,
+            opts: SimOptions::default(),
+            wave: None,
+        };
+        let mut sim = prepare(&spec).expect("prepare");
+        assert!(sim.run_boot().is_none(), "boot finished");
+        while !sim.done() && sim.board.cycle < 200_000 {
+            sim.step();
+            if check {
+                let mut r = Recorder::default();
+                sim.board.trace(&mut r);
+                let pc = sim.board.igc.last_pc as u32;
+                for k in 0..4u32 {
+                    let shown = r.value(&format!("renderer.igc.uinst.w{k}")).expect("w");
+                    let word = sim.board.igc.store.read(pc * 4 + k).expect("word");
+                    assert_eq!(
+                        shown, word as u64,
+                        "uinst.w{k} at cycle {}",
+                        sim.board.cycle
+                    );
+                }
+            }
+        }
+        sim
+    };
+    let sim = run(&probe, false);
+    let base = sim.board.igc.last_pc as u32 * 4;
+    let mut text = format!("{first}NOOP\nNOOP\nRMODEON\n");
+    let old: Vec<u32> = (0..4)
+        .map(|k| sim.board.igc.store.read(base + k).expect("store word"))
+        .collect();
+    for (k, w) in old.iter().enumerate() {
+        text.push_str(&format!(
+            "MCWRITE {} {:#x}\n",
+            base + k as u32,
+            w ^ 0x0104_0810
+        ));
+    }
+    let stream = pp5_sim::stream::text::parse(&text, "<mcwrite>", &img.table).expect("stream");
+    let sim = run(&stream, true);
+    assert_eq!(
+        sim.board.igc.last_pc as u32 * 4,
+        base,
+        "the same last microinstruction"
+    );
+    assert_eq!(
+        sim.board.igc.store.read(base),
+        Some(old[0] ^ 0x0104_0810),
+        "the MCWRITEs reached it"
+    );
+    check_stream("mcwrite", &stream, 4_000);
+}

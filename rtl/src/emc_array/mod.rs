@@ -160,6 +160,8 @@ pub struct EmcArray {
     stripes: [bool; 4],
     /// Probe pixels (tracing only; empty when tracing is off).
     probes: Vec<Probe>,
+    /// The EMCs holding a probe pixel (bit k = EMC k), kept with `probes`.
+    probe_emcs: u64,
     /// The last operation (for the waveform).
     last_op: ArrayOp,
     /// Scratch planes: the next Carry, a copy of Enable, the ALU result.
@@ -188,6 +190,7 @@ impl EmcArray {
             carry: Box::new(ZERO_PLANE),
             stripes: [false; 4],
             probes: Vec::new(),
+            probe_emcs: 0,
             last_op: ArrayOp::default(),
             cbuf: Box::new(ZERO_PLANE),
             bbuf: Box::new(ZERO_PLANE),
@@ -206,6 +209,15 @@ impl EmcArray {
         self.stripes
     }
 
+    /// [`EmcArray::stripes`] as bits 0..3 (stripe k in bit k).
+    #[inline]
+    pub fn stripe_bits(&self) -> u32 {
+        // One byte (0 or 1) per stripe; the multiplication gathers byte k's bit into bit
+        // 24 + k, without carries (every partial product lands on its own bit).
+        let x = u32::from_le_bytes(self.stripes.map(u8::from));
+        x.wrapping_mul(0x0102_0408) >> 24 & 0xf
+    }
+
     /// Add a probe pixel traced as `pixel_<x>_<y>`. Coordinates must be < 128.
     pub fn add_probe(&mut self, x: usize, y: usize) {
         if x < plane::ARRAY_DIM
@@ -222,12 +234,13 @@ impl EmcArray {
                 emc: emc_of(x, y) as u64,
                 scope: format!("pixel_{x}_{y}"),
             });
+            self.probe_emcs |= 1 << emc_of(x, y);
         }
     }
 
     /// The EMCs holding a probe pixel (bit k = EMC k).
     pub fn probe_emcs(&self) -> u64 {
-        self.probes.iter().fold(0, |m, p| m | 1 << p.emc)
+        self.probe_emcs
     }
 
     /// The probe pixels.
@@ -462,9 +475,10 @@ impl EmcArray {
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
     /// With each probe's flow-control state: active bit, branch counter, loop state.
     /// Each is a record of one word (see [`decode_probe`]).
+    #[inline]
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
-            let get = |pl: &Plane| (pl[p.word] & p.mask != 0) as u64;
+            let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w & p.mask != 0);
             let l = &p.last;
             let fc_bits = if fc.all_active {
                 // Every PE active: the view every probe has (see `FlowControl::pe_view`).
@@ -475,18 +489,23 @@ impl EmcArray {
                     | (fc_bcnt as u64 & 0x1f) << 10
                     | fc_state_code(fc_state) << 16
             };
-            let word = get(&self.enable)
-                | get(&self.carry) << 1
-                | (l.a as u64) << 2
-                | (l.b as u64) << 3
-                | (l.carry_in as u64) << 4
-                | (l.alu_out as u64) << 5
-                | (l.carry_out as u64) << 6
-                | (l.mem_written as u64) << 7
-                | (l.mem_write as u64) << 8
-                | fc_bits
-                | p.emc << 24;
-            t.record(&p.scope, &[word], decode_probe);
+            // The ALU sample one byte per flag, in the struct's order (the loads merge).
+            let sample = u64::from_le_bytes([
+                l.a as u8,
+                l.b as u8,
+                l.carry_in as u8,
+                l.alu_out as u8,
+                l.carry_out as u8,
+                l.mem_write as u8,
+                l.mem_written as u8,
+                0,
+            ]);
+            let regs = get(&self.enable) as u64 | (get(&self.carry) as u64) << 1;
+            t.record(
+                &p.scope,
+                &[sample, regs | fc_bits | p.emc << 24],
+                decode_probe,
+            );
         }
     }
 }
@@ -509,9 +528,14 @@ const FC_STATES: [PeFlowState; 4] = [
     PeFlowState::Continue,
 ];
 
-/// The signals of a probe pixel's scope, from the word [`EmcArray::trace_probes`] packs.
+/// The signals of a probe pixel's scope, from the words [`EmcArray::trace_probes`] packs:
+/// the ALU sample (a byte per flag), then Enable, Carry and the flow-control view.
 fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
+    let [s, w] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    let flag = |k: u32| s >> (8 * k) & 1;
+    // alu_a, alu_b, alu_cin, alu_out, alu_cout, mem_we (written), mem_wdata (the bit).
+    let alu = flag(0) | flag(1) << 1 | flag(2) << 2 | flag(3) << 3 | flag(4) << 4;
+    let bits = w & 3 | alu << 2 | flag(6) << 7 | flag(5) << 8;
     const BITS: [&str; 9] = [
         "enable",
         "carry",
@@ -523,7 +547,7 @@ fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
         "mem_we",
         "mem_wdata",
     ];
-    t.bits_packed(&BITS, w & 0x1ff);
+    t.bits_packed(&BITS, bits);
     t.bits("emc", 6, w >> 24 & 0x3f);
     bit(t, "fc_active", w >> 9 & 1 != 0);
     t.bits("fc_bcnt", 5, w >> 10 & 0x1f);
@@ -535,6 +559,7 @@ fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
 const B_SRC_NAMES: [&str; 8] = ["0", "1", "mem", "enable", "tree", "?", "?", "?"];
 
 impl Traced for EmcArray {
+    #[inline]
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         let op = &self.last_op;
         let count = self.counts.enable(&self.enable) as u64;
@@ -547,11 +572,7 @@ impl Traced for EmcArray {
             BSource::Tree => (4, 0),
         };
         // Everything the scope shows, packed (see `decode_array`).
-        let word = self
-            .stripes
-            .iter()
-            .enumerate()
-            .fold(0u64, |k, (n, &s)| k | (s as u64) << n)
+        let word = self.stripe_bits() as u64
             | count << 4
             | op.a.map_or(0, |a| 0x100 | a as u64) << 20
             | (b_kind | b_addr << 3) << 32
@@ -580,4 +601,18 @@ fn decode_array(w: &[u64], t: &mut dyn Tracer) {
     let wa = w >> 48 & 0x1ff;
     bit(t, "mem_we", wa & 0x100 != 0);
     t.bits("w_addr", 8, wa & 0xff);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EmcArray;
+
+    #[test]
+    fn stripe_bits_are_the_stripes() {
+        let mut a = EmcArray::new();
+        for m in 0..16u32 {
+            a.stripes = std::array::from_fn(|k| m >> k & 1 != 0);
+            assert_eq!(a.stripe_bits(), m);
+        }
+    }
 }

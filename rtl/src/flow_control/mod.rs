@@ -493,13 +493,21 @@ impl PeFlowState {
 }
 
 impl Traced for FlowControl {
+    /// The key check inline (the scope is skipped in most cycles), the walk out of line.
+    #[inline]
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let l = &self.last;
         // Everything traced below changes only with `version`.
-        let key = [self.version];
-        if !t.enter_keyed("fc", &key) {
-            return;
+        if t.enter_keyed("fc", &[self.version]) {
+            self.trace_scope(t);
         }
+    }
+}
+
+impl FlowControl {
+    /// The `fc` scope's signals, after [`Tracer::enter_keyed`] entered it.
+    #[inline(never)]
+    fn trace_scope<T: Tracer + ?Sized>(&self, t: &mut T) {
+        let l = &self.last;
         bit(t, "full", self.full);
         bit(t, "all_active", self.all_active);
         let i = &l.req.instr;

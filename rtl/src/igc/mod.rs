@@ -54,6 +54,15 @@ pub enum IgcState {
     WaitTx,
 }
 
+// `IgcState::code` is the declaration order, which must be `ALL`'s.
+const _: () = {
+    let mut k = 0;
+    while k < IgcState::ALL.len() {
+        assert!(IgcState::ALL[k] as usize == k);
+        k += 1;
+    }
+};
+
 impl IgcState {
     /// Name shown in the waveform.
     pub fn name(self) -> &'static str {
@@ -82,8 +91,10 @@ impl IgcState {
     ];
 
     /// A number per state (the waveform record carries it; [`IgcState::ALL`] maps it back).
+    #[inline]
     pub fn code(self) -> u64 {
-        IgcState::ALL.iter().position(|&s| s == self).unwrap_or(0) as u64
+        // The declaration order is `ALL`'s (a test checks it).
+        self as u64
     }
 
     /// A handshake microinstruction is stalled.
@@ -842,6 +853,7 @@ impl Igc {
 }
 
 impl Traced for Igc {
+    #[inline]
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         if !t.enter("igc", None) {
             return;
@@ -874,7 +886,12 @@ impl Traced for Igc {
             ]
         };
         let [l0, l1] = pack(self.last_words);
-        let [c0, c1] = pack(self.store.uinst_words(self.last_pc));
+        // No store write since the fetch: the store still holds the fetched words.
+        let [c0, c1] = if self.last_fetch == Some(self.store.writes) {
+            [l0, l1]
+        } else {
+            pack(self.store.uinst_words(self.last_pc))
+        };
         t.record("uinst", &[l0, l1, c0, c1], decode_uinst);
         self.fc.trace(t);
         t.pop_scope();

@@ -91,6 +91,7 @@ impl McStore {
     }
 
     /// The raw words of the microinstruction at `pc`.
+    #[inline]
     pub fn uinst_words(&self, pc: u16) -> [u32; 4] {
         let p = pc as usize % CONTROL_STORE_UINSTS;
         std::array::from_fn(|k| self.words[p * WORDS_PER_UINST + k])

@@ -1,13 +1,28 @@
 //! The writer thread's side of [`Tracer::record`]: a block hands the sample walk a few words
-//! and a pure [`Decode`] function instead of its signals; the simulation thread keeps the
-//! words when they changed, and this thread runs the function to get the signals, compares
-//! them with the values it wrote last and merges the changes with the walked ones, in slot
-//! order (the order the simulation thread writes its own changes in), so the file is the same
-//! as if the block had walked its signals.
+//! and a pure [`Decode`] function instead of its signals; the simulation thread copies every
+//! record's words into a fixed frame, and this thread compares each frame with the last one
+//! ([`Decoder::decode_frame`]), runs the decode function of the records whose words changed
+//! to get their signals, compares those with the values it wrote last and merges the changes
+//! with the walked ones, in slot order (the order the simulation thread writes its own changes
+//! in), so the file is the same as if the block had walked its signals.
 
-use super::{mask, Entry, Skippable, NOT_SELECTED};
+use super::sampler::frame_words;
+use super::{mask, Entry, RecordDecl, NOT_SELECTED};
 use pp5_rtl::trace::{Decode, Tracer};
 use std::io;
+
+/// Words of a frame compared at once.
+pub(crate) const CHUNK: usize = 4;
+
+/// A record's place in the frame of words ([`Decoder::decode_frame`]).
+#[derive(Clone, Copy)]
+struct FrameRecord {
+    off: usize,
+    len: usize,
+    /// A signal in it is selected (otherwise it is never decoded).
+    selected: bool,
+    decode: Decode,
+}
 
 /// Kind of a text position (bits positions hold their width, 1..=64).
 const TEXT_KIND: u8 = 0;
@@ -27,9 +42,15 @@ struct Pos {
 
 /// Decodes records and keeps the last written value of each signal inside one.
 pub(crate) struct Decoder {
-    /// Per skippable scope of the walk: first position, number of signals, and whether it
-    /// is a record.
-    spans: Vec<(usize, usize, bool)>,
+    /// Per record of the walk: its first position and number of signals.
+    spans: Vec<(usize, usize)>,
+    /// Per record: where its words lie in a frame, whether a signal in it is selected, and
+    /// its decode function (the declaration walk's).
+    recs: Vec<FrameRecord>,
+    /// Record of each frame word (`u32::MAX` for padding).
+    rec_of_word: Vec<u32>,
+    /// The last frame's words.
+    last: Vec<u64>,
     pos: Vec<Pos>,
     /// Per slot: the last written text (text signals inside records).
     last_text: Vec<String>,
@@ -41,12 +62,33 @@ pub(crate) struct Decoder {
 }
 
 impl Decoder {
-    pub(crate) fn new(entries: &[Entry], skippable: &[Skippable], nslots: usize) -> Decoder {
+    pub(crate) fn new(
+        entries: &[Entry],
+        records: &[RecordDecl],
+        unselected: &[bool],
+        nslots: usize,
+    ) -> Decoder {
+        let words = frame_words(records);
+        let mut rec_of_word = vec![u32::MAX; words];
+        for (k, r) in records.iter().enumerate() {
+            if let Some(w) = rec_of_word.get_mut(r.word_off..r.word_off + r.words) {
+                w.iter_mut().for_each(|w| *w = k as u32);
+            }
+        }
         Decoder {
-            spans: skippable
+            spans: records.iter().map(|r| (r.first_sig, r.sigs)).collect(),
+            recs: records
                 .iter()
-                .map(|k| (k.first_sig, k.sigs, k.record))
+                .enumerate()
+                .map(|(k, r)| FrameRecord {
+                    off: r.word_off,
+                    len: r.words,
+                    selected: !unselected.get(k).copied().unwrap_or(false),
+                    decode: r.decode,
+                })
                 .collect(),
+            rec_of_word,
+            last: vec![0; words],
             pos: {
                 let mut pos: Vec<Pos> = entries
                     .iter()
@@ -82,6 +124,75 @@ impl Decoder {
         self.text_bytes.clear();
     }
 
+    /// Words per frame in a batch.
+    pub(crate) fn frame_words(&self) -> usize {
+        self.last.len()
+    }
+
+    /// Decode the records of a frame whose words differ from the last frame's (every
+    /// selected one if `force`), in walk order.
+    pub(crate) fn decode_frame(&mut self, words: &[u64], force: bool) -> io::Result<()> {
+        if words.len() != self.last.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "malformed trace frame",
+            ));
+        }
+        if force {
+            for k in 0..self.recs.len() {
+                self.decode_in_frame(k, words, true)?;
+            }
+            self.last.copy_from_slice(words);
+            return Ok(());
+        }
+        // Records lie in walk order in the frame: a record with several changed words is
+        // decoded once.
+        let mut prev = u32::MAX;
+        for (c, cur) in words.chunks_exact(CHUNK).enumerate() {
+            let s = c * CHUNK;
+            let (Ok(cur), Some(Ok(last))) = (
+                <&[u64; CHUNK]>::try_from(cur),
+                self.last
+                    .get_mut(s..s + CHUNK)
+                    .map(<&mut [u64; CHUNK]>::try_from),
+            ) else {
+                break;
+            };
+            // The whole chunk at once (a few vector instructions), then word by word.
+            if cur == last {
+                continue;
+            }
+            let mut changed = (0..CHUNK).fold(0u32, |m, i| m | ((cur[i] != last[i]) as u32) << i);
+            *last = *cur;
+            while changed != 0 {
+                let i = s + changed.trailing_zeros() as usize;
+                changed &= changed - 1;
+                let r = self.rec_of_word.get(i).copied().unwrap_or(u32::MAX);
+                if r != prev && r != u32::MAX {
+                    prev = r;
+                    self.decode_in_frame(r as usize, words, false)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Decode record `k` from its words in `words` (a frame), if selected.
+    fn decode_in_frame(&mut self, k: usize, words: &[u64], force: bool) -> io::Result<()> {
+        let malformed = || io::Error::new(io::ErrorKind::InvalidData, "malformed trace frame");
+        let &FrameRecord {
+            off,
+            len,
+            selected,
+            decode,
+        } = self.recs.get(k).ok_or_else(malformed)?;
+        if !selected {
+            return Ok(());
+        }
+        let w = words.get(off..off + len).ok_or_else(malformed)?;
+        self.decode(k as u32, w, decode, force)
+    }
+
     /// Decode record `k` of the walk from `words`, appending the selected signals that
     /// changed (all of them if `force`). Records must come in walk order within a frame.
     pub(crate) fn decode(
@@ -92,10 +203,7 @@ impl Decoder {
         force: bool,
     ) -> io::Result<()> {
         let malformed = || io::Error::new(io::ErrorKind::InvalidData, "malformed trace record");
-        let &(first, sigs, record) = self.spans.get(k as usize).ok_or_else(malformed)?;
-        if !record {
-            return Err(malformed());
-        }
+        let &(first, sigs) = self.spans.get(k as usize).ok_or_else(malformed)?;
         let Decoder {
             pos,
             last_text,
@@ -304,7 +412,11 @@ mod tests {
             bit(t, "head", self.a & 1 != 0);
             if self.records {
                 t.record("inner", &[self.a], decode_inner);
-                t.record_group(&[self.b], decode_group);
+                // A record inside a keyed group: skipped with it, it keeps its words.
+                if t.group(&[self.b]) {
+                    t.record_group(&[self.b], decode_group);
+                    t.end_group();
+                }
             } else {
                 t.push_scope("inner");
                 for (i, name) in FLAGS.iter().enumerate() {
@@ -313,7 +425,10 @@ mod tests {
                 t.bits("val", 12, self.a >> 3);
                 t.text_static("kind", if self.a & 1 != 0 { "ODD" } else { "EVEN" });
                 t.pop_scope();
-                t.bits("b", 64, self.b);
+                if t.group(&[self.b]) {
+                    t.bits("b", 64, self.b);
+                    t.end_group();
+                }
             }
             t.bits("tail", 4, self.b);
             t.pop_scope();

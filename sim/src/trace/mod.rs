@@ -184,34 +184,63 @@ enum RawEvent {
     },
 }
 
-/// A scope entered with [`Tracer::enter`] (or a group, or a record): the signals and nested
-/// skippable scopes it spans, so a later walk can jump over it.
+/// A scope entered with [`Tracer::enter`] or [`Tracer::enter_keyed`], or a group: what it
+/// spans, so a later walk can jump over it. Signals are counted twice: by their position in
+/// the whole walk (`first_sig`, `sigs`) and among the walked ones, those outside records
+/// (`walked`), which are the positions the sample walk visits.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Skippable {
     pub(crate) first_sig: usize,
     pub(crate) sigs: usize,
+    pub(crate) first_walked: usize,
+    pub(crate) walked: usize,
+    /// Skippable scopes and groups nested in it.
     pub(crate) nested: usize,
-    /// A [`Tracer::record`] or [`Tracer::record_group`]: the writer thread decodes it.
-    pub(crate) record: bool,
+    /// Its records' words in the frame (see `sampler::RecordFrame`).
+    pub(crate) first_word: usize,
+    pub(crate) words: usize,
+    /// The length of its key in the declaration walk (`None`: entered without a key).
+    pub(crate) key_len: Option<usize>,
+}
+
+/// A [`Tracer::record`] or [`Tracer::record_group`] of the walk: its signals (decoded on
+/// the writer thread), where its words lie in the sample frame, and its decode function.
+#[derive(Clone, Copy)]
+pub(crate) struct RecordDecl {
+    pub(crate) first_sig: usize,
+    pub(crate) sigs: usize,
+    pub(crate) word_off: usize,
+    pub(crate) words: usize,
+    pub(crate) decode: Decode,
 }
 
 /// Records the declaration walk.
 #[derive(Default)]
 struct Collector {
     events: Vec<RawEvent>,
+    /// Signals so far, and those of them outside records.
     sigs: usize,
+    walked: usize,
+    /// Words of the records so far.
+    words: usize,
     skippable: Vec<Skippable>,
+    records: Vec<RecordDecl>,
     stack: Vec<Option<usize>>,
-    /// Open groups ([`Tracer::group`]), innermost last.
-    groups: Vec<usize>,
+    /// Open groups ([`Tracer::group`]), innermost last (`None`: a group inside a record).
+    groups: Vec<Option<usize>>,
+    /// Inside a record's decode function (its scopes and groups are plain ones there).
+    in_record: usize,
     /// `end_group` without a group.
     unbalanced: bool,
 }
 
 impl Collector {
-    fn open_skippable(&mut self) -> usize {
+    fn open_skippable(&mut self, key_len: Option<usize>) -> usize {
         self.skippable.push(Skippable {
             first_sig: self.sigs,
+            first_walked: self.walked,
+            first_word: self.words,
+            key_len,
             ..Skippable::default()
         });
         self.skippable.len() - 1
@@ -219,10 +248,29 @@ impl Collector {
 
     fn close_skippable(&mut self, k: usize) {
         let len = self.skippable.len();
+        let (sigs, walked, words) = (self.sigs, self.walked, self.words);
         if let Some(s) = self.skippable.get_mut(k) {
-            s.sigs = self.sigs - s.first_sig;
+            s.sigs = sigs - s.first_sig;
+            s.walked = walked - s.first_walked;
+            s.words = words - s.first_word;
             s.nested = len - k - 1;
         }
+    }
+
+    /// A record: its signals are `decode(words)`'s.
+    fn add_record(&mut self, words: &[u64], decode: Decode) {
+        let first_sig = self.sigs;
+        self.in_record += 1;
+        decode(words, self);
+        self.in_record -= 1;
+        self.records.push(RecordDecl {
+            first_sig,
+            sigs: self.sigs - first_sig,
+            word_off: self.words,
+            words: words.len(),
+            decode,
+        });
+        self.words += words.len();
     }
 }
 
@@ -237,59 +285,71 @@ impl Tracer for Collector {
             self.close_skippable(k);
         }
     }
-    fn enter(&mut self, name: &str, _key: Option<u64>) -> bool {
-        self.enter_keyed(name, &[])
+    fn enter(&mut self, name: &str, key: Option<u64>) -> bool {
+        match key {
+            Some(k) => self.enter_keyed(name, &[k]),
+            None => {
+                self.events.push(RawEvent::Push(sanitize_name(name)));
+                let k = (self.in_record == 0).then(|| self.open_skippable(None));
+                self.stack.push(k);
+                true
+            }
+        }
     }
-    fn enter_keyed(&mut self, name: &str, _key: &[u64]) -> bool {
+    fn enter_keyed(&mut self, name: &str, key: &[u64]) -> bool {
         self.events.push(RawEvent::Push(sanitize_name(name)));
-        let k = self.open_skippable();
-        self.stack.push(Some(k));
+        let k = (self.in_record == 0).then(|| self.open_skippable(Some(key.len())));
+        self.stack.push(k);
         true
     }
-    fn group(&mut self, _key: &[u64]) -> bool {
-        let k = self.open_skippable();
+    fn group(&mut self, key: &[u64]) -> bool {
+        let k = (self.in_record == 0).then(|| self.open_skippable(Some(key.len())));
         self.groups.push(k);
         true
     }
     fn end_group(&mut self) {
         match self.groups.pop() {
-            Some(k) => self.close_skippable(k),
+            Some(Some(k)) => self.close_skippable(k),
+            Some(None) => {}
             None => self.unbalanced = true,
         }
     }
     fn record(&mut self, name: &str, words: &[u64], decode: Decode) {
-        self.events.push(RawEvent::Push(sanitize_name(name)));
-        let k = self.open_skippable();
-        if let Some(s) = self.skippable.get_mut(k) {
-            s.record = true;
+        if self.in_record > 0 {
+            self.push_scope(name);
+            decode(words, self);
+            self.pop_scope();
+            return;
         }
-        self.stack.push(Some(k));
-        decode(words, self);
+        self.push_scope(name);
+        self.add_record(words, decode);
         self.pop_scope();
     }
     fn record_group(&mut self, words: &[u64], decode: Decode) {
-        let k = self.open_skippable();
-        if let Some(s) = self.skippable.get_mut(k) {
-            s.record = true;
+        if self.in_record > 0 {
+            decode(words, self);
+            return;
         }
-        self.groups.push(k);
-        decode(words, self);
-        self.end_group();
+        self.add_record(words, decode);
     }
     fn bits(&mut self, name: &str, width: u32, _value: u64) {
+        self.sig(name, width, false);
+    }
+    fn text(&mut self, name: &str, _value: &str) {
+        self.sig(name, 0, true);
+    }
+}
+
+impl Collector {
+    fn sig(&mut self, name: &str, width: u32, is_text: bool) {
         self.sigs += 1;
+        if self.in_record == 0 {
+            self.walked += 1;
+        }
         self.events.push(RawEvent::Sig {
             name: sanitize_name(name),
             width,
-            is_text: false,
-        });
-    }
-    fn text(&mut self, name: &str, _value: &str) {
-        self.sigs += 1;
-        self.events.push(RawEvent::Sig {
-            name: sanitize_name(name),
-            width: 0,
-            is_text: true,
+            is_text,
         });
     }
 }
@@ -515,7 +575,8 @@ pub struct WaveWriter {
     worker: worker::Worker,
     format: WaveFormat,
     cfg: TraceConfig,
-    entries: Vec<Entry>,
+    /// Signals the sample walk visits (those outside records).
+    walked: usize,
     signals: Vec<SignalInfo>,
     /// The per-position values of the sample walk and the last written ones.
     capture: sampler::Capture,
@@ -527,6 +588,8 @@ pub struct WaveWriter {
     /// Skippable scopes of the walk, whether nothing in each is selected, and each one's key
     /// at its last visit.
     scopes: sampler::Scopes,
+    /// The records' words of this walk and of the last one.
+    frame: sampler::RecordFrame,
 }
 
 impl std::fmt::Debug for WaveWriter {
@@ -578,25 +641,39 @@ impl WaveWriter {
                 "trace walk has an end_group without a group, or a group left open",
             ));
         }
-        let skippable = collector.skippable;
+        let (skippable, records) = (collector.skippable, collector.records);
         let layout = Layout::build(collector.events, &cfg, text_width)?;
+        let none_selected = |first: usize, n: usize| {
+            layout
+                .entries
+                .get(first..first + n)
+                .is_some_and(|es| es.iter().all(|e| e.slot == NOT_SELECTED))
+        };
         let unselected: Vec<bool> = skippable
             .iter()
-            .map(|k| {
-                layout
-                    .entries
-                    .get(k.first_sig..k.first_sig + k.sigs)
-                    .is_some_and(|es| es.iter().all(|e| e.slot == NOT_SELECTED))
-            })
+            .map(|k| none_selected(k.first_sig, k.sigs))
             .collect();
         let scopes = sampler::Scopes::new(&skippable, &unselected);
-        // Positions inside records: their values are decoded on the writer thread.
+        let frame = sampler::RecordFrame::new(&records);
+        let records_unselected: Vec<bool> = records
+            .iter()
+            .map(|r| none_selected(r.first_sig, r.sigs))
+            .collect();
+        // Positions inside records: their values are decoded on the writer thread; the
+        // sample walk visits the others only.
         let mut decoded = vec![false; layout.entries.len()];
-        for k in skippable.iter().filter(|k| k.record) {
-            if let Some(d) = decoded.get_mut(k.first_sig..k.first_sig + k.sigs) {
+        for r in &records {
+            if let Some(d) = decoded.get_mut(r.first_sig..r.first_sig + r.sigs) {
                 d.iter_mut().for_each(|d| *d = true);
             }
         }
+        let walked: Vec<Entry> = layout
+            .entries
+            .iter()
+            .zip(&decoded)
+            .filter(|(_, &d)| !d)
+            .map(|(e, _)| *e)
+            .collect();
         let sink: Box<dyn Sink + Send> = match format {
             WaveFormat::Vcd => Box::new(vcd::VcdSink::create(
                 path,
@@ -612,19 +689,25 @@ impl WaveWriter {
             )?),
         };
         let n = layout.slots.len();
-        let decoder = decode::Decoder::new(&layout.entries, &skippable, layout.slots.len());
+        let decoder = decode::Decoder::new(
+            &layout.entries,
+            &records,
+            &records_unselected,
+            layout.slots.len(),
+        );
         let worker = worker::Worker::start(sink, layout.slots, decoder)?;
         Ok(WaveWriter {
             worker,
             format,
             cfg,
             signals: layout.signals,
-            capture: sampler::Capture::new(&layout.entries, &decoded, n),
-            entries: layout.entries,
+            capture: sampler::Capture::new(&walked, n),
+            walked: walked.len(),
             resync: false,
             first_cycle: None,
             last_cycle: None,
             scopes,
+            frame,
         })
     }
 
@@ -682,17 +765,19 @@ impl WaveWriter {
                     cap: &mut self.capture,
                     pos: 0,
                     epos: 0,
+                    rpos: 0,
                     bad: false,
                     force,
                     scopes: &mut self.scopes,
+                    frame: &mut self.frame,
                     batch,
                 };
                 top.trace(&mut walk);
-                (walk.pos, walk.bad)
+                (walk.pos, walk.bad || !walk.complete())
             }};
         }
         let (pos, bad) = if check { walk!(true) } else { walk!(false) };
-        if bad || pos != self.entries.len() || (check && !self.capture.shape_ok()) {
+        if bad || pos != self.walked || (check && !self.capture.shape_ok()) {
             // Write nothing for this sample; the next one writes every value again.
             self.worker.batch.truncate(lens0);
             self.resync = true;
@@ -700,9 +785,9 @@ impl WaveWriter {
             self.scopes.clear();
             return Err(invalid_data(format!(
                 "trace walk does not match the declaration: {pos} signals visited, {} declared{}",
-                self.entries.len(),
-                if pos == self.entries.len() {
-                    ", or a signal changed kind or width"
+                self.walked,
+                if pos == self.walked {
+                    ", or a signal, scope or record changed kind, width or place"
                 } else {
                     ""
                 }
@@ -710,7 +795,8 @@ impl WaveWriter {
         }
         self.resync = false;
         let batch = &mut self.worker.batch;
-        self.capture.commit(batch, force);
+        self.capture.commit(batch);
+        self.frame.commit(batch);
         let end = |n: usize| u32::try_from(n).map_err(|_| invalid_data("batch overflow"));
         batch.frames.push(worker::Frame {
             cycle,
@@ -718,7 +804,6 @@ impl WaveWriter {
             force,
             changes_end: end(batch.changes.len())?,
             texts_end: end(batch.texts.len())?,
-            records_end: end(batch.records.len())?,
         });
         self.first_cycle.get_or_insert(cycle);
         self.last_cycle = Some(cycle);

@@ -1,18 +1,20 @@
-//! The per-cycle sample: one walk of the blocks that stores each value at its position and
-//! notes whether it changed, then a pass over the changed positions only.
+//! The per-cycle sample: one walk of the blocks that compares each walked value with the one
+//! at its position and hands the changes to the batch as it goes, and copies the records'
+//! words into a frame.
 //!
 //! The walk runs on the simulation thread every cycle, so each signal must cost as little as
 //! possible there: [`Sampler::bits`] masks the value (the width is usually a constant, so the
-//! mask folds away), stores it and its width at the signal's position and sets the
-//! position's bit in a dirty mask if the value differs from the stored one, all without
-//! data-dependent branches. After the walk, [`Capture::commit`] checks the walk's shape (one
-//! slice comparison) and appends the selected dirty positions to the batch for the writer
-//! thread. Scopes skipped by key keep their stored values, which is what makes skipping
-//! exact. A record ([`Tracer::record`]) costs a comparison of its words with the last ones
-//! and, when they differ, a copy into the batch: the writer thread decodes it.
+//! mask folds away), compares it with the one stored at the signal's position and, if it
+//! changed, stores it and appends it to the batch (walk order is slot order, the order the
+//! writer thread wants). Scopes skipped by key keep their stored values, which is what makes
+//! skipping exact. Most signals are in records ([`Tracer::record`]): a record costs the walk
+//! a copy of its words into its place in a [`RecordFrame`], which goes to the writer thread
+//! whole; that thread finds the records whose words changed and decodes them. A walk whose
+//! shape turns out wrong is undone (the batch is truncated) and the next one is forced.
 
-use super::worker::{Batch, RecordRef};
-use super::{mask, Entry, Skippable, NOT_SELECTED};
+use super::decode::CHUNK;
+use super::worker::Batch;
+use super::{mask, Entry, RecordDecl, Skippable, NOT_SELECTED};
 use pp5_rtl::trace::{Decode, Tracer};
 
 /// Kind of a text position in [`Capture::kinds`] (bits positions hold their width, 1..=64).
@@ -32,52 +34,63 @@ pub(crate) struct Capture {
     decl_kinds: Vec<u8>,
     /// The text at each text position written with [`Tracer::text_static`].
     statics: Vec<&'static str>,
-    /// Per 64 positions, which changed during this walk.
-    dirty: Vec<u64>,
-    /// Per 64 positions, which are selected bits signals.
-    selected: Vec<u64>,
-    /// Per 64 positions, which are selected text signals.
-    selected_text: Vec<u64>,
-    /// Slot of each position ([`NOT_SELECTED`] if none).
-    slot_of: Vec<u32>,
+    /// Slot of each position declared as bits, and of each declared as text
+    /// ([`NOT_SELECTED`] if unselected or of the other kind).
+    bits_slot: Vec<u32>,
+    text_slot: Vec<u32>,
     last_text: Vec<String>,
+    /// The static texts of this walk that go to the batch, by slot: appended after the walk
+    /// ([`Capture::commit`]), after the texts [`Tracer::text`] appended during it (the order
+    /// the file has always had).
+    static_texts: Vec<(u32, &'static str)>,
 }
 
 impl Capture {
-    /// `decoded[pos]`: position `pos` lies in a record (the writer thread writes it).
-    pub(crate) fn new(entries: &[Entry], decoded: &[bool], nslots: usize) -> Capture {
-        let mut selected = vec![0u64; entries.len().div_ceil(64)];
-        let mut selected_text = vec![0u64; entries.len().div_ceil(64)];
-        for (pos, e) in entries.iter().enumerate() {
-            if e.slot == NOT_SELECTED || decoded.get(pos).copied().unwrap_or(false) {
-                continue;
-            }
-            if e.is_text {
-                selected_text[pos / 64] |= 1 << (pos % 64);
-            } else {
-                selected[pos / 64] |= 1 << (pos % 64);
-            }
-        }
+    /// `entries`: the walked positions (the signals outside records), in walk order.
+    pub(crate) fn new(entries: &[Entry], nslots: usize) -> Capture {
         let decl_kinds: Vec<u8> = entries
             .iter()
             .map(|e| if e.is_text { TEXT_KIND } else { e.width as u8 })
             .collect();
+        let slot_if = |text: bool| {
+            entries
+                .iter()
+                .map(|e| {
+                    if e.is_text == text {
+                        e.slot
+                    } else {
+                        NOT_SELECTED
+                    }
+                })
+                .collect()
+        };
         Capture {
             vals: vec![0; entries.len()],
             kinds: decl_kinds.clone(),
             decl_kinds,
             statics: vec![""; entries.len()],
-            dirty: vec![0; entries.len().div_ceil(64)],
-            selected,
-            selected_text,
-            slot_of: entries.iter().map(|e| e.slot).collect(),
+            bits_slot: slot_if(false),
+            text_slot: slot_if(true),
             last_text: vec![String::new(); nslots],
+            static_texts: Vec::new(),
         }
     }
 
-    /// Forget what was last written (after a failed walk): the next commit must be forced.
+    /// Append this walk's static texts to `batch`.
+    #[inline]
+    pub(crate) fn commit(&mut self, batch: &mut Batch) {
+        if !self.static_texts.is_empty() {
+            for &(slot, s) in &self.static_texts {
+                push_text(batch, slot, s);
+            }
+            self.static_texts.clear();
+        }
+    }
+
+    /// Forget what was last written (after a failed walk): the next walk must be forced.
     pub(crate) fn invalidate(&mut self) {
         self.kinds.copy_from_slice(&self.decl_kinds);
+        self.static_texts.clear();
     }
 
     /// Whether the walk visited exactly the declared kinds (the signal count is checked by
@@ -86,46 +99,21 @@ impl Capture {
         self.kinds == self.decl_kinds
     }
 
-    /// Append this walk's changes (every selected value if `force`) to `batch`.
-    pub(crate) fn commit(&mut self, batch: &mut Batch, force: bool) {
-        let words = self
-            .dirty
-            .iter_mut()
-            .zip(&self.selected)
-            .zip(&self.selected_text);
-        for (w, ((dirty, &selected), &selected_text)) in words.enumerate() {
-            let (mut changed, mut texts) = if force {
-                (selected, selected_text)
-            } else {
-                (*dirty & selected, *dirty & selected_text)
-            };
-            *dirty = 0;
-            while changed != 0 {
-                let p = w * 64 + changed.trailing_zeros() as usize;
-                changed &= changed - 1;
-                if let (Some(&slot), Some(&v)) = (self.slot_of.get(p), self.vals.get(p)) {
-                    batch.changes.push((slot, v));
-                }
-            }
-            // Text positions are dirty when a different constant string was shown there.
-            while texts != 0 {
-                let p = w * 64 + texts.trailing_zeros() as usize;
-                texts &= texts - 1;
-                let (Some(&s), Some(&slot)) = (self.statics.get(p), self.slot_of.get(p)) else {
-                    continue;
-                };
-                if std::ptr::eq(s, DYNAMIC) {
-                    continue;
-                }
-                let Some(last) = self.last_text.get_mut(slot as usize) else {
-                    continue;
-                };
-                if force || last.as_str() != s {
-                    last.clear();
-                    last.push_str(s);
-                    push_text(batch, slot, s);
-                }
-            }
+    /// Static text `s` was shown at position `p` (another one than last time, or `force`):
+    /// keep it for the batch if the position is selected and the text differs from the one
+    /// last written.
+    #[inline(never)]
+    fn static_text_changed(&mut self, p: usize, s: &'static str, force: bool) {
+        let Some(&slot) = self.text_slot.get(p).filter(|&&slot| slot != NOT_SELECTED) else {
+            return;
+        };
+        let Some(last) = self.last_text.get_mut(slot as usize) else {
+            return;
+        };
+        if force || last.as_str() != s {
+            last.clear();
+            last.push_str(s);
+            self.static_texts.push((slot, s));
         }
     }
 }
@@ -137,44 +125,67 @@ fn push_text(batch: &mut Batch, slot: u32, text: &str) {
     batch.texts.push((slot, start, b.len() as u32));
 }
 
-/// What the sample walk needs of one skippable scope, group or record.
+/// What the sample walk needs of one skippable scope or group (32 bytes).
 #[derive(Clone, Copy, Debug, Default)]
 struct ScopeState {
-    /// Signals it spans, and skippable scopes it spans plus one (itself).
-    sigs: u32,
-    span: u32,
-    /// Its last key: `words[key_off..key_off + key_len]`, if `valid`.
+    /// Its key at its last visit, if the declaration's key is one word (the usual case);
+    /// longer keys are `Scopes::keys[key_off..key_off + key_len]`.
+    key: u64,
+    /// Where the walk continues when it is skipped: the next walked position, skippable
+    /// scope and frame word.
+    end_pos: u32,
+    end_epos: u32,
+    end_rpos: u32,
     key_off: u32,
-    key_len: u32,
+    /// The length of the declaration's key ([`NO_KEY`]: entered without one).
+    key_len: u16,
+    /// Whether the stored key is the one of its last visit (a scope entered without a key,
+    /// or with a key of another length, is never skipped by key).
     valid: bool,
-    /// No signal in it is selected.
+    /// No signal in it is selected: always skipped.
     unselected: bool,
-    record: bool,
 }
 
+/// [`ScopeState::key_len`] of a scope declared without a key.
+const NO_KEY: u16 = u16::MAX;
+
 /// The skippable scopes of the walk and the key each had at its last visit, in one table
-/// and one flat word list (a visit costs a few loads and an inline comparison).
+/// (a visit costs a few loads and an inline comparison).
 pub(crate) struct Scopes {
     info: Vec<ScopeState>,
-    words: Vec<u64>,
+    keys: Vec<u64>,
 }
 
 impl Scopes {
     pub(crate) fn new(skippable: &[Skippable], unselected: &[bool]) -> Scopes {
+        let mut keys = 0usize;
         let info = skippable
             .iter()
             .enumerate()
-            .map(|(k, s)| ScopeState {
-                sigs: s.sigs as u32,
-                span: 1 + s.nested as u32,
-                unselected: unselected.get(k).copied().unwrap_or(false),
-                record: s.record,
-                ..ScopeState::default()
+            .map(|(k, s)| {
+                let key_len = match s.key_len {
+                    Some(n) => u16::try_from(n).unwrap_or(NO_KEY - 1),
+                    None => NO_KEY,
+                };
+                let key_off = keys as u32;
+                if key_len > 1 && key_len != NO_KEY {
+                    keys += key_len as usize;
+                }
+                ScopeState {
+                    key: 0,
+                    end_pos: (s.first_walked + s.walked) as u32,
+                    end_epos: (k + 1 + s.nested) as u32,
+                    end_rpos: (s.first_word + s.words) as u32,
+                    key_off,
+                    key_len,
+                    valid: false,
+                    unselected: unselected.get(k).copied().unwrap_or(false),
+                }
             })
             .collect();
         Scopes {
             info,
-            words: Vec::new(),
+            keys: vec![0; keys],
         }
     }
 
@@ -186,25 +197,77 @@ impl Scopes {
 
 /// Whether `key` equals the key `s` had at its last visit; records `key`.
 #[inline(always)]
-fn same_then_store(words: &mut Vec<u64>, s: &mut ScopeState, key: &[u64]) -> bool {
-    let (off, len) = (s.key_off as usize, s.key_len as usize);
-    if len == key.len() {
-        if let Some(old) = words.get_mut(off..off + len) {
-            let diff = old.iter().zip(key).fold(0u64, |d, (&a, &b)| d | (a ^ b));
-            let same = s.valid && diff == 0;
-            if !same {
-                old.iter_mut().zip(key).for_each(|(o, &k)| *o = k);
-                s.valid = true;
-            }
+fn same_then_store(keys: &mut [u64], s: &mut ScopeState, key: &[u64]) -> bool {
+    if let [k0] = key {
+        if s.key_len == 1 {
+            let same = s.valid && s.key == *k0;
+            s.key = *k0;
+            s.valid = true;
             return same;
         }
     }
-    // First visit, or a key of another length: give it room at the end.
-    s.key_off = words.len() as u32;
-    s.key_len = key.len() as u32;
-    words.extend_from_slice(key);
-    s.valid = true;
-    false
+    let (off, len) = (s.key_off as usize, s.key_len as usize);
+    match keys.get_mut(off..off + len) {
+        Some(old) if len == key.len() && len > 1 => {
+            let diff = old.iter().zip(key).fold(0u64, |d, (&a, &b)| d | (a ^ b));
+            let same = s.valid && diff == 0;
+            if !same {
+                old.copy_from_slice(key);
+                s.valid = true;
+            }
+            same
+        }
+        _ => {
+            // An empty key (the content is constant), or one of another length than the
+            // declaration's.
+            let same = s.valid && key.is_empty() && s.key_len == 0;
+            s.valid = key.is_empty() && s.key_len == 0;
+            same
+        }
+    }
+}
+
+/// The records' words of one walk: each record has a fixed place in a frame of words that
+/// every walk overwrites (a record costs the walk a copy of its words and nothing else), and
+/// the whole frame goes to the writer thread, which compares it with the last one and decodes
+/// the records whose words changed ([`super::decode::Decoder::decode_frame`]). A record
+/// inside a skipped scope is not visited and keeps its words, which, the scope's content
+/// being a function of its key, are still its words.
+pub(crate) struct RecordFrame {
+    /// This walk's words, padded to whole chunks of [`super::decode::CHUNK`] words.
+    cur: Vec<u64>,
+    /// Per frame word: the length of the record starting there (0 if none starts there).
+    len_at: Vec<u32>,
+    /// Words of the records (the frame without its padding).
+    words: usize,
+}
+
+impl RecordFrame {
+    pub(crate) fn new(records: &[RecordDecl]) -> RecordFrame {
+        let mut len_at = vec![0; frame_words(records)];
+        for r in records {
+            if let Some(l) = len_at.get_mut(r.word_off) {
+                *l = r.words as u32;
+            }
+        }
+        RecordFrame {
+            cur: vec![0; frame_words(records)],
+            len_at,
+            words: records.iter().map(|r| r.words).sum(),
+        }
+    }
+
+    /// Append this walk's frame to `batch`.
+    #[inline]
+    pub(crate) fn commit(&self, batch: &mut Batch) {
+        batch.record_words.extend_from_slice(&self.cur);
+    }
+}
+
+/// Words of the records' frame: their words, padded to whole chunks.
+pub(crate) fn frame_words(records: &[RecordDecl]) -> usize {
+    let words: usize = records.iter().map(|r| r.words).sum();
+    words.div_ceil(CHUNK) * CHUNK
 }
 
 /// The tracer of one sample walk. With `CHECK` it also records the kind (width or text) of
@@ -213,67 +276,70 @@ fn same_then_store(words: &mut Vec<u64>, s: &mut ScopeState, key: &[u64]) -> boo
 /// per-signal path of the others.
 pub(crate) struct Sampler<'a, const CHECK: bool> {
     pub(crate) cap: &'a mut Capture,
-    /// Position of the next signal.
+    /// Position of the next walked signal (outside records).
     pub(crate) pos: usize,
     /// Index of the next skippable scope of the walk.
     pub(crate) epos: usize,
+    /// Frame word of the next record.
+    pub(crate) rpos: usize,
     pub(crate) bad: bool,
     /// First sample (or a resynchronisation): nothing is skipped by key, every text counts.
     pub(crate) force: bool,
     pub(crate) scopes: &'a mut Scopes,
+    pub(crate) frame: &'a mut RecordFrame,
     /// The batch, for texts written with [`Tracer::text`] (copied during the walk).
     pub(crate) batch: &'a mut Batch,
 }
 
 impl<const CHECK: bool> Sampler<'_, CHECK> {
+    /// Whether the walk visited (or skipped) every declared scope and record.
+    pub(crate) fn complete(&self) -> bool {
+        self.epos == self.scopes.info.len() && self.rpos == self.frame.words
+    }
+
     /// Enter skippable scope or group number `epos`, or skip it (unselected, or its key is
     /// unchanged) and return false.
     #[inline(always)]
     fn skip_or_enter(&mut self, key: Option<&[u64]>) -> bool {
         let k = self.epos;
         let sc = &mut *self.scopes;
-        let Some(info) = sc.info.get_mut(k).filter(|i| !i.record) else {
+        let Some(info) = sc.info.get_mut(k) else {
             self.bad = true;
             return false;
         };
         let unchanged = match key {
-            Some(key) => same_then_store(&mut sc.words, info, key) && !self.force,
+            Some(key) => same_then_store(&mut sc.keys, info, key) && !self.force,
             None => {
                 info.valid = false;
                 false
             }
         };
         if info.unselected || unchanged {
-            self.pos += info.sigs as usize;
-            self.epos += info.span as usize;
+            self.pos = info.end_pos as usize;
+            self.epos = info.end_epos as usize;
+            self.rpos = info.end_rpos as usize;
             return false;
         }
-        self.epos += 1;
+        self.epos = k + 1;
         true
     }
 
-    /// Record number `epos`: jump over its signals; keep its words for the writer thread if
-    /// it is selected and they changed.
+    /// The next record of the walk: its words go to its place in the frame.
     #[inline(always)]
     fn record_words(&mut self, words: &[u64], decode: Decode) {
-        let k = self.epos;
-        let sc = &mut *self.scopes;
-        let Some(info) = sc.info.get_mut(k).filter(|i| i.record) else {
-            self.bad = true;
-            return;
-        };
-        self.pos += info.sigs as usize;
-        self.epos += info.span as usize;
-        if info.unselected || (same_then_store(&mut sc.words, info, words) && !self.force) {
-            return;
+        let (off, len) = (self.rpos, words.len());
+        self.rpos = off + len;
+        let f = &mut *self.frame;
+        match f.cur.get_mut(off..off + len) {
+            Some(dst) => dst.copy_from_slice(words),
+            None => self.bad = true,
         }
-        let b = &mut *self.batch;
-        b.record_words.extend_from_slice(words);
-        b.records.push(RecordRef {
-            k: k as u32,
-            words_end: u32::try_from(b.record_words.len()).unwrap_or(u32::MAX),
-            decode,
-        });
+        if CHECK {
+            // A record of the declaration's length starts here. (Its decode function is the
+            // declaration's too: the writer thread keeps that one.)
+            let _ = decode;
+            self.bad |= len != 0 && f.len_at.get(off) != Some(&(len as u32));
+        }
     }
 }
 
@@ -316,10 +382,15 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
         let p = self.pos;
         self.pos = p + 1;
         let cap = &mut *self.cap;
-        if let (Some(v), Some(dirty)) = (cap.vals.get_mut(p), cap.dirty.get_mut(p / 64)) {
+        if let Some(v) = cap.vals.get_mut(p) {
             let new = value & mask(width);
-            *dirty |= ((*v != new) as u64) << (p % 64);
-            *v = new;
+            // Walk order is slot order: a change goes straight to the batch.
+            if *v != new || self.force {
+                *v = new;
+                if let Some(&slot) = cap.bits_slot.get(p).filter(|&&s| s != NOT_SELECTED) {
+                    self.batch.changes.push((slot, new));
+                }
+            }
         }
         if CHECK {
             if let Some(kind) = cap.kinds.get_mut(p) {
@@ -337,11 +408,13 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
         let p = self.pos;
         self.pos = p + 1;
         let cap = &mut *self.cap;
-        if let (Some(s), Some(dirty)) = (cap.statics.get_mut(p), cap.dirty.get_mut(p / 64)) {
+        if let Some(s) = cap.statics.get_mut(p) {
             // A `'static` str never changes its bytes: the same address and length is the
             // same text.
-            *dirty |= (!std::ptr::eq(*s, value) as u64) << (p % 64);
-            *s = value;
+            if !std::ptr::eq(*s, value) || self.force {
+                *s = value;
+                cap.static_text_changed(p, value, self.force);
+            }
         }
         if CHECK {
             if let Some(kind) = cap.kinds.get_mut(p) {
@@ -357,13 +430,13 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
         let (Some(s), Some(kind), Some(&slot)) = (
             cap.statics.get_mut(p),
             cap.kinds.get_mut(p),
-            cap.slot_of.get(p),
+            cap.text_slot.get(p),
         ) else {
             return;
         };
         *s = DYNAMIC;
         *kind = TEXT_KIND;
-        if slot == NOT_SELECTED || cap.decl_kinds.get(p) != Some(&TEXT_KIND) {
+        if slot == NOT_SELECTED {
             return;
         }
         let Some(last) = cap.last_text.get_mut(slot as usize) else {

@@ -5,12 +5,13 @@
 //! text or FST blocks) and writes the file. Batches travel through a bounded channel (so
 //! memory stays bounded when the disk is slow) and come back empty to be reused, so the
 //! steady state does not allocate. Blocks that trace by [`pp5_rtl::trace::Tracer::record`]
-//! send their words instead, and this thread decodes them ([`super::decode`]).
+//! send their words instead (every sample's words of every record, one fixed-size frame),
+//! and this thread finds the records whose words changed and decodes them
+//! ([`super::decode`]).
 
 use super::decode::{merge_by_slot, Decoder};
 use super::{Sink, Slot};
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
-use pp5_rtl::trace::Decode;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
@@ -31,20 +32,10 @@ pub(crate) struct Frame {
     /// Every selected value is written (the first sample, or one after a failed walk): the
     /// records' decoded values too, changed or not.
     pub force: bool,
-    /// End (exclusive) of this frame's entries in [`Batch::changes`], [`Batch::texts`] and
-    /// [`Batch::records`]; each frame starts where the previous one ended.
+    /// End (exclusive) of this frame's entries in [`Batch::changes`] and [`Batch::texts`];
+    /// each frame starts where the previous one ended.
     pub changes_end: u32,
     pub texts_end: u32,
-    pub records_end: u32,
-}
-
-/// A record whose words changed: skippable scope number `k` of the walk, decoded by `decode`
-/// from `record_words[previous record's end..words_end]`.
-#[derive(Clone, Copy)]
-pub(crate) struct RecordRef {
-    pub k: u32,
-    pub words_end: u32,
-    pub decode: Decode,
 }
 
 /// Samples of up to [`BATCH_CYCLES`] cycles: only the values that changed.
@@ -57,14 +48,14 @@ pub(crate) struct Batch {
     /// `text_bytes[start..end]`.
     pub texts: Vec<(u32, u32, u32)>,
     pub text_bytes: String,
-    /// The records whose words changed (all selected ones in a forced frame).
-    pub records: Vec<RecordRef>,
+    /// The records' words of every frame, one fixed-size frame of words per sample (see
+    /// `sampler::RecordFrame`).
     pub record_words: Vec<u64>,
 }
 
 /// The lengths of a [`Batch`]'s lists, to undo a failed walk.
 #[derive(Clone, Copy)]
-pub(crate) struct BatchLens([usize; 5]);
+pub(crate) struct BatchLens([usize; 4]);
 
 impl Batch {
     fn clear(&mut self) {
@@ -72,7 +63,6 @@ impl Batch {
         self.changes.clear();
         self.texts.clear();
         self.text_bytes.clear();
-        self.records.clear();
         self.record_words.clear();
     }
 
@@ -81,18 +71,16 @@ impl Batch {
             self.changes.len(),
             self.texts.len(),
             self.text_bytes.len(),
-            self.records.len(),
             self.record_words.len(),
         ])
     }
 
     /// Drop what was added since `lens` was taken.
     pub fn truncate(&mut self, lens: BatchLens) {
-        let [c, t, b, r, w] = lens.0;
+        let [c, t, b, w] = lens.0;
         self.changes.truncate(c);
         self.texts.truncate(t);
         self.text_bytes.truncate(b);
-        self.records.truncate(r);
         self.record_words.truncate(w);
     }
 }
@@ -145,10 +133,17 @@ impl Worker {
     }
 
     /// A write error the thread has met, if any (taken: reported once).
+    #[inline]
     pub fn take_error(&self) -> Option<io::Error> {
         if !self.failed.load(Ordering::Acquire) {
             return None;
         }
+        self.take_error_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_error_slow(&self) -> Option<io::Error> {
         self.error.lock().ok().and_then(|mut e| e.take())
     }
 
@@ -199,7 +194,7 @@ fn write_loop(
     let malformed = || io::Error::other("malformed trace batch");
     let written = (|| {
         for mut batch in rx.iter() {
-            let (mut c, mut t, mut r, mut w) = (0usize, 0usize, 0usize, 0usize);
+            let (mut c, mut t, mut w) = (0usize, 0usize, 0usize);
             for f in &batch.frames {
                 let rise = f.cycle * CYCLE_PS;
                 sink.begin(rise, f.first)?;
@@ -213,20 +208,11 @@ fn write_loop(
                     .get(t..f.texts_end as usize)
                     .ok_or_else(malformed)?;
                 t = f.texts_end as usize;
-                let records = batch
-                    .records
-                    .get(r..f.records_end as usize)
-                    .ok_or_else(malformed)?;
-                r = f.records_end as usize;
+                let n = decoder.frame_words();
+                let words = batch.record_words.get(w..w + n).ok_or_else(malformed)?;
+                w += n;
                 decoder.clear();
-                for rec in records {
-                    let words = batch
-                        .record_words
-                        .get(w..rec.words_end as usize)
-                        .ok_or_else(malformed)?;
-                    w = rec.words_end as usize;
-                    decoder.decode(rec.k, words, rec.decode, f.force)?;
-                }
+                decoder.decode_frame(words, f.force)?;
                 merge_by_slot(
                     changes,
                     &decoder.bits,
