@@ -15,7 +15,7 @@
 //! waveform's progress counter says which scanline is in flight (32 steps per scanline).
 
 use super::{BackingStore, ARRAY_DIM, XFER_BITS};
-use crate::emc_array::plane::{Plane, NUM_PES};
+use crate::emc_array::plane::{AlignedPlane, NUM_PES};
 use crate::emc_array::MEM_BITS;
 use crate::trace::{bit, Tracer};
 
@@ -75,7 +75,7 @@ impl TransferUnit {
 
     /// One 40 MHz cycle: move one step's words. Returns true when the transfer completed in
     /// this cycle (the caller V's the BS semaphore if [`TransferUnit::vbs_later`] was set).
-    pub fn clock(&mut self, bs: &mut BackingStore, mem: &mut [Plane; MEM_BITS]) -> bool {
+    pub fn clock(&mut self, bs: &mut BackingStore, mem: &mut [AlignedPlane; MEM_BITS]) -> bool {
         self.done = false;
         let Some((dir, sector)) = self.active else {
             return false;

@@ -16,7 +16,7 @@ pub mod plane;
 use crate::flow_control::{FlowControl, PeFlowState};
 use crate::trace::{bit, Traced, Tracer};
 use alu::Lut;
-use plane::{Plane, ZERO_PLANE};
+use plane::{AlignedPlane, Plane, ZERO_PLANE};
 
 /// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
 pub const MEM_BITS: usize = 208;
@@ -151,11 +151,11 @@ impl Counts {
 #[derive(Clone)]
 pub struct EmcArray {
     /// Pixel memory: `mem[bit]` is the plane of bit `bit` of every PE.
-    pub mem: Box<[Plane; MEM_BITS]>,
+    pub mem: Box<[AlignedPlane; MEM_BITS]>,
     /// Enable registers.
-    pub enable: Box<Plane>,
+    pub enable: Box<AlignedPlane>,
     /// Carry registers.
-    pub carry: Box<Plane>,
+    pub carry: Box<AlignedPlane>,
     /// OR of Enable per AEO stripe (status bits 0-3 are these; seed §III.4.1-6).
     stripes: [bool; 4],
     /// Probe pixels (tracing only; empty when tracing is off).
@@ -165,9 +165,9 @@ pub struct EmcArray {
     /// The last operation (for the waveform).
     last_op: ArrayOp,
     /// Scratch planes: the next Carry, a copy of Enable, the ALU result.
-    cbuf: Box<Plane>,
-    bbuf: Box<Plane>,
-    rbuf: Box<Plane>,
+    cbuf: Box<AlignedPlane>,
+    bbuf: Box<AlignedPlane>,
+    rbuf: Box<AlignedPlane>,
     counts: Counts,
 }
 
@@ -180,21 +180,21 @@ impl Default for EmcArray {
 impl EmcArray {
     /// A freshly powered array: memory, Enable and Carry cleared.
     pub fn new() -> Self {
-        let mem: Box<[Plane; MEM_BITS]> = vec![ZERO_PLANE; MEM_BITS]
+        let mem: Box<[AlignedPlane; MEM_BITS]> = vec![AlignedPlane::ZERO; MEM_BITS]
             .into_boxed_slice()
             .try_into()
             .unwrap_or_else(|_| unreachable!("length is MEM_BITS"));
         EmcArray {
             mem,
-            enable: Box::new(ZERO_PLANE),
-            carry: Box::new(ZERO_PLANE),
+            enable: Box::new(AlignedPlane::ZERO),
+            carry: Box::new(AlignedPlane::ZERO),
             stripes: [false; 4],
             probes: Vec::new(),
             probe_emcs: 0,
             last_op: ArrayOp::default(),
-            cbuf: Box::new(ZERO_PLANE),
-            bbuf: Box::new(ZERO_PLANE),
-            rbuf: Box::new(ZERO_PLANE),
+            cbuf: Box::new(AlignedPlane::ZERO),
+            bbuf: Box::new(AlignedPlane::ZERO),
+            rbuf: Box::new(AlignedPlane::ZERO),
             counts: Counts::default(),
         }
     }
@@ -339,7 +339,7 @@ impl EmcArray {
             *self.bbuf = *self.enable;
         }
         if b_from_tree {
-            *self.bbuf = *tree;
+            **self.bbuf = *tree;
         }
         let w = op.w.map(|w| w as usize).filter(|&w| w < MEM_BITS);
         if let Some(x) = w {

@@ -16,6 +16,34 @@ pub type Plane = [u64; PLANE_WORDS];
 
 /// A plane of zeros.
 pub const ZERO_PLANE: Plane = [0; PLANE_WORDS];
+
+/// A [`Plane`] stored at a 64-byte (cache-line) boundary. The array keeps its registers and
+/// pixel memory in these: the kernels read and write whole planes with 32-byte vector
+/// accesses, and a plane at the heap's default 16-byte alignment makes every other access
+/// straddle two cache lines (`pp5 bench`: docs/timing.md). Derefs to the plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct AlignedPlane(pub Plane);
+
+impl AlignedPlane {
+    /// A plane of zeros.
+    pub const ZERO: AlignedPlane = AlignedPlane(ZERO_PLANE);
+}
+
+impl std::ops::Deref for AlignedPlane {
+    type Target = Plane;
+    #[inline(always)]
+    fn deref(&self) -> &Plane {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for AlignedPlane {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Plane {
+        &mut self.0
+    }
+}
 /// A plane of ones.
 pub const ONES_PLANE: Plane = [u64::MAX; PLANE_WORDS];
 
