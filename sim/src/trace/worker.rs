@@ -232,7 +232,7 @@ fn write_loop<S: Sink>(
                 w += n;
                 decoder.clear();
                 decoder.decode_frame(words, f.force)?;
-                write_bits(&mut sink, changes, &decoder.bits)?;
+                write_bits(&mut sink, changes, decoder.bits())?;
                 merge_by_slot(
                     texts,
                     &decoder.texts,
