@@ -321,11 +321,8 @@ impl Tracer for DecodeTracer<'_> {
             self.bad = true;
             return;
         }
-        // The last value of a 1-bit position is 0 or 1.
-        let old = ps
-            .iter()
-            .enumerate()
-            .fold(0u64, |o, (i, p)| o | p.last << i);
+        // The last value of a 1-bit position is 0 or 1 (a plain loop: a few positions).
+        let old = ps.iter().rev().fold(0u64, |o, p| o << 1 | p.last);
         let mut changed = if self.force { u64::MAX } else { old ^ value } & mask(len as u32);
         while changed != 0 {
             let i = changed.trailing_zeros() as usize;

@@ -311,8 +311,9 @@ impl VcdSink {
 }
 
 /// Room for one line of a change or timestamp at the end of the buffered text: `b`, 64
-/// digits, a space, a code of at most [`CODE_MAX`] bytes and a newline fit.
-const ROOM: usize = 80;
+/// digits, a space, a code of at most [`CODE_MAX`] bytes and a newline fit (and a code
+/// length masked to 4 bits, so no bounds check is needed).
+const ROOM: usize = 96;
 
 /// Buffered bytes after which the text is handed to the file writer. At least the
 /// `BufWriter`'s capacity, so the block goes straight to the file instead of being copied
@@ -405,9 +406,10 @@ impl Sink for VcdSink {
             room[1 + n] = b' ';
             2 + n
         };
-        // `at` ≤ 66 and codes are at most 8 bytes: the code and newline fit in the room.
+        // `at` ≤ 66 and codes are at most 8 bytes (`len & 15` < 16 for the bounds): the code
+        // and newline fit in the room.
         room[at..at + CODE_MAX].copy_from_slice(&id.bytes);
-        let end = at + usize::from(id.len).min(CODE_MAX);
+        let end = at + usize::from(id.len & 15);
         room[end] = b'\n';
         self.len += end + 1;
         Ok(())
