@@ -14,11 +14,14 @@ use std::io;
 /// Words of a frame compared at once.
 pub(crate) const CHUNK: usize = 4;
 
-/// A record's place in the frame of words ([`Decoder::decode_frame`]).
+/// A record's place in the frame of words ([`Decoder::decode_frame`]) and in the walk.
 #[derive(Clone, Copy)]
 struct FrameRecord {
     off: usize,
     len: usize,
+    /// Its first position and number of signals.
+    first: usize,
+    sigs: usize,
     /// A signal in it is selected (otherwise it is never decoded).
     selected: bool,
     decode: Decode,
@@ -32,6 +35,8 @@ const TEXT_KIND: u8 = 0;
 struct Pos {
     /// The last written value (bits signals inside records).
     last: u64,
+    /// The mask of a bits signal's width (0 for a text).
+    mask: u64,
     /// Slot ([`NOT_SELECTED`] if none).
     slot: u32,
     /// Width, or [`TEXT_KIND`].
@@ -42,8 +47,6 @@ struct Pos {
 
 /// Decodes records and keeps the last written value of each signal inside one.
 pub(crate) struct Decoder {
-    /// Per record of the walk: its first position and number of signals.
-    spans: Vec<(usize, usize)>,
     /// Per record: where its words lie in a frame, whether a signal in it is selected, and
     /// its decode function (the declaration walk's).
     recs: Vec<FrameRecord>,
@@ -54,8 +57,11 @@ pub(crate) struct Decoder {
     pos: Vec<Pos>,
     /// Per slot: the last written text (text signals inside records).
     last_text: Vec<String>,
-    /// The changes of the frame being decoded, in slot order.
-    pub(crate) bits: Vec<(u32, u64)>,
+    /// The changes of the frame being decoded, in slot order: `bits[..nbits]` (one per
+    /// position at most: a frame decodes each record once, so the length is the number of
+    /// positions and nothing is pushed).
+    bits: Vec<(u32, u64)>,
+    nbits: usize,
     /// (slot, start, end) of the changed texts; the text is `text_bytes[start..end]`.
     pub(crate) texts: Vec<(u32, u32, u32)>,
     pub(crate) text_bytes: String,
@@ -76,13 +82,14 @@ impl Decoder {
             }
         }
         Decoder {
-            spans: records.iter().map(|r| (r.first_sig, r.sigs)).collect(),
             recs: records
                 .iter()
                 .enumerate()
                 .map(|(k, r)| FrameRecord {
                     off: r.word_off,
                     len: r.words,
+                    first: r.first_sig,
+                    sigs: r.sigs,
                     selected: !unselected.get(k).copied().unwrap_or(false),
                     decode: r.decode,
                 })
@@ -94,6 +101,7 @@ impl Decoder {
                     .iter()
                     .map(|e| Pos {
                         last: 0,
+                        mask: if e.is_text { 0 } else { mask(e.width) },
                         slot: e.slot,
                         kind: if e.is_text { TEXT_KIND } else { e.width as u8 },
                         ones: 0,
@@ -111,7 +119,8 @@ impl Decoder {
                 pos
             },
             last_text: vec![String::new(); nslots],
-            bits: Vec::new(),
+            bits: vec![(0, 0); entries.len()],
+            nbits: 0,
             texts: Vec::new(),
             text_bytes: String::new(),
         }
@@ -119,9 +128,14 @@ impl Decoder {
 
     /// Start a frame.
     pub(crate) fn clear(&mut self) {
-        self.bits.clear();
+        self.nbits = 0;
         self.texts.clear();
         self.text_bytes.clear();
+    }
+
+    /// The bits changes of the frame, in slot order.
+    pub(crate) fn bits(&self) -> &[(u32, u64)] {
+        self.bits.get(..self.nbits).unwrap_or(&[])
     }
 
     /// Words per frame in a batch.
@@ -183,6 +197,8 @@ impl Decoder {
         let &FrameRecord {
             off,
             len,
+            first,
+            sigs,
             selected,
             decode,
         } = self.recs.get(k).ok_or_else(malformed)?;
@@ -190,24 +206,27 @@ impl Decoder {
             return Ok(());
         }
         let w = words.get(off..off + len).ok_or_else(malformed)?;
-        self.decode(k as u32, w, decode, force)
+        self.run(first, sigs, w, decode, force)
     }
 
-    /// Decode record `k` of the walk from `words`, appending the selected signals that
-    /// changed (all of them if `force`). Records must come in walk order within a frame.
-    pub(crate) fn decode(
+    /// Run `decode` on the `sigs` positions from `first` (a record's), appending the
+    /// selected signals that changed (all of them if `force`). Records must come in walk
+    /// order within a frame.
+    #[inline(always)]
+    fn run(
         &mut self,
-        k: u32,
+        first: usize,
+        sigs: usize,
         words: &[u64],
         decode: Decode,
         force: bool,
     ) -> io::Result<()> {
         let malformed = || io::Error::new(io::ErrorKind::InvalidData, "malformed trace record");
-        let &(first, sigs) = self.spans.get(k as usize).ok_or_else(malformed)?;
         let Decoder {
             pos,
             last_text,
             bits,
+            nbits,
             texts,
             text_bytes,
             ..
@@ -215,14 +234,16 @@ impl Decoder {
         let mut t = DecodeTracer {
             pos: pos.get_mut(first..first + sigs).ok_or_else(malformed)?,
             next: 0,
+            out: bits,
+            nout: *nbits,
             last_text,
-            bits,
             texts,
             text_bytes,
             force,
             bad: false,
         };
         decode(words, &mut t);
+        *nbits = t.nout;
         if t.bad || t.next != t.pos.len() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -238,12 +259,28 @@ struct DecodeTracer<'a> {
     pos: &'a mut [Pos],
     /// Index in `pos` of the next signal.
     next: usize,
+    /// The frame's bits changes: `out[..nout]`.
+    out: &'a mut [(u32, u64)],
+    nout: usize,
     last_text: &'a mut [String],
-    bits: &'a mut Vec<(u32, u64)>,
     texts: &'a mut Vec<(u32, u32, u32)>,
     text_bytes: &'a mut String,
     force: bool,
     bad: bool,
+}
+
+impl DecodeTracer<'_> {
+    /// Append a bits change (a frame has room for one per position; more is malformed).
+    #[inline(always)]
+    fn emit(&mut self, slot: u32, v: u64) {
+        match self.out.get_mut(self.nout) {
+            Some(o) => {
+                *o = (slot, v);
+                self.nout += 1;
+            }
+            None => self.bad = true,
+        }
+    }
 }
 
 impl Tracer for DecodeTracer<'_> {
@@ -254,19 +291,19 @@ impl Tracer for DecodeTracer<'_> {
     fn bits(&mut self, _name: &str, width: u32, value: u64) {
         let n = self.next;
         self.next = n + 1;
-        let Some(p) = self.pos.get_mut(n) else {
-            self.bad = true;
-            return;
-        };
-        // Declared bits kinds are widths in 1..=64; a text's kind (0) is no width.
-        if width == 0 || u32::from(p.kind) != width {
-            self.bad = true;
-            return;
-        }
-        let v = value & mask(width);
-        if p.slot != NOT_SELECTED && (self.force || p.last != v) {
-            p.last = v;
-            self.bits.push((p.slot, v));
+        match self.pos.get_mut(n) {
+            // Declared bits kinds are widths in 1..=64; a text's kind (0) is no width.
+            Some(p) if u32::from(p.kind) == width && width != 0 => {
+                let v = value & p.mask;
+                if p.last != v || self.force {
+                    p.last = v;
+                    if p.slot != NOT_SELECTED {
+                        let slot = p.slot;
+                        self.emit(slot, v);
+                    }
+                }
+            }
+            _ => self.bad = true,
         }
     }
 
@@ -284,10 +321,8 @@ impl Tracer for DecodeTracer<'_> {
             self.bad = true;
             return;
         }
-        let old = ps
-            .iter()
-            .enumerate()
-            .fold(0u64, |o, (i, p)| o | (p.last & 1) << i);
+        // The last value of a 1-bit position is 0 or 1 (a plain loop: a few positions).
+        let old = ps.iter().rev().fold(0u64, |o, p| o << 1 | p.last);
         let mut changed = if self.force { u64::MAX } else { old ^ value } & mask(len as u32);
         while changed != 0 {
             let i = changed.trailing_zeros() as usize;
@@ -296,7 +331,13 @@ impl Tracer for DecodeTracer<'_> {
                 let v = value >> i & 1;
                 p.last = v;
                 if p.slot != NOT_SELECTED {
-                    self.bits.push((p.slot, v));
+                    match self.out.get_mut(self.nout) {
+                        Some(o) => {
+                            *o = (p.slot, v);
+                            self.nout += 1;
+                        }
+                        None => self.bad = true,
+                    }
                 }
             }
         }

@@ -31,6 +31,8 @@ pub(crate) struct FstSink {
     body: Option<FstBodyWriter<BufWriter<File>>>,
     clk: FstSignalId,
     ids: Vec<FstSignalId>,
+    /// Width of each slot.
+    widths: Vec<u32>,
     buf: Vec<u8>,
     flush_at: usize,
     /// A time step was written since the start or the last flush.
@@ -65,6 +67,7 @@ impl FstSink {
         let mut h = FstHeaderWriter::new(out, &info).map_err(fst_err)?;
         let mut clk = None;
         let mut ids: Vec<Option<FstSignalId>> = vec![None; nslots];
+        let mut widths = vec![0; nslots];
         for item in items {
             match item {
                 DeclItem::Scope(name) => {
@@ -101,6 +104,7 @@ impl FstSink {
                         .map_err(fst_err)?;
                     if let Some(s) = ids.get_mut(*slot) {
                         *s = Some(id);
+                        widths[*slot] = bits;
                     }
                 }
             }
@@ -115,6 +119,7 @@ impl FstSink {
             body: Some(body),
             clk,
             ids,
+            widths,
             buf: Vec::with_capacity(FST_TEXT_BITS as usize),
             flush_at,
             stepped: false,
@@ -159,8 +164,9 @@ impl Sink for FstSink {
         self.change(clk)
     }
 
-    fn bits(&mut self, slot: usize, width: u32, value: u64) -> io::Result<()> {
+    fn bits(&mut self, slot: usize, value: u64) -> io::Result<()> {
         let id = self.slot_id(slot)?;
+        let width = self.widths.get(slot).copied().unwrap_or(0);
         self.buf.clear();
         self.buf
             .extend((0..width).rev().map(|i| b'0' + ((value >> i) & 1) as u8));
@@ -231,7 +237,7 @@ mod tests {
         for cycle in 0..50u64 {
             let t = cycle * 25_000;
             sink.begin(t, cycle == 0).unwrap();
-            sink.bits(0, 8, cycle * 7).unwrap();
+            sink.bits(0, cycle * 7).unwrap();
             if cycle % 5 == 0 {
                 sink.text(1, if cycle % 10 == 0 { "EVEN" } else { "ODD" })
                     .unwrap();

@@ -168,12 +168,6 @@ pub(crate) struct Entry {
 
 pub(crate) const NOT_SELECTED: u32 = u32::MAX;
 
-/// A selected signal's kind, by slot.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Slot {
-    pub(crate) width: u32,
-}
-
 enum RawEvent {
     Push(String),
     Pop,
@@ -383,7 +377,8 @@ fn invalid_input(msg: impl Into<String>) -> io::Error {
 struct Layout {
     items: Vec<DeclItem>,
     entries: Vec<Entry>,
-    slots: Vec<Slot>,
+    /// Number of selected signals (slots).
+    nslots: usize,
     signals: Vec<SignalInfo>,
 }
 
@@ -441,7 +436,7 @@ impl Layout {
 
         let mut items = Vec::new();
         let mut entries = Vec::new();
-        let mut slots = Vec::new();
+        let mut nslots = 0;
         let mut signals = Vec::new();
         let mut stack: Vec<Frame> = Vec::new();
         let mut top_done = false;
@@ -509,8 +504,8 @@ impl Layout {
                             items.push(DeclItem::Scope(f.name.clone()));
                             f.emitted = true;
                         }
-                        let slot = slots.len();
-                        slots.push(Slot { width });
+                        let slot = nslots;
+                        nslots += 1;
                         let declared = if is_text { text_width } else { width };
                         items.push(DeclItem::Var {
                             slot,
@@ -543,7 +538,7 @@ impl Layout {
         Ok(Layout {
             items,
             entries,
-            slots,
+            nslots,
             signals,
         })
     }
@@ -558,7 +553,8 @@ pub(crate) trait Sink: Send {
     /// Rising edge at `time_ps`: timestamp, the initial dump if `first` (see the module
     /// documentation for a window starting later), `clk = 1`.
     fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()>;
-    fn bits(&mut self, slot: usize, width: u32, value: u64) -> io::Result<()>;
+    /// A bits signal's new value (the sink knows the slot's width from the declaration).
+    fn bits(&mut self, slot: usize, value: u64) -> io::Result<()>;
     fn text(&mut self, slot: usize, value: &str) -> io::Result<()>;
     /// Close an open `$dumpvars` block; falling edge at `fall_ps`: `clk = 0`.
     fn end(&mut self, fall_ps: u64, first: bool) -> io::Result<()>;
@@ -674,28 +670,19 @@ impl WaveWriter {
             .filter(|(_, &d)| !d)
             .map(|(e, _)| *e)
             .collect();
-        let sink: Box<dyn Sink + Send> = match format {
-            WaveFormat::Vcd => Box::new(vcd::VcdSink::create(
-                path,
-                &layout.items,
-                layout.slots.len(),
-                start_ps,
-            )?),
-            WaveFormat::Fst => Box::new(fst::FstSink::create(
-                path,
-                &layout.items,
-                layout.slots.len(),
-                start_ps,
-            )?),
+        let n = layout.nslots;
+        let decoder = decode::Decoder::new(&layout.entries, &records, &records_unselected, n);
+        // The writer thread's loop is compiled for each sink (no virtual call per change).
+        let worker = match format {
+            WaveFormat::Vcd => worker::Worker::start(
+                vcd::VcdSink::create(path, &layout.items, n, start_ps)?,
+                decoder,
+            )?,
+            WaveFormat::Fst => worker::Worker::start(
+                fst::FstSink::create(path, &layout.items, n, start_ps)?,
+                decoder,
+            )?,
         };
-        let n = layout.slots.len();
-        let decoder = decode::Decoder::new(
-            &layout.entries,
-            &records,
-            &records_unselected,
-            layout.slots.len(),
-        );
-        let worker = worker::Worker::start(sink, layout.slots, decoder)?;
         Ok(WaveWriter {
             worker,
             format,

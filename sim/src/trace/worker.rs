@@ -10,7 +10,7 @@
 //! ([`super::decode`]).
 
 use super::decode::{merge_by_slot, Decoder};
-use super::{Sink, Slot};
+use super::Sink;
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -98,11 +98,7 @@ pub(crate) struct Worker {
 
 impl Worker {
     /// Start the thread that owns `sink`.
-    pub fn start(
-        sink: Box<dyn Sink + Send>,
-        slots: Vec<Slot>,
-        decoder: Decoder,
-    ) -> io::Result<Worker> {
+    pub fn start<S: Sink + 'static>(sink: S, decoder: Decoder) -> io::Result<Worker> {
         let (tx, rx) = mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
         let (back_tx, back) = mpsc::channel::<Batch>();
         let error = Arc::new(Mutex::new(None));
@@ -112,7 +108,7 @@ impl Worker {
         let handle = std::thread::Builder::new()
             .name("pp5-wave-writer".into())
             .spawn(move || {
-                let r = write_loop(sink, &slots, decoder, &rx, &back_tx);
+                let r = write_loop(sink, decoder, &rx, &back_tx);
                 if let Err(e) = r {
                     if let Ok(mut slot) = err.lock() {
                         slot.get_or_insert(e);
@@ -184,9 +180,32 @@ impl Worker {
     }
 }
 
-fn write_loop(
-    mut sink: Box<dyn Sink + Send>,
-    slots: &[Slot],
+/// Write the bits changes of a frame, the walked ones and the decoded ones (each list in
+/// slot order) merged in slot order, a walked one first on equal slots (as
+/// [`merge_by_slot`], but with the sink's `bits` inlined at each call).
+#[inline(always)]
+fn write_bits<S: Sink>(
+    sink: &mut S,
+    mut walked: &[(u32, u64)],
+    decoded: &[(u32, u64)],
+) -> io::Result<()> {
+    for &(slot, value) in decoded {
+        while let Some((&(s, v), rest)) = walked.split_first() {
+            if s > slot {
+                break;
+            }
+            sink.bits(s as usize, v)?;
+            walked = rest;
+        }
+        sink.bits(slot as usize, value)?;
+    }
+    walked
+        .iter()
+        .try_for_each(|&(s, v)| sink.bits(s as usize, v))
+}
+
+fn write_loop<S: Sink>(
+    mut sink: S,
     mut decoder: Decoder,
     rx: &Receiver<Batch>,
     back: &Sender<Batch>,
@@ -213,15 +232,7 @@ fn write_loop(
                 w += n;
                 decoder.clear();
                 decoder.decode_frame(words, f.force)?;
-                merge_by_slot(
-                    changes,
-                    &decoder.bits,
-                    |x| x.0,
-                    |_, (slot, value)| {
-                        let width = slots.get(slot as usize).ok_or_else(malformed)?.width;
-                        sink.bits(slot as usize, width, value)
-                    },
-                )?;
+                write_bits(&mut sink, changes, decoder.bits())?;
                 merge_by_slot(
                     texts,
                     &decoder.texts,
