@@ -225,16 +225,17 @@ impl EmcArray {
             && !self.probes.iter().any(|p| p.x == x && p.y == y)
         {
             let (word, mask) = plane::locate(x, y);
+            let emc = emc_of(x, y) as u64;
             self.probes.push(Probe {
                 x,
                 y,
                 last: ProbeSample::default(),
                 word,
                 mask,
-                emc: emc_of(x, y) as u64,
+                emc,
                 scope: format!("pixel_{x}_{y}"),
             });
-            self.probe_emcs |= 1 << emc_of(x, y);
+            self.probe_emcs |= 1 << emc;
         }
     }
 

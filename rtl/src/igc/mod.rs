@@ -529,29 +529,32 @@ impl Igc {
         // previous cycle and the store was not written since (a microinstruction looping on
         // itself): no fetch.
         let fetched = pc == self.last_pc && self.last_fetch == Some(self.store.writes);
-        if !fetched || self.state == IgcState::WaitCmd {
-            if let Err(e) = self.store.uinst(pc) {
-                events.push(IgcEvent::Fault {
-                    pc,
-                    why: e.to_string(),
-                });
-                self.state = IgcState::Fault;
-                return ArrayOp::default();
+        let waiting = self.state == IgcState::WaitCmd;
+        if !fetched || waiting {
+            match self.store.uinst(pc) {
+                Err(e) => {
+                    events.push(IgcEvent::Fault {
+                        pc,
+                        why: e.to_string(),
+                    });
+                    self.state = IgcState::Fault;
+                    return ArrayOp::default();
+                }
+                // A stalled DISPATCH executes nothing: `last` stays the last executed one.
+                Ok(_) if waiting => {}
+                Ok(m) => {
+                    self.last = *m;
+                    self.last_words = self.store.uinst_words(pc);
+                    self.last_pc = pc;
+                    self.last_fetch = Some(self.store.writes);
+                }
             }
         }
-        if self.state == IgcState::WaitCmd {
+        if waiting {
             // Stalled at a DISPATCH (or a finished LOOPD): the array idles until a command
             // arrives.
             self.dispatch(llpr, events);
             return ArrayOp::default();
-        }
-        if !fetched {
-            if let Ok(m) = self.store.uinst(pc) {
-                self.last = *m;
-            }
-            self.last_words = self.store.uinst_words(pc);
-            self.last_pc = pc;
-            self.last_fetch = Some(self.store.writes);
         }
         // Read in place (a copy of the whole microinstruction every cycle was a measurable
         // part of the step); the rare paths that need `&mut self` take a copy.
