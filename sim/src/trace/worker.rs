@@ -14,14 +14,19 @@ use super::Sink;
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// Cycles per batch.
-pub(crate) const BATCH_CYCLES: usize = 1024;
-/// Batches in flight (the channel bound).
-const BATCHES_IN_FLIGHT: usize = 8;
+pub(crate) const BATCH_CYCLES: usize = 2048;
+/// Batches in flight (the channel bound): 32K cycles, about 11 MB with the default
+/// signals. The writer thread is on average faster than the simulation but falls behind
+/// for a while now and then (a slow `write`, another process on its core); with a shorter
+/// queue the simulation thread then blocks and must be woken, which on the 2-core
+/// development machine showed as runs with a traced slowdown 10-25% above the others.
+const BATCHES_IN_FLIGHT: usize = 16;
 
 /// One sampled cycle of a [`Batch`].
 #[derive(Clone, Copy, Debug)]
@@ -49,13 +54,16 @@ pub(crate) struct Batch {
     pub texts: Vec<(u32, u32, u32)>,
     pub text_bytes: String,
     /// The records' words of every frame, one fixed-size frame of words per sample (see
-    /// `sampler::RecordFrame`).
+    /// `sampler::RecordFrame`): frame `k`'s words are at `k * n..(k + 1) * n`. Only the
+    /// frames in [`Batch::frames`] count; the vector keeps its length when the batch is
+    /// cleared, so a frame is copied into place without growing it.
     pub record_words: Vec<u64>,
 }
 
-/// The lengths of a [`Batch`]'s lists, to undo a failed walk.
+/// The lengths of a [`Batch`]'s lists, to undo a failed walk (the record words need no
+/// undoing: a frame's words count only once the frame is pushed).
 #[derive(Clone, Copy)]
-pub(crate) struct BatchLens([usize; 4]);
+pub(crate) struct BatchLens([usize; 3]);
 
 impl Batch {
     fn clear(&mut self) {
@@ -63,25 +71,18 @@ impl Batch {
         self.changes.clear();
         self.texts.clear();
         self.text_bytes.clear();
-        self.record_words.clear();
     }
 
     pub fn lens(&self) -> BatchLens {
-        BatchLens([
-            self.changes.len(),
-            self.texts.len(),
-            self.text_bytes.len(),
-            self.record_words.len(),
-        ])
+        BatchLens([self.changes.len(), self.texts.len(), self.text_bytes.len()])
     }
 
     /// Drop what was added since `lens` was taken.
     pub fn truncate(&mut self, lens: BatchLens) {
-        let [c, t, b, w] = lens.0;
+        let [c, t, b] = lens.0;
         self.changes.truncate(c);
         self.texts.truncate(t);
         self.text_bytes.truncate(b);
-        self.record_words.truncate(w);
     }
 }
 
@@ -204,6 +205,33 @@ fn write_bits<S: Sink>(
         .try_for_each(|&(s, v)| sink.bits(s as usize, v))
 }
 
+/// How long the writer thread polls for the next batch before it blocks on the channel.
+///
+/// A blocked receiver must be woken by the sender: a system call on the simulation thread
+/// and, in a virtual machine, an interrupt between processors, once per batch (`perf`
+/// showed it on the simulation thread of a traced run). The writer usually finishes a batch
+/// shortly before the next one is full, so polling for a while keeps it awake across the
+/// gap; a simulation that stops producing (a stall, the end of the run) still lets it sleep.
+const POLL_BEFORE_BLOCKING: Duration = Duration::from_millis(5);
+
+/// The next batch: polled for up to [`POLL_BEFORE_BLOCKING`], then waited for. `None` once
+/// the simulation side has hung up and every batch was taken.
+fn next_batch(rx: &Receiver<Batch>) -> Option<Batch> {
+    let mut since: Option<Instant> = None;
+    loop {
+        for _ in 0..64 {
+            match rx.try_recv() {
+                Ok(b) => return Some(b),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => std::hint::spin_loop(),
+            }
+        }
+        if since.get_or_insert_with(Instant::now).elapsed() >= POLL_BEFORE_BLOCKING {
+            return rx.recv().ok();
+        }
+    }
+}
+
 fn write_loop<S: Sink>(
     mut sink: S,
     mut decoder: Decoder,
@@ -212,7 +240,7 @@ fn write_loop<S: Sink>(
 ) -> io::Result<()> {
     let malformed = || io::Error::other("malformed trace batch");
     let written = (|| {
-        for mut batch in rx.iter() {
+        while let Some(mut batch) = next_batch(rx) {
             let (mut c, mut t, mut w) = (0usize, 0usize, 0usize);
             for f in &batch.frames {
                 let rise = f.cycle * CYCLE_PS;
