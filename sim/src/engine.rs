@@ -863,9 +863,15 @@ impl Sim {
         let c = self.board.cycle;
         self.board.step();
         self.account(c);
+        // Without events or Ring output, `after_cycle` only closes an open command when the IGC
+        // is back between commands (or stuck): skip it in the cycles a command executes.
         if !self.board.events.is_empty()
             || !self.board.tx.is_empty()
-            || self.open.is_some()
+            || (self.open.is_some()
+                && matches!(
+                    self.board.igc.state,
+                    IgcState::WaitCmd | IgcState::RMode | IgcState::Hang | IgcState::Fault
+                ))
             || self.boot_pending
         {
             self.after_cycle(c);
