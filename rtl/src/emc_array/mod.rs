@@ -80,27 +80,17 @@ impl ArrayOp {
     }
 }
 
-/// What a probe pixel saw in the last cycle (for the waveform), one flag per bit (the
-/// `PROBE_*` bit numbers): packed, because the array step samples every probe every
-/// traced cycle and the record carries the byte as it is.
+/// What a probe pixel saw in the last cycle (for the waveform).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProbeSample(pub u8);
-
-/// Bit numbers of the flags of a [`ProbeSample`]: the ALU's inputs A, B and carry in, its
-/// result and carry out, the memory bit written (its new value), and whether it was written.
-pub const PROBE_A: u32 = 0;
-pub const PROBE_B: u32 = 1;
-pub const PROBE_CIN: u32 = 2;
-pub const PROBE_OUT: u32 = 3;
-pub const PROBE_COUT: u32 = 4;
-pub const PROBE_MEM_WRITE: u32 = 5;
-pub const PROBE_MEM_WRITTEN: u32 = 6;
-
-impl ProbeSample {
-    /// Flag `bit` (one of the `PROBE_*` numbers).
-    pub fn flag(self, bit: u32) -> bool {
-        self.0 >> bit & 1 != 0
-    }
+pub struct ProbeSample {
+    pub a: bool,
+    pub b: bool,
+    pub carry_in: bool,
+    pub alu_out: bool,
+    pub carry_out: bool,
+    /// The memory bit written this cycle (its new value), and whether it was written.
+    pub mem_write: bool,
+    pub mem_written: bool,
 }
 
 /// A pixel chosen for tracing.
@@ -454,37 +444,32 @@ impl EmcArray {
     fn sample_probes(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
         let mem = &self.mem;
         let a_plane = op.a.map(|a| a as usize).filter(|&a| a < MEM_BITS);
-        let w_ok = op.w.is_some_and(|w| (w as usize) < MEM_BITS) as u8;
-        let wr_all = op.wr_all as u8;
+        let w_ok = op.w.is_some_and(|w| (w as usize) < MEM_BITS);
         for p in &mut self.probes {
             let (w, m) = (p.word, p.mask);
-            let get = |pl: &Plane| (pl[w] & m != 0) as u8;
-            let a = a_plane.map_or(0, |a| get(&mem[a]));
+            let get = |pl: &Plane| pl[w] & m != 0;
+            let a = a_plane.is_some_and(|a| get(&mem[a]));
             let b = match op.b {
-                BSource::Zero => 0,
-                BSource::One => 1,
-                BSource::Mem(b) if (b as usize) < MEM_BITS => get(&mem[b as usize]),
-                BSource::Mem(_) => 0,
+                BSource::Zero => false,
+                BSource::One => true,
+                BSource::Mem(b) => (b as usize) < MEM_BITS && get(&mem[b as usize]),
                 BSource::Enable => get(&self.enable),
                 BSource::Tree => get(tree),
             };
             let c = get(&self.carry);
             let e = get(&self.enable);
-            // The truth tables' index is (a<<2)|(b<<1)|c (see `Lut`).
-            let i = a << 2 | b << 1 | c;
-            let r = op.lut_r >> i & 1;
-            let cout = op.lut_c >> i & 1;
-            let act = active.map_or(1, get);
-            let written = w_ok & (wr_all | e) & act;
-            p.last = ProbeSample(
-                a << PROBE_A
-                    | b << PROBE_B
-                    | c << PROBE_CIN
-                    | r << PROBE_OUT
-                    | cout << PROBE_COUT
-                    | (written & r) << PROBE_MEM_WRITE
-                    | written << PROBE_MEM_WRITTEN,
-            );
+            let r = Lut::eval_bit(op.lut_r, a, b, c);
+            let act = active.is_none_or(get);
+            let written = w_ok && (op.wr_all || e) && act;
+            p.last = ProbeSample {
+                a,
+                b,
+                carry_in: c,
+                alu_out: r,
+                carry_out: Lut::eval_bit(op.lut_c, a, b, c),
+                mem_write: written && r,
+                mem_written: written,
+            };
         }
     }
 
@@ -495,6 +480,7 @@ impl EmcArray {
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
             let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w & p.mask != 0);
+            let l = &p.last;
             let fc_bits = if fc.all_active {
                 // Every PE active: the view every probe has (see `FlowControl::pe_view`).
                 1 << 9
@@ -504,8 +490,17 @@ impl EmcArray {
                     | (fc_bcnt as u64 & 0x1f) << 10
                     | fc_state_code(fc_state) << 16
             };
-            // The ALU sample as it is (one bit per flag, `PROBE_*`).
-            let sample = p.last.0 as u64;
+            // The ALU sample one byte per flag, in the struct's order (the loads merge).
+            let sample = u64::from_le_bytes([
+                l.a as u8,
+                l.b as u8,
+                l.carry_in as u8,
+                l.alu_out as u8,
+                l.carry_out as u8,
+                l.mem_write as u8,
+                l.mem_written as u8,
+                0,
+            ]);
             let regs = get(&self.enable) as u64 | (get(&self.carry) as u64) << 1;
             t.record(
                 &p.scope,
@@ -535,17 +530,13 @@ const FC_STATES: [PeFlowState; 4] = [
 ];
 
 /// The signals of a probe pixel's scope, from the words [`EmcArray::trace_probes`] packs:
-/// the ALU sample (a bit per flag, [`ProbeSample`]), then Enable, Carry and the flow-control view.
+/// the ALU sample (a byte per flag), then Enable, Carry and the flow-control view.
 fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
     let [s, w] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
-    let flag = |k: u32| s >> k & 1;
+    let flag = |k: u32| s >> (8 * k) & 1;
     // alu_a, alu_b, alu_cin, alu_out, alu_cout, mem_we (written), mem_wdata (the bit).
-    let alu = flag(PROBE_A)
-        | flag(PROBE_B) << 1
-        | flag(PROBE_CIN) << 2
-        | flag(PROBE_OUT) << 3
-        | flag(PROBE_COUT) << 4;
-    let bits = w & 3 | alu << 2 | flag(PROBE_MEM_WRITTEN) << 7 | flag(PROBE_MEM_WRITE) << 8;
+    let alu = flag(0) | flag(1) << 1 | flag(2) << 2 | flag(3) << 3 | flag(4) << 4;
+    let bits = w & 3 | alu << 2 | flag(6) << 7 | flag(5) << 8;
     const BITS: [&str; 9] = [
         "enable",
         "carry",
