@@ -260,16 +260,19 @@ impl RecordFrame {
     /// Copy this walk's frame into `batch` as its next frame (number `batch.frames.len()`).
     /// The frame is a whole number of [`CHUNK`]s, copied chunk by chunk (inline vector
     /// moves: a `memcpy` call per cycle was a measurable part of the walk) into words the
-    /// batch already has after its first use.
+    /// batch already has after its first use (the first use appends them).
     #[inline]
     pub(crate) fn commit(&self, batch: &mut Batch) {
         let n = self.cur.len();
         let start = batch.frames.len() * n;
-        if batch.record_words.len() < start + n {
-            let full = super::worker::BATCH_CYCLES * n;
-            batch.record_words.resize(full.max(start + n), 0);
+        let words = &mut batch.record_words;
+        if words.len() < start + n {
+            // A batch's first use: the frame is appended (its words are then kept).
+            words.resize(start, 0);
+            words.extend_from_slice(&self.cur);
+            return;
         }
-        if let Some(dst) = batch.record_words.get_mut(start..start + n) {
+        if let Some(dst) = words.get_mut(start..start + n) {
             for (d, s) in dst
                 .chunks_exact_mut(CHUNK)
                 .zip(self.cur.chunks_exact(CHUNK))
