@@ -527,6 +527,16 @@ impl Sim {
         }
     }
 
+    /// A command is open and the IGC is back between commands (or stuck): `after_cycle`
+    /// closes it (or, stuck, updates its cycles).
+    fn command_may_end(&self) -> bool {
+        self.open.is_some()
+            && matches!(
+                self.board.igc.state,
+                IgcState::WaitCmd | IgcState::RMode | IgcState::Hang | IgcState::Fault
+            )
+    }
+
     /// Process the events of the cycle just stepped (cycle number `c`).
     fn after_cycle(&mut self, c: u64) {
         // Drained and handed back, so the board's event buffer keeps its capacity (no
@@ -661,12 +671,7 @@ impl Sim {
         }
         self.board.events = events;
         self.tx.append(&mut self.board.tx);
-        if self.open.is_some()
-            && matches!(
-                self.board.igc.state,
-                IgcState::WaitCmd | IgcState::RMode | IgcState::Hang | IgcState::Fault
-            )
-        {
+        if self.command_may_end() {
             if self.board.igc.state == IgcState::Hang || self.board.igc.state == IgcState::Fault {
                 // A stuck command never ends; leave it open with its cycles so far.
                 if let Some(k) = self.open {
@@ -867,11 +872,7 @@ impl Sim {
         // is back between commands (or stuck): skip it in the cycles a command executes.
         if !self.board.events.is_empty()
             || !self.board.tx.is_empty()
-            || (self.open.is_some()
-                && matches!(
-                    self.board.igc.state,
-                    IgcState::WaitCmd | IgcState::RMode | IgcState::Hang | IgcState::Fault
-                ))
+            || self.command_may_end()
             || self.boot_pending
         {
             self.after_cycle(c);
