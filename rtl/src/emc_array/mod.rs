@@ -16,7 +16,7 @@ pub mod plane;
 use crate::flow_control::{FlowControl, PeFlowState};
 use crate::trace::{bit, Traced, Tracer};
 use alu::Lut;
-use plane::{AlignedPlane, Plane, ZERO_PLANE};
+use plane::{AlignedPlane, Plane, PLANE_WORDS, ZERO_PLANE};
 
 /// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
 pub const MEM_BITS: usize = 208;
@@ -80,17 +80,37 @@ impl ArrayOp {
     }
 }
 
-/// What a probe pixel saw in the last cycle (for the waveform).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProbeSample {
-    pub a: bool,
-    pub b: bool,
-    pub carry_in: bool,
-    pub alu_out: bool,
-    pub carry_out: bool,
-    /// The memory bit written this cycle (its new value), and whether it was written.
-    pub mem_write: bool,
-    pub mem_written: bool,
+/// What a probe pixel saw in the last cycle, packed for its waveform record: the ALU's
+/// inputs at the pixel and the operation's constants, from which the record's decoder (on
+/// the waveform writer's thread) derives the ALU and carry outputs and the memory write.
+/// Sampling is then a few loads per probe on the simulation thread.
+mod probe_bits {
+    /// Carry, port B and port A before the edge: bits 2:0 are the truth tables' index
+    /// `(a << 2) | (b << 1) | c`. Then Enable and "active" (flow control).
+    pub const CARRY: u32 = 0;
+    pub const B: u32 = 1;
+    pub const A: u32 = 2;
+    pub const ENABLE: u32 = 3;
+    pub const ACTIVE: u32 = 4;
+    /// The operation writes a memory bit (a valid address).
+    pub const W_OK: u32 = 5;
+    /// The operation writes at every PE, not only where Enable is set.
+    pub const WR_ALL: u32 = 6;
+    /// The result and carry truth tables (8 bits each).
+    pub const LUT_R: u32 = 8;
+    pub const LUT_C: u32 = 16;
+}
+
+/// The ALU outputs and memory write a probe's sample word implies, as
+/// `(alu_out, carry_out, mem_written, mem_write)` (the written bit's value).
+fn probe_outputs(s: u64) -> (bool, bool, bool, bool) {
+    use probe_bits::*;
+    let bit = |k: u32| s >> k & 1 != 0;
+    let idx = (s & 7) as u32;
+    let alu_out = s >> (LUT_R + idx) & 1 != 0;
+    let carry_out = s >> (LUT_C + idx) & 1 != 0;
+    let written = bit(W_OK) && (bit(WR_ALL) || bit(ENABLE)) && bit(ACTIVE);
+    (alu_out, carry_out, written, written && alu_out)
 }
 
 /// A pixel chosen for tracing.
@@ -98,11 +118,12 @@ pub struct ProbeSample {
 pub struct Probe {
     pub x: usize,
     pub y: usize,
-    pub last: ProbeSample,
-    /// Where the pixel lives in a plane (word, bit mask), and its EMC: fixed at creation, so
-    /// sampling and tracing read the bit directly.
+    /// The last cycle's sample (see [`probe_bits`]; 0 after a cycle that changed nothing).
+    sample: u64,
+    /// Where the pixel lives in a plane (word, bit number), and its EMC: fixed at creation,
+    /// so sampling and tracing read the bit directly.
     word: usize,
-    mask: u64,
+    shift: u32,
     emc: u64,
     /// Scope name in the waveform, `pixel_<x>_<y>`.
     pub scope: String,
@@ -229,9 +250,9 @@ impl EmcArray {
             self.probes.push(Probe {
                 x,
                 y,
-                last: ProbeSample::default(),
+                sample: 0,
                 word,
-                mask,
+                shift: mask.trailing_zeros(),
                 emc,
                 scope: format!("pixel_{x}_{y}"),
             });
@@ -297,7 +318,7 @@ impl EmcArray {
         if op.is_nop() {
             if !self.probes.is_empty() {
                 for p in &mut self.probes {
-                    p.last = ProbeSample::default();
+                    p.sample = 0;
                 }
             }
             return;
@@ -441,35 +462,35 @@ impl EmcArray {
         }
     }
 
+    /// Sample the probe pixels' ALU inputs before the edge (see [`probe_bits`]).
     fn sample_probes(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
+        use probe_bits::*;
         let mem = &self.mem;
-        let a_plane = op.a.map(|a| a as usize).filter(|&a| a < MEM_BITS);
+        let plane_at = |a: u8| -> &Plane { mem.get(a as usize).map_or(&ZERO_PLANE, |p| &**p) };
+        let a_pl = op.a.map_or(&ZERO_PLANE, plane_at);
+        let b_pl: &Plane = match op.b {
+            BSource::Zero => &ZERO_PLANE,
+            BSource::One => &plane::ONES_PLANE,
+            BSource::Mem(b) => plane_at(b),
+            BSource::Enable => &self.enable,
+            BSource::Tree => tree,
+        };
+        let act_pl = active.unwrap_or(&plane::ONES_PLANE);
+        let (en, cry) = (&*self.enable, &*self.carry);
         let w_ok = op.w.is_some_and(|w| (w as usize) < MEM_BITS);
+        let consts = (w_ok as u64) << W_OK
+            | (op.wr_all as u64) << WR_ALL
+            | (op.lut_r as u64) << LUT_R
+            | (op.lut_c as u64) << LUT_C;
         for p in &mut self.probes {
-            let (w, m) = (p.word, p.mask);
-            let get = |pl: &Plane| pl[w] & m != 0;
-            let a = a_plane.is_some_and(|a| get(&mem[a]));
-            let b = match op.b {
-                BSource::Zero => false,
-                BSource::One => true,
-                BSource::Mem(b) => (b as usize) < MEM_BITS && get(&mem[b as usize]),
-                BSource::Enable => get(&self.enable),
-                BSource::Tree => get(tree),
-            };
-            let c = get(&self.carry);
-            let e = get(&self.enable);
-            let r = Lut::eval_bit(op.lut_r, a, b, c);
-            let act = active.is_none_or(get);
-            let written = w_ok && (op.wr_all || e) && act;
-            p.last = ProbeSample {
-                a,
-                b,
-                carry_in: c,
-                alu_out: r,
-                carry_out: Lut::eval_bit(op.lut_c, a, b, c),
-                mem_write: written && r,
-                mem_written: written,
-            };
+            let (w, sh) = (p.word % PLANE_WORDS, p.shift);
+            let at = |pl: &Plane, k: u32| (pl[w] >> sh & 1) << k;
+            p.sample = consts
+                | at(a_pl, A)
+                | at(b_pl, B)
+                | at(cry, CARRY)
+                | at(en, ENABLE)
+                | at(act_pl, ACTIVE);
         }
     }
 
@@ -479,8 +500,7 @@ impl EmcArray {
     #[inline]
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
-            let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w & p.mask != 0);
-            let l = &p.last;
+            let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w >> p.shift & 1 != 0);
             let fc_bits = if fc.all_active {
                 // Every PE active: the view every probe has (see `FlowControl::pe_view`).
                 1 << 9
@@ -490,21 +510,10 @@ impl EmcArray {
                     | (fc_bcnt as u64 & 0x1f) << 10
                     | fc_state_code(fc_state) << 16
             };
-            // The ALU sample one byte per flag, in the struct's order (the loads merge).
-            let sample = u64::from_le_bytes([
-                l.a as u8,
-                l.b as u8,
-                l.carry_in as u8,
-                l.alu_out as u8,
-                l.carry_out as u8,
-                l.mem_write as u8,
-                l.mem_written as u8,
-                0,
-            ]);
             let regs = get(&self.enable) as u64 | (get(&self.carry) as u64) << 1;
             t.record(
                 &p.scope,
-                &[sample, regs | fc_bits | p.emc << 24],
+                &[p.sample, regs | fc_bits | p.emc << 24],
                 decode_probe,
             );
         }
@@ -530,13 +539,20 @@ const FC_STATES: [PeFlowState; 4] = [
 ];
 
 /// The signals of a probe pixel's scope, from the words [`EmcArray::trace_probes`] packs:
-/// the ALU sample (a byte per flag), then Enable, Carry and the flow-control view.
+/// the ALU sample (see [`probe_bits`]), then Enable, Carry and the flow-control view.
 fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
     let [s, w] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
-    let flag = |k: u32| s >> (8 * k) & 1;
+    let (alu_out, carry_out, written, wdata) = probe_outputs(s);
     // alu_a, alu_b, alu_cin, alu_out, alu_cout, mem_we (written), mem_wdata (the bit).
-    let alu = flag(0) | flag(1) << 1 | flag(2) << 2 | flag(3) << 3 | flag(4) << 4;
-    let bits = w & 3 | alu << 2 | flag(6) << 7 | flag(5) << 8;
+    let flag = |k: u32| s >> k & 1;
+    let bits = w & 3
+        | flag(probe_bits::A) << 2
+        | flag(probe_bits::B) << 3
+        | flag(probe_bits::CARRY) << 4
+        | (alu_out as u64) << 5
+        | (carry_out as u64) << 6
+        | (written as u64) << 7
+        | (wdata as u64) << 8;
     const BITS: [&str; 9] = [
         "enable",
         "carry",
@@ -606,7 +622,60 @@ fn decode_array(w: &[u64], t: &mut dyn Tracer) {
 
 #[cfg(test)]
 mod tests {
-    use super::EmcArray;
+    use super::{probe_bits, probe_outputs, ArrayOp, BSource, EmcArray, Lut};
+    use crate::emc_array::plane::{Plane, ZERO_PLANE};
+
+    /// Every combination of a probe's inputs, each table bit and each write control: the
+    /// sample taken before the edge decodes to the ALU outputs the truth tables give and to
+    /// the memory write the array performed at the pixel.
+    #[test]
+    fn probe_sample_decodes_to_the_alu_outputs() {
+        let (x, y) = (70, 5);
+        for inputs in 0..32u32 {
+            let [a, b, c, e, act] = [0, 1, 2, 3, 4].map(|k| inputs >> k & 1 != 0);
+            for table in [0x00u8, 0xe8, 0x96, 0x17, 0xff, 0x5a] {
+                for (w, wr_all) in [(None, false), (Some(9), false), (Some(9), true)] {
+                    let mut arr = EmcArray::new();
+                    arr.add_probe(x, y);
+                    arr.poke(x, y, 3, 1, a as u64);
+                    arr.poke(x, y, 4, 1, b as u64);
+                    arr.poke(x, y, 9, 1, 1 - (table & 1) as u64);
+                    let (word, mask) = crate::emc_array::plane::locate(x, y);
+                    if c {
+                        arr.carry[word] |= mask;
+                    }
+                    if e {
+                        arr.enable[word] |= mask;
+                    }
+                    let mut active: Plane = ZERO_PLANE;
+                    if act {
+                        active[word] |= mask;
+                    }
+                    let op = ArrayOp {
+                        a: Some(3),
+                        b: BSource::Mem(4),
+                        lut_r: table,
+                        lut_c: !table,
+                        cry_we: true,
+                        w,
+                        wr_all,
+                        ..ArrayOp::default()
+                    };
+                    let before = arr.peek(x, y, 9, 1);
+                    arr.step(&op, &ZERO_PLANE, Some(&active));
+                    let s = arr.probes()[0].sample;
+                    let (r, cout, written, wdata) = probe_outputs(s);
+                    assert_eq!(r, Lut::eval_bit(table, a, b, c), "{inputs:05b} {table:#x}");
+                    assert_eq!(cout, Lut::eval_bit(!table, a, b, c));
+                    assert_eq!(written, w.is_some() && (wr_all || e) && act);
+                    assert_eq!(wdata, written && r);
+                    let after = arr.peek(x, y, 9, 1);
+                    assert_eq!(after, if written { r as u64 } else { before });
+                    assert_eq!(s >> probe_bits::ENABLE & 1 != 0, e);
+                }
+            }
+        }
+    }
 
     #[test]
     fn stripe_bits_are_the_stripes() {
