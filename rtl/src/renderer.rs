@@ -588,12 +588,16 @@ fn leds_from(st: u32, extra: u32) -> u16 {
 /// The board's own signals (status word, LEDs, AEO, IGC timeout) from their record: the
 /// status word and the inputs of the LEDs that are not in it.
 fn decode_top(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    let w0 = w.first().copied().unwrap_or(0);
     let st = (w0 & 0xffff_ffff) as u32;
     t.bits("status", 32, st as u64);
     t.bits("leds", 16, leds_from(st, (w0 >> 32) as u32 & 0xff) as u64);
     bit(t, "aeo", st >> ST_AEO_STRIPES & 0xf == 0);
-    t.bits("timeout_count", 17, w1);
+}
+
+/// `timeout_count` from its record.
+fn decode_timeout(w: &[u64], t: &mut dyn Tracer) {
+    t.bits("timeout_count", 17, w.first().copied().unwrap_or(0));
 }
 
 impl Traced for Renderer {
@@ -604,12 +608,11 @@ impl Traced for Renderer {
         // Changes every other cycle: cheaper walked than in the record.
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
         t.record_group(
-            &[
-                self.status() as u64 | (self.led_extra() as u64) << 32,
-                self.timeout_count,
-            ],
+            &[self.status() as u64 | (self.led_extra() as u64) << 32],
             decode_top,
         );
+        // Counts while a command waits: its own record, so the status is not decoded again.
+        t.record_group(&[self.timeout_count], decode_timeout);
         let slow = self.slow_version;
         self.igc_port.trace_with(t, Some(slow));
         // The BS side (port, semaphores, transfer) is often idle: skipped by `slow_version`,

@@ -496,7 +496,8 @@ impl EmcArray {
 
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
     /// With each probe's flow-control state: active bit, branch counter, loop state.
-    /// Each is a record of one word (see [`decode_probe`]).
+    /// Each holds two records: the ALU view ([`decode_probe_alu`]) and the EMC and flow-control
+    /// view ([`decode_probe_place`]).
     #[inline]
     pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
         for p in &self.probes {
@@ -511,11 +512,12 @@ impl EmcArray {
                     | fc_state_code(fc_state) << 16
             };
             let regs = get(&self.enable) as u64 | (get(&self.carry) as u64) << 1;
-            t.record(
-                &p.scope,
-                &[p.sample, regs | fc_bits | p.emc << 24],
-                decode_probe,
-            );
+            // Two records: the ALU view changes most cycles, the rest seldom (the writer
+            // thread decodes only a record whose words changed).
+            t.push_scope(&p.scope);
+            t.record_group(&[p.sample, regs], decode_probe_alu);
+            t.record_group(&[fc_bits | p.emc << 24], decode_probe_place);
+            t.pop_scope();
         }
     }
 }
@@ -538,14 +540,14 @@ const FC_STATES: [PeFlowState; 4] = [
     PeFlowState::Continue,
 ];
 
-/// The signals of a probe pixel's scope, from the words [`EmcArray::trace_probes`] packs:
-/// the ALU sample (see [`probe_bits`]), then Enable, Carry and the flow-control view.
-fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
-    let [s, w] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+/// A probe pixel's Enable, Carry and ALU signals, from the words [`EmcArray::trace_probes`]
+/// packs: the ALU sample (see [`probe_bits`]), then Enable and Carry.
+fn decode_probe_alu(w: &[u64], t: &mut dyn Tracer) {
+    let [s, regs] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
     let (alu_out, carry_out, written, wdata) = probe_outputs(s);
     // alu_a, alu_b, alu_cin, alu_out, alu_cout, mem_we (written), mem_wdata (the bit).
     let flag = |k: u32| s >> k & 1;
-    let bits = w & 3
+    let bits = regs & 3
         | flag(probe_bits::A) << 2
         | flag(probe_bits::B) << 3
         | flag(probe_bits::CARRY) << 4
@@ -565,6 +567,11 @@ fn decode_probe(w: &[u64], t: &mut dyn Tracer) {
         "mem_wdata",
     ];
     t.bits_packed(&BITS, bits);
+}
+
+/// A probe pixel's EMC and flow-control view, from the word [`EmcArray::trace_probes`] packs.
+fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
+    let w = w.first().copied().unwrap_or(0);
     t.bits("emc", 6, w >> 24 & 0x3f);
     bit(t, "fc_active", w >> 9 & 1 != 0);
     t.bits("fc_bcnt", 5, w >> 10 & 0x1f);
