@@ -595,17 +595,21 @@ impl Traced for EmcArray {
             BSource::Enable => (3, 0),
             BSource::Tree => (4, 0),
         };
-        // Everything the scope shows, packed (see `decode_array`).
-        let word = self.stripe_bits() as u64
-            | count << 4
-            | op.a.map_or(0, |a| 0x100 | a as u64) << 20
-            | (b_kind | b_addr << 3) << 32
-            | op.w.map_or(0, |w| 0x100 | w as u64) << 48;
-        t.record("emc_array", &[word], decode_array);
+        // Everything the scope shows, packed in two records: the AEO stripes and the Enable
+        // count change with Enable, the operands most cycles (see `decode_array`).
+        let regs = self.stripe_bits() as u64 | count << 4;
+        let operands = op.a.map_or(0, |a| 0x100 | a as u64)
+            | (b_kind | b_addr << 3) << 12
+            | op.w.map_or(0, |w| 0x100 | w as u64) << 28;
+        t.push_scope("emc_array");
+        t.record_group(&[regs], decode_array);
+        t.record_group(&[operands], decode_array_operands);
+        t.pop_scope();
     }
 }
 
-/// The signals of the `emc_array` scope, from the word [`EmcArray`]'s trace packs.
+/// The AEO, stripe and Enable-count signals of the `emc_array` scope, from the word
+/// [`EmcArray`]'s trace packs.
 fn decode_array(w: &[u64], t: &mut dyn Tracer) {
     let w = w.first().copied().unwrap_or(0);
     let stripes = w & 0xf;
@@ -614,15 +618,20 @@ fn decode_array(w: &[u64], t: &mut dyn Tracer) {
         (stripes == 0) as u64 | stripes << 1,
     );
     t.bits("enable_count", 15, w >> 4 & 0xffff);
-    let a = w >> 20 & 0x1ff;
+}
+
+/// The operand signals of the `emc_array` scope, from the word [`EmcArray`]'s trace packs.
+fn decode_array_operands(w: &[u64], t: &mut dyn Tracer) {
+    let w = w.first().copied().unwrap_or(0);
+    let a = w & 0x1ff;
     t.bits("a_addr", 8, a & 0xff);
     bit(t, "a_en", a & 0x100 != 0);
-    let b = w >> 32 & 0xffff;
+    let b = w >> 12 & 0xffff;
     t.text_static("b_src", B_SRC_NAMES[(b & 7) as usize]);
     t.bits("b_addr", 8, b >> 3 & 0xff);
     // The truth tables and write enables are in renderer.igc.uinst; here the resolved
     // addresses and sources the array actually used.
-    let wa = w >> 48 & 0x1ff;
+    let wa = w >> 28 & 0x1ff;
     bit(t, "mem_we", wa & 0x100 != 0);
     t.bits("w_addr", 8, wa & 0xff);
 }
