@@ -74,6 +74,18 @@ impl Batch {
         self.text_bytes.clear();
     }
 
+    /// An empty batch with room for as much as this one holds (a new batch would otherwise
+    /// grow its lists by doubling, copying them each time, while the simulation waits).
+    fn empty_like(&self) -> Batch {
+        Batch {
+            frames: Vec::with_capacity(self.frames.len()),
+            changes: Vec::with_capacity(self.changes.len()),
+            texts: Vec::with_capacity(self.texts.len()),
+            text_bytes: String::with_capacity(self.text_bytes.len()),
+            record_words: Vec::with_capacity(self.record_words.len()),
+        }
+    }
+
     pub fn lens(&self) -> BatchLens {
         BatchLens([self.changes.len(), self.texts.len(), self.text_bytes.len()])
     }
@@ -150,7 +162,10 @@ impl Worker {
         if self.batch.frames.is_empty() {
             return Ok(());
         }
-        let next = self.back.try_recv().unwrap_or_default();
+        let next = match self.back.try_recv() {
+            Ok(b) => b,
+            Err(_) => self.batch.empty_like(),
+        };
         let full = std::mem::replace(&mut self.batch, next);
         match &self.tx {
             Some(tx) => tx
