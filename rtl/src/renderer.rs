@@ -585,8 +585,9 @@ fn leds_from(st: u32, extra: u32) -> u16 {
     l
 }
 
-/// The board's own signals (status word, LEDs, AEO, IGC timeout) from their record: the
-/// status word and the inputs of the LEDs that are not in it.
+/// The board's status word, LEDs and AEO from their record: the status word and the inputs
+/// of the LEDs that are not in it (the IGC timeout counter has its own record,
+/// [`decode_timeout`]).
 fn decode_top(w: &[u64], t: &mut dyn Tracer) {
     let w0 = w.first().copied().unwrap_or(0);
     let st = (w0 & 0xffff_ffff) as u32;

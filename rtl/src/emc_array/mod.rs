@@ -596,7 +596,8 @@ impl Traced for EmcArray {
             BSource::Tree => (4, 0),
         };
         // Everything the scope shows, packed in two records: the AEO stripes and the Enable
-        // count change with Enable, the operands most cycles (see `decode_array`).
+        // count change with Enable (`decode_array`), the operands most cycles
+        // (`decode_array_operands`).
         let regs = self.stripe_bits() as u64 | count << 4;
         let operands = op.a.map_or(0, |a| 0x100 | a as u64)
             | (b_kind | b_addr << 3) << 12
