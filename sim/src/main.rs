@@ -485,13 +485,18 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             let figs = pp5_sim::bench::bench(&image, reps, runs, &scope, &std::env::temp_dir())
                 .map_err(|e| Fail(EXIT_IO, e))?;
             println!(
-                "{:<28} {:>12} {:>10} {:>16}",
+                "{:<28} {:>12} {:>10} {:>16}   every run (s), in order",
                 "run", "cycles", "seconds", "cycles/s"
             );
             for f in &figs {
+                let runs: Vec<String> = f.runs.iter().map(|s| format!("{s:.3}")).collect();
                 println!(
-                    "{:<28} {:>12} {:>10.3} {:>16.0}",
-                    f.name, f.cycles, f.seconds, f.cycles_per_sec
+                    "{:<28} {:>12} {:>10.3} {:>16.0}   {}",
+                    f.name,
+                    f.cycles,
+                    f.seconds,
+                    f.cycles_per_sec,
+                    runs.join(" ")
                 );
             }
             for pair in figs.chunks(2) {
