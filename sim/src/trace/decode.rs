@@ -17,11 +17,12 @@ pub(crate) const CHUNK: usize = 4;
 /// A record's place in the frame of words ([`Decoder::decode_frame`]) and in the walk.
 #[derive(Clone, Copy)]
 struct FrameRecord {
-    off: usize,
-    len: usize,
-    /// Its first position and number of signals.
-    first: usize,
-    sigs: usize,
+    /// Its first frame word and number of words.
+    off: u32,
+    len: u32,
+    /// Its first position and the position after its last signal.
+    first: u32,
+    end: u32,
     /// A signal in it is selected (otherwise it is never decoded).
     selected: bool,
     decode: Decode,
@@ -50,8 +51,6 @@ pub(crate) struct Decoder {
     /// Per record: where its words lie in a frame, whether a signal in it is selected, and
     /// its decode function (the declaration walk's).
     recs: Vec<FrameRecord>,
-    /// Record of each frame word (`u32::MAX` for padding).
-    rec_of_word: Vec<u32>,
     /// The last frame's words.
     last: Vec<u64>,
     pos: Vec<Pos>,
@@ -75,26 +74,22 @@ impl Decoder {
         nslots: usize,
     ) -> Decoder {
         let words = frame_words(records);
-        let mut rec_of_word = vec![u32::MAX; words];
-        for (k, r) in records.iter().enumerate() {
-            if let Some(w) = rec_of_word.get_mut(r.word_off..r.word_off + r.words) {
-                w.iter_mut().for_each(|w| *w = k as u32);
-            }
-        }
+        // Frames and walks are far smaller than 2^32 words and positions (a declaration that
+        // is not gets records that fail as malformed instead).
+        let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Decoder {
             recs: records
                 .iter()
                 .enumerate()
                 .map(|(k, r)| FrameRecord {
-                    off: r.word_off,
-                    len: r.words,
-                    first: r.first_sig,
-                    sigs: r.sigs,
+                    off: small(r.word_off),
+                    len: small(r.words),
+                    first: small(r.first_sig),
+                    end: small(r.first_sig + r.sigs),
                     selected: !unselected.get(k).copied().unwrap_or(false),
                     decode: r.decode,
                 })
                 .collect(),
-            rec_of_word,
             last: vec![0; words],
             pos: {
                 let mut pos: Vec<Pos> = entries
@@ -146,94 +141,25 @@ impl Decoder {
     /// Decode the records of a frame whose words differ from the last frame's (every
     /// selected one if `force`), in walk order.
     pub(crate) fn decode_frame(&mut self, words: &[u64], force: bool) -> io::Result<()> {
-        if words.len() != self.last.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "malformed trace frame",
-            ));
-        }
-        if force {
-            for k in 0..self.recs.len() {
-                self.decode_in_frame(k, words, true)?;
-            }
-            self.last.copy_from_slice(words);
-            return Ok(());
-        }
-        // Records lie in walk order in the frame: a record with several changed words is
-        // decoded once.
-        let mut prev = u32::MAX;
-        for (c, cur) in words.chunks_exact(CHUNK).enumerate() {
-            let s = c * CHUNK;
-            let (Ok(cur), Some(Ok(last))) = (
-                <&[u64; CHUNK]>::try_from(cur),
-                self.last
-                    .get_mut(s..s + CHUNK)
-                    .map(<&mut [u64; CHUNK]>::try_from),
-            ) else {
-                break;
-            };
-            // The whole chunk at once (a few vector instructions), then word by word.
-            if cur == last {
-                continue;
-            }
-            let mut changed = (0..CHUNK).fold(0u32, |m, i| m | ((cur[i] != last[i]) as u32) << i);
-            *last = *cur;
-            while changed != 0 {
-                let i = s + changed.trailing_zeros() as usize;
-                changed &= changed - 1;
-                let r = self.rec_of_word.get(i).copied().unwrap_or(u32::MAX);
-                if r != prev && r != u32::MAX {
-                    prev = r;
-                    self.decode_in_frame(r as usize, words, false)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Decode record `k` from its words in `words` (a frame), if selected.
-    fn decode_in_frame(&mut self, k: usize, words: &[u64], force: bool) -> io::Result<()> {
         let malformed = || io::Error::new(io::ErrorKind::InvalidData, "malformed trace frame");
-        let &FrameRecord {
-            off,
-            len,
-            first,
-            sigs,
-            selected,
-            decode,
-        } = self.recs.get(k).ok_or_else(malformed)?;
-        if !selected {
-            return Ok(());
+        if words.len() != self.last.len() {
+            return Err(malformed());
         }
-        let w = words.get(off..off + len).ok_or_else(malformed)?;
-        self.run(first, sigs, w, decode, force)
-    }
-
-    /// Run `decode` on the `sigs` positions from `first` (a record's), appending the
-    /// selected signals that changed (all of them if `force`). Records must come in walk
-    /// order within a frame.
-    #[inline(always)]
-    fn run(
-        &mut self,
-        first: usize,
-        sigs: usize,
-        words: &[u64],
-        decode: Decode,
-        force: bool,
-    ) -> io::Result<()> {
-        let malformed = || io::Error::new(io::ErrorKind::InvalidData, "malformed trace record");
         let Decoder {
+            recs,
+            last,
             pos,
             last_text,
             bits,
             nbits,
             texts,
             text_bytes,
-            ..
         } = self;
+        // One tracer for the frame; each record's decode runs on its own positions.
         let mut t = DecodeTracer {
-            pos: pos.get_mut(first..first + sigs).ok_or_else(malformed)?,
+            pos,
             next: 0,
+            end: 0,
             out: bits,
             nout: *nbits,
             last_text,
@@ -242,23 +168,66 @@ impl Decoder {
             force,
             bad: false,
         };
-        decode(words, &mut t);
-        *nbits = t.nout;
-        if t.bad || t.next != t.pos.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "a trace record's decode function does not show the declared signals",
-            ));
+        for r in recs.iter() {
+            let (off, len) = (r.off as usize, r.len as usize);
+            let (Some(cur), Some(old)) = (words.get(off..off + len), last.get_mut(off..off + len))
+            else {
+                return Err(malformed());
+            };
+            if !differs_then_store(cur, old) && !force {
+                continue;
+            }
+            if !r.selected {
+                continue;
+            }
+            t.next = r.first as usize;
+            t.end = r.end as usize;
+            (r.decode)(cur, &mut t);
+            if t.bad || t.next != t.end {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "a trace record's decode function does not show the declared signals",
+                ));
+            }
         }
+        *nbits = t.nout;
         Ok(())
+    }
+}
+
+/// Whether a record's words `cur` differ from `old`; `old` becomes `cur`. Most records are
+/// one or two words: those are compared and stored inline (a slice comparison and copy of
+/// unknown length is a loop or a library call per record and frame).
+#[inline(always)]
+fn differs_then_store(cur: &[u64], old: &mut [u64]) -> bool {
+    match (cur, old) {
+        ([a], [b]) => {
+            let d = *a != *b;
+            *b = *a;
+            d
+        }
+        ([a0, a1], [b0, b1]) => {
+            let d = (*a0 ^ *b0) | (*a1 ^ *b1) != 0;
+            (*b0, *b1) = (*a0, *a1);
+            d
+        }
+        (c, o) => {
+            let d = *c != *o;
+            if d {
+                o.copy_from_slice(c);
+            }
+            d
+        }
     }
 }
 
 /// The tracer a [`Decode`] function runs on: the record's positions.
 struct DecodeTracer<'a> {
+    /// Every position of the walk.
     pos: &'a mut [Pos],
-    /// Index in `pos` of the next signal.
+    /// Index in `pos` of the next signal, and the end of the record's positions.
     next: usize,
+    end: usize,
     /// The frame's bits changes: `out[..nout]`.
     out: &'a mut [(u32, u64)],
     nout: usize,
@@ -270,6 +239,16 @@ struct DecodeTracer<'a> {
 }
 
 impl DecodeTracer<'_> {
+    /// Position `n`, if it is one of the record's.
+    #[inline(always)]
+    fn pos_at(&mut self, n: usize) -> Option<&mut Pos> {
+        if n < self.end {
+            self.pos.get_mut(n)
+        } else {
+            None
+        }
+    }
+
     /// Append a bits change (a frame has room for one per position; more is malformed).
     #[inline(always)]
     fn emit(&mut self, slot: u32, v: u64) {
@@ -291,7 +270,12 @@ impl Tracer for DecodeTracer<'_> {
     fn bits(&mut self, _name: &str, width: u32, value: u64) {
         let n = self.next;
         self.next = n + 1;
-        match self.pos.get_mut(n) {
+        let p = if n < self.end {
+            self.pos.get_mut(n)
+        } else {
+            None
+        };
+        match p {
             // Declared bits kinds are widths in 1..=64; a text's kind (0) is no width.
             Some(p) if u32::from(p.kind) == width && width != 0 => {
                 let v = value & p.mask;
@@ -310,7 +294,7 @@ impl Tracer for DecodeTracer<'_> {
     fn bits_packed(&mut self, names: &[&str], value: u64) {
         let (n, len) = (self.next, names.len());
         self.next = n + len;
-        let Some(ps) = self.pos.get_mut(n..n + len) else {
+        let Some(ps) = self.pos.get_mut(n..n + len).filter(|_| n + len <= self.end) else {
             self.bad = true;
             return;
         };
@@ -349,7 +333,7 @@ impl Tracer for DecodeTracer<'_> {
         // is the same text (`last` of a text position holds the address of the last static
         // text written there, 0 after a dynamic one).
         let key = value.as_ptr() as u64 ^ (value.len() as u64) << 48;
-        if let Some(p) = self.pos.get_mut(self.next) {
+        if let Some(p) = self.pos_at(self.next) {
             if p.kind == TEXT_KIND && p.last == key && key != 0 && !self.force {
                 self.next += 1;
                 return;
@@ -357,7 +341,7 @@ impl Tracer for DecodeTracer<'_> {
         }
         let n = self.next;
         self.text(name, value);
-        if let Some(p) = self.pos.get_mut(n) {
+        if let Some(p) = self.pos_at(n) {
             p.last = key;
         }
     }
@@ -365,10 +349,10 @@ impl Tracer for DecodeTracer<'_> {
     fn text(&mut self, _name: &str, value: &str) {
         let n = self.next;
         self.next = n + 1;
-        if let Some(p) = self.pos.get_mut(n) {
+        if let Some(p) = self.pos_at(n) {
             p.last = 0;
         }
-        let Some(p) = self.pos.get(n) else {
+        let Some(p) = self.pos_at(n).copied() else {
             self.bad = true;
             return;
         };
@@ -424,7 +408,7 @@ pub(crate) fn merge_by_slot<T: Copy>(
 #[cfg(test)]
 mod tests {
     use super::super::{TraceConfig, WaveFormat, WaveWriter};
-    use pp5_rtl::trace::{bit, Traced, Tracer};
+    use pp5_rtl::trace::{bit, Decode, Traced, Tracer};
     use std::path::{Path, PathBuf};
 
     /// The same registers traced two ways: walked signal by signal, or as records.
@@ -531,30 +515,44 @@ mod tests {
     /// not a wrong file.
     #[test]
     fn a_decode_that_changes_shape_is_an_error() {
-        struct Bad(u64);
-        fn decode(w: &[u64], t: &mut dyn Tracer) {
+        /// A record whose decode shows another kind, or one signal more, once its word is
+        /// not 0; then a well-formed record (whose positions the extra signal would reach).
+        struct Bad(u64, Decode);
+        fn other_kind(w: &[u64], t: &mut dyn Tracer) {
             if w.first().copied().unwrap_or(0) == 0 {
                 t.bits("x", 8, 0);
             } else {
                 t.text_static("x", "NOW_TEXT");
             }
         }
-        impl Traced for Bad {
-            fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-                t.record("bad", &[self.0], decode);
+        fn one_more(w: &[u64], t: &mut dyn Tracer) {
+            t.bits("x", 8, 0);
+            if w.first().copied().unwrap_or(0) != 0 {
+                t.bits("y", 8, 1);
             }
         }
-        let p = temp("bad.vcd");
-        let mut blk = Bad(0);
-        let mut w =
-            WaveWriter::create(&p, WaveFormat::Vcd, TraceConfig::default(), &blk).expect("create");
-        let mut failed = false;
-        for c in 0..5000u64 {
-            blk.0 = c / 10;
-            failed |= w.sample(c, &blk).is_err();
+        fn good(w: &[u64], t: &mut dyn Tracer) {
+            t.bits("y", 8, w.first().copied().unwrap_or(0));
         }
-        failed |= w.finish().is_err();
-        let _ = std::fs::remove_file(&p);
-        assert!(failed, "the malformed record was not reported");
+        impl Traced for Bad {
+            fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+                t.record("bad", &[self.0], self.1);
+                t.record("good", &[self.0 + 1], good);
+            }
+        }
+        for decode in [other_kind as Decode, one_more] {
+            let p = temp("bad.vcd");
+            let mut blk = Bad(0, decode);
+            let mut w = WaveWriter::create(&p, WaveFormat::Vcd, TraceConfig::default(), &blk)
+                .expect("create");
+            let mut failed = false;
+            for c in 0..5000u64 {
+                blk.0 = c / 10;
+                failed |= w.sample(c, &blk).is_err();
+            }
+            failed |= w.finish().is_err();
+            let _ = std::fs::remove_file(&p);
+            assert!(failed, "the malformed record was not reported");
+        }
     }
 }
