@@ -195,9 +195,9 @@ impl Decoder {
     }
 }
 
-/// Whether a record's words `cur` differ from `old`; `old` becomes `cur`. Most records are
-/// one or two words: those are compared and stored inline (a slice comparison and copy of
-/// unknown length is a loop or a library call per record and frame).
+/// Whether a record's words `cur` differ from `old`; `old` becomes `cur`. Records are one to
+/// four words: those are compared and stored inline (a slice comparison and copy of unknown
+/// length is a loop or a library call per record and frame).
 #[inline(always)]
 fn differs_then_store(cur: &[u64], old: &mut [u64]) -> bool {
     match (cur, old) {
@@ -209,6 +209,16 @@ fn differs_then_store(cur: &[u64], old: &mut [u64]) -> bool {
         ([a0, a1], [b0, b1]) => {
             let d = (*a0 ^ *b0) | (*a1 ^ *b1) != 0;
             (*b0, *b1) = (*a0, *a1);
+            d
+        }
+        (&[a0, a1, a2], [b0, b1, b2]) => {
+            let d = (a0 ^ *b0) | (a1 ^ *b1) | (a2 ^ *b2) != 0;
+            (*b0, *b1, *b2) = (a0, a1, a2);
+            d
+        }
+        (&[a0, a1, a2, a3], [b0, b1, b2, b3]) => {
+            let d = (a0 ^ *b0) | (a1 ^ *b1) | (a2 ^ *b2) | (a3 ^ *b3) != 0;
+            (*b0, *b1, *b2, *b3) = (a0, a1, a2, a3);
             d
         }
         (c, o) => {
