@@ -19,6 +19,9 @@ pub struct BenchFigure {
     pub runs: Vec<f64>,
 }
 
+/// Name of the figure of two untraced ALU runs at once.
+pub const TWO_AT_ONCE: &str = "ALU stream, off, two at once";
+
 /// Default runs of each configuration; the fastest is kept (the others absorb noise from a
 /// shared machine: page faults, other processes).
 pub const RUNS_PER_FIGURE: usize = 5;
@@ -44,9 +47,14 @@ pub fn slowdown(off: &BenchFigure, on: &BenchFigure) -> (f64, f64) {
 }
 
 /// Run the ALU-heavy stream (`reps` rounds) and the QEE-heavy triangle stream, each with
-/// tracing off and with a VCD of the default scopes and probes into `dir`, each `runs`
-/// times (at least once), alternating. `scopes` restricts the traced signals (empty: all).
-/// Returns the fastest run of each, in pairs (off, VCD).
+/// tracing off and with a VCD of the default scopes and probes into `dir`, then two untraced
+/// ALU runs at once (one per thread), each `runs` times (at least once), alternating.
+/// `scopes` restricts the traced signals (empty: all). Returns the fastest run of each: the
+/// pairs (off, VCD), then [`TWO_AT_ONCE`].
+///
+/// A traced run uses two threads (the simulation and the waveform writer), so its speed
+/// depends on a second core being free; the last figure measures that: two independent
+/// untraced runs at once take the time of one on two free cores, twice that on one.
 pub fn bench(
     image: &McImage,
     reps: usize,
@@ -61,33 +69,47 @@ pub fn bench(
         .map_err(|e| e.to_string())?;
     let mut out: Vec<BenchFigure> = Vec::new();
     let vcd = dir.join("pp5-bench.vcd");
+    // (name, stream, traced, simulations at once)
     let configs = [
-        ("ALU stream, tracing off", &alu, false),
-        ("ALU stream, VCD", &alu, true),
-        ("QEE triangles, tracing off", &tri, false),
-        ("QEE triangles, VCD", &tri, true),
+        ("ALU stream, tracing off", &alu, false, 1),
+        ("ALU stream, VCD", &alu, true, 1),
+        ("QEE triangles, tracing off", &tri, false, 1),
+        ("QEE triangles, VCD", &tri, true, 1),
+        (TWO_AT_ONCE, &alu, false, 2),
     ];
     for _ in 0..runs.max(1) {
-        for (k, (name, stream, traced)) in configs.iter().enumerate() {
-            let wave = traced.then(|| {
-                let mut w = WaveSpec {
-                    gtkw: false,
-                    ..WaveSpec::new(&vcd)
-                };
-                w.cfg.scopes = scopes.to_vec();
-                w
-            });
-            let spec = RunSpec {
+        for (k, &(name, stream, traced, at_once)) in configs.iter().enumerate() {
+            let spec = || RunSpec {
                 image,
                 boot: true,
                 stream,
                 opts: SimOptions::default(),
-                wave,
+                wave: traced.then(|| {
+                    let mut w = WaveSpec {
+                        gtkw: false,
+                        ..WaveSpec::new(&vcd)
+                    };
+                    w.cfg.scopes = scopes.to_vec();
+                    w
+                }),
             };
             let t = Instant::now();
-            let r = run(spec, |_, _, _| {}, None).map_err(|e| e.to_string())?;
+            // The other simulations of this configuration run on their own threads.
+            let others = std::thread::scope(|s| {
+                let handles: Vec<_> = (1..at_once)
+                    .map(|_| s.spawn(|| run(spec(), |_, _, _| {}, None).map(|_| ())))
+                    .collect();
+                let r = run(spec(), |_, _, _| {}, None);
+                let others: Result<(), String> = handles.into_iter().try_for_each(|h| {
+                    h.join()
+                        .map_err(|_| "a benchmark thread panicked".to_string())?
+                        .map_err(|e| e.to_string())
+                });
+                others.and(r.map_err(|e| e.to_string()))
+            });
+            let r = others?;
             let secs = t.elapsed().as_secs_f64();
-            if *traced {
+            if traced {
                 // Removed outside the timed run: the next traced run would otherwise truncate
                 // it when it creates its file, and the kernel frees the old file's cached
                 // pages (a few hundred MB) inside that run's time (20 to 90 ms measured).
@@ -95,7 +117,7 @@ pub fn bench(
             }
             let cycles = r.sim.board.cycle;
             let fig = BenchFigure {
-                name: (*name).into(),
+                name: name.into(),
                 cycles,
                 seconds: secs,
                 cycles_per_sec: cycles as f64 / secs.max(1e-9),

@@ -83,7 +83,8 @@ enum Cmd {
         #[arg(long)]
         microcode: Option<PathBuf>,
     },
-    /// Measure simulated cycles per second, tracing off and with a VCD, in one run.
+    /// Measure simulated cycles per second, tracing off and with a VCD, in one run, and
+    /// whether a second core is free (two untraced runs at once).
     Bench {
         /// Rounds of the ALU-heavy stream (10,000: about 2 M cycles).
         #[arg(long, default_value_t = 10_000)]
@@ -499,7 +500,14 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                     runs.join(" ")
                 );
             }
-            for pair in figs.chunks(2) {
+            let two = figs
+                .iter()
+                .position(|f| f.name == pp5_sim::bench::TWO_AT_ONCE);
+            let (pairs, two) = match two {
+                Some(k) => (&figs[..k], figs.get(k)),
+                None => (&figs[..], None),
+            };
+            for pair in pairs.chunks(2) {
                 if let [off, on] = pair {
                     let (best, median) = pp5_sim::bench::slowdown(off, on);
                     println!(
@@ -508,6 +516,14 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                         off.name.split(',').next().unwrap_or(""),
                     );
                 }
+            }
+            if let (Some(one), Some(two)) = (figs.first(), two) {
+                let (best, median) = pp5_sim::bench::slowdown(one, two);
+                println!(
+                    "second core: two untraced ALU runs at once take {best:.2}x the time of one \
+                     (fastest runs; {median:.2}x median of pairs; 1x: two free cores, 2x: one; \
+                     a traced run's waveform writer needs the second)"
+                );
             }
             Ok(0)
         }

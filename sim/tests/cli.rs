@@ -612,3 +612,46 @@ fn a_deadlock_exits_6_with_who_waits_on_what() {
     assert!(text.contains("$enddefinitions"));
     assert!(dir.path("dl.gtkw").exists());
 }
+
+/// `pp5 bench` on a short stream: every figure with each of its runs, the slowdowns and the
+/// second-core figure, the same cycle count for the ALU stream run alone and two at once, and
+/// no waveform left behind.
+#[test]
+fn bench_prints_every_figure_and_cleans_up() {
+    let s = Scratch::new();
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["bench", "--reps", "10", "--runs", "2"])
+        .env("TMPDIR", &s.0)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let figure = |name: &str| -> (u64, usize) {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` line in\n{out}"));
+        let fields: Vec<&str> = line[name.len()..].split_whitespace().collect();
+        // cycles, seconds, cycles/s, then every run's seconds.
+        let cycles = fields[0].parse().expect("cycles");
+        assert!(fields[1].parse::<f64>().expect("seconds") > 0.0);
+        (cycles, fields.len() - 3)
+    };
+    let (alu, runs) = figure("ALU stream, tracing off");
+    assert!(alu > 1000, "{out}");
+    assert_eq!(runs, 2, "{out}");
+    assert_eq!(figure("ALU stream, VCD"), (alu, 2));
+    assert_eq!(figure("ALU stream, off, two at once"), (alu, 2));
+    let (tri, runs) = figure("QEE triangles, tracing off");
+    assert!(tri > 1000 && runs == 2, "{out}");
+    assert_eq!(figure("QEE triangles, VCD"), (tri, 2));
+    for l in [
+        "ALU stream: tracing slowdown",
+        "QEE triangles: tracing slowdown",
+        "second core: two untraced ALU runs at once take",
+    ] {
+        assert!(out.contains(l), "no `{l}` in\n{out}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&s.0).expect("dir").collect();
+    assert!(left.is_empty(), "the bench left files behind: {left:?}");
+}
