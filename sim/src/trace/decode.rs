@@ -11,9 +11,6 @@ use super::{mask, Entry, RecordDecl, NOT_SELECTED};
 use pp5_rtl::trace::{Decode, Tracer};
 use std::io;
 
-/// Words of a frame compared at once.
-pub(crate) const CHUNK: usize = 4;
-
 /// A record's place in the frame of words ([`Decoder::decode_frame`]) and in the walk.
 #[derive(Clone, Copy)]
 struct FrameRecord {

@@ -12,10 +12,12 @@
 //! whole; that thread finds the records whose words changed and decodes them. A walk whose
 //! shape turns out wrong is undone (the batch is truncated) and the next one is forced.
 
-use super::decode::CHUNK;
 use super::worker::Batch;
 use super::{mask, Entry, RecordDecl, Skippable, NOT_SELECTED};
 use pp5_rtl::trace::{Decode, Tracer};
+
+/// Words of a frame copied at once (inline vector moves); frames are padded to whole chunks.
+const CHUNK: usize = 4;
 
 /// Kind of a text position in [`Capture::kinds`] (bits positions hold their width, 1..=64).
 const TEXT_KIND: u8 = 0;
@@ -234,7 +236,7 @@ fn same_then_store(keys: &mut [u64], s: &mut ScopeState, key: &[u64]) -> bool {
 /// inside a skipped scope is not visited and keeps its words, which, the scope's content
 /// being a function of its key, are still its words.
 pub(crate) struct RecordFrame {
-    /// This walk's words, padded to whole chunks of [`super::decode::CHUNK`] words.
+    /// This walk's words, padded to whole chunks of [`CHUNK`] words.
     cur: Vec<u64>,
     /// Per frame word: the length of the record starting there (0 if none starts there).
     len_at: Vec<u32>,
