@@ -1,14 +1,17 @@
 //! `pp5 bench`: simulated 40 MHz cycles per wall-clock second, tracing off and on, measured in
-//! one run so the ratio is meaningful on a shared machine.
+//! one run so the ratio is meaningful on a shared machine; and, since a traced run needs a
+//! second core for its waveform writer, whether one is free (two untraced runs at once).
 
 use crate::asm::microcode::McImage;
 use crate::demo::alu_stream;
 use crate::engine::SimOptions;
-use crate::session::{run, RunSpec, WaveSpec};
+use crate::session::{run, RunResult, RunSpec, WaveSpec};
 use std::path::Path;
 use std::time::Instant;
 
-/// One measurement: the fastest of its runs, and every run's time.
+/// One measurement: the fastest of its runs, and every run's time. For several simulations at
+/// once, `cycles` is one simulation's and `cycles_per_sec` one simulation's rate (its cycles
+/// over the wall time of them all).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BenchFigure {
     pub name: String,
@@ -19,6 +22,8 @@ pub struct BenchFigure {
     pub runs: Vec<f64>,
 }
 
+/// Name of the figure of the untraced ALU stream.
+pub const ALU_OFF: &str = "ALU stream, tracing off";
 /// Name of the figure of two untraced ALU runs at once.
 pub const TWO_AT_ONCE: &str = "ALU stream, off, two at once";
 
@@ -27,8 +32,9 @@ pub const TWO_AT_ONCE: &str = "ALU stream, off, two at once";
 pub const RUNS_PER_FIGURE: usize = 5;
 
 /// The slowdown of `on` relative to `off` two ways: the ratio of the fastest runs, and the
-/// median of the ratios of runs made back to back (round `k` of `on` against round `k` of
-/// `off`), which a machine whose speed drifts during the benchmark disturbs less.
+/// median of the ratios of the runs of the same round (round `k` of `on` against round `k` of
+/// `off`; the tracing figures' runs are made back to back), which a machine whose speed drifts
+/// during the benchmark disturbs less.
 pub fn slowdown(off: &BenchFigure, on: &BenchFigure) -> (f64, f64) {
     let best = on.seconds / off.seconds.max(1e-9);
     let mut paired: Vec<f64> = on
@@ -71,7 +77,7 @@ pub fn bench(
     let vcd = dir.join("pp5-bench.vcd");
     // (name, stream, traced, simulations at once)
     let configs = [
-        ("ALU stream, tracing off", &alu, false, 1),
+        (ALU_OFF, &alu, false, 1),
         ("ALU stream, VCD", &alu, true, 1),
         ("QEE triangles, tracing off", &tri, false, 1),
         ("QEE triangles, VCD", &tri, true, 1),
@@ -93,21 +99,22 @@ pub fn bench(
                     w
                 }),
             };
+            // Simultaneous traced runs would share one file.
+            debug_assert!(!traced || at_once == 1);
             let t = Instant::now();
-            // The other simulations of this configuration run on their own threads.
-            let others = std::thread::scope(|s| {
+            let results: Vec<Result<RunResult, String>> = std::thread::scope(|s| {
+                // Every simulation but the first on a thread of its own.
                 let handles: Vec<_> = (1..at_once)
-                    .map(|_| s.spawn(|| run(spec(), |_, _, _| {}, None).map(|_| ())))
+                    .map(|_| s.spawn(|| run(spec(), |_, _, _| {}, None).map_err(|e| e.to_string())))
                     .collect();
-                let r = run(spec(), |_, _, _| {}, None);
-                let others: Result<(), String> = handles.into_iter().try_for_each(|h| {
+                let mut results = vec![run(spec(), |_, _, _| {}, None).map_err(|e| e.to_string())];
+                // Every thread is joined before a result is looked at.
+                results.extend(handles.into_iter().map(|h| {
                     h.join()
-                        .map_err(|_| "a benchmark thread panicked".to_string())?
-                        .map_err(|e| e.to_string())
-                });
-                others.and(r.map_err(|e| e.to_string()))
+                        .unwrap_or_else(|_| Err("a benchmark thread panicked".to_string()))
+                }));
+                results
             });
-            let r = others?;
             let secs = t.elapsed().as_secs_f64();
             if traced {
                 // Removed outside the timed run: the next traced run would otherwise truncate
@@ -115,7 +122,8 @@ pub fn bench(
                 // pages (a few hundred MB) inside that run's time (20 to 90 ms measured).
                 let _ = std::fs::remove_file(&vcd);
             }
-            let cycles = r.sim.board.cycle;
+            // The results (whole simulated boards) are dropped here, after the time was taken.
+            let cycles = same_cycles(&results, name)?;
             let fig = BenchFigure {
                 name: name.into(),
                 cycles,
@@ -137,4 +145,27 @@ pub fn bench(
     }
     let _ = std::fs::remove_file(&vcd);
     Ok(out)
+}
+
+/// The cycle count of the simulations of one configuration, which all ran the same stream: an
+/// error if one failed or they disagree.
+fn same_cycles(results: &[Result<RunResult, String>], name: &str) -> Result<u64, String> {
+    let mut errors: Vec<String> = results
+        .iter()
+        .filter_map(|r| r.as_ref().err().cloned())
+        .collect();
+    let cycles: Vec<u64> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok().map(|r| r.sim.board.cycle))
+        .collect();
+    if cycles.windows(2).any(|w| w[0] != w[1]) {
+        errors.push(format!(
+            "{name}: the simulations ran {cycles:?} cycles, not the same"
+        ));
+    }
+    match (errors.is_empty(), cycles.first()) {
+        (true, Some(&c)) => Ok(c),
+        (true, None) => Err(format!("{name}: no simulation ran")),
+        (false, _) => Err(errors.join("; ")),
+    }
 }

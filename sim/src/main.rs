@@ -89,7 +89,8 @@ enum Cmd {
         /// Rounds of the ALU-heavy stream (10,000: about 2 M cycles).
         #[arg(long, default_value_t = 10_000)]
         reps: usize,
-        /// Runs of each configuration, alternating; the fastest is reported.
+        /// Runs of each configuration, alternating; the fastest is reported, and every run's
+        /// time after it.
         #[arg(long, default_value_t = pp5_sim::bench::RUNS_PER_FIGURE)]
         runs: usize,
         /// Trace only these scopes in the traced runs (path prefixes; repeatable; default:
@@ -500,13 +501,11 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                     runs.join(" ")
                 );
             }
-            let two = figs
+            // The tracing figures in pairs (off, VCD), and the second-core figure.
+            let pairs: Vec<&pp5_sim::bench::BenchFigure> = figs
                 .iter()
-                .position(|f| f.name == pp5_sim::bench::TWO_AT_ONCE);
-            let (pairs, two) = match two {
-                Some(k) => (&figs[..k], figs.get(k)),
-                None => (&figs[..], None),
-            };
+                .filter(|f| f.name != pp5_sim::bench::TWO_AT_ONCE)
+                .collect();
             for pair in pairs.chunks(2) {
                 if let [off, on] = pair {
                     let (best, median) = pp5_sim::bench::slowdown(off, on);
@@ -517,12 +516,16 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                     );
                 }
             }
-            if let (Some(one), Some(two)) = (figs.first(), two) {
+            let named = |n: &str| figs.iter().find(|f| f.name == n);
+            if let (Some(one), Some(two)) = (
+                named(pp5_sim::bench::ALU_OFF),
+                named(pp5_sim::bench::TWO_AT_ONCE),
+            ) {
                 let (best, median) = pp5_sim::bench::slowdown(one, two);
                 println!(
                     "second core: two untraced ALU runs at once take {best:.2}x the time of one \
-                     (fastest runs; {median:.2}x median of pairs; 1x: two free cores, 2x: one; \
-                     a traced run's waveform writer needs the second)"
+                     (fastest runs; {median:.2}x median of same-round pairs; 1x: two free cores, \
+                     2x: one; a traced run's waveform writer needs the second)"
                 );
             }
             Ok(0)

@@ -614,8 +614,8 @@ fn a_deadlock_exits_6_with_who_waits_on_what() {
 }
 
 /// `pp5 bench` on a short stream: every figure with each of its runs, the slowdowns and the
-/// second-core figure, the same cycle count for the ALU stream run alone and two at once, and
-/// no waveform left behind.
+/// second-core figure, the same cycle count for the ALU stream run alone and two at once (the
+/// bench itself fails if the two simultaneous runs disagree), and no waveform left behind.
 #[test]
 fn bench_prints_every_figure_and_cleans_up() {
     let s = Scratch::new();
@@ -629,7 +629,10 @@ fn bench_prints_every_figure_and_cleans_up() {
     let figure = |name: &str| -> (u64, usize) {
         let line = out
             .lines()
-            .find(|l| l.starts_with(name))
+            .find(|l| {
+                l.strip_prefix(name)
+                    .is_some_and(|r| r.starts_with(char::is_whitespace))
+            })
             .unwrap_or_else(|| panic!("no `{name}` line in\n{out}"));
         let fields: Vec<&str> = line[name.len()..].split_whitespace().collect();
         // cycles, seconds, cycles/s, then every run's seconds.
@@ -645,12 +648,25 @@ fn bench_prints_every_figure_and_cleans_up() {
     let (tri, runs) = figure("QEE triangles, tracing off");
     assert!(tri > 1000 && runs == 2, "{out}");
     assert_eq!(figure("QEE triangles, VCD"), (tri, 2));
+    // Each summary line: its two ratios, finite and positive.
     for l in [
         "ALU stream: tracing slowdown",
         "QEE triangles: tracing slowdown",
         "second core: two untraced ALU runs at once take",
     ] {
-        assert!(out.contains(l), "no `{l}` in\n{out}");
+        let line = out
+            .lines()
+            .find(|x| x.starts_with(l))
+            .unwrap_or_else(|| panic!("no `{l}` in\n{out}"));
+        let ratios: Vec<f64> = line
+            .split_whitespace()
+            .filter_map(|w| w.strip_suffix('x').and_then(|n| n.parse().ok()))
+            .collect();
+        assert!(ratios.len() >= 2, "{line}");
+        assert!(
+            ratios[..2].iter().all(|r| r.is_finite() && *r > 0.0),
+            "{line}"
+        );
     }
     let left: Vec<_> = std::fs::read_dir(&s.0).expect("dir").collect();
     assert!(left.is_empty(), "the bench left files behind: {left:?}");

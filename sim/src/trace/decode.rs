@@ -1,7 +1,8 @@
 //! The writer thread's side of [`Tracer::record`]: a block hands the sample walk a few words
 //! and a pure [`Decode`] function instead of its signals; the simulation thread copies every
-//! record's words into a fixed frame, and this thread compares each frame with the last one
-//! ([`Decoder::decode_frame`]), runs the decode function of the records whose words changed
+//! record's words into a fixed frame, and this thread compares each frame with the last one,
+//! record by record ([`Decoder::decode_frame`]), runs the decode function of the records whose
+//! words changed
 //! to get their signals, compares those with the values it wrote last and merges the changes
 //! with the walked ones, in slot order (the order the simulation thread writes its own changes
 //! in), so the file is the same as if the block had walked its signals.
@@ -136,7 +137,9 @@ impl Decoder {
     }
 
     /// Decode the records of a frame whose words differ from the last frame's (every
-    /// selected one if `force`), in walk order.
+    /// selected one if `force`), in walk order. After an error (a decode function that does
+    /// not show its declared signals) the decoder's state is not to be used again: the writer
+    /// thread stops with that error.
     pub(crate) fn decode_frame(&mut self, words: &[u64], force: bool) -> io::Result<()> {
         let malformed = || io::Error::new(io::ErrorKind::InvalidData, "malformed trace frame");
         if words.len() != self.last.len() {
@@ -181,6 +184,7 @@ impl Decoder {
             t.end = r.end as usize;
             (r.decode)(cur, &mut t);
             if t.bad || t.next != t.end {
+                *nbits = t.nout;
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     "a trace record's decode function does not show the declared signals",
@@ -228,7 +232,8 @@ fn differs_then_store(cur: &[u64], old: &mut [u64]) -> bool {
     }
 }
 
-/// The tracer a [`Decode`] function runs on: the record's positions.
+/// The tracer the [`Decode`] functions of a frame run on: every position of the walk, of which
+/// the record being decoded may use its own only (`next..end`).
 struct DecodeTracer<'a> {
     /// Every position of the walk.
     pos: &'a mut [Pos],
@@ -523,7 +528,8 @@ mod tests {
     #[test]
     fn a_decode_that_changes_shape_is_an_error() {
         /// A record whose decode shows another kind, or one signal more, once its word is
-        /// not 0; then a well-formed record (whose positions the extra signal would reach).
+        /// not 0; then a well-formed record. Either is reported as an error (the writer stops)
+        /// instead of a file with wrong values.
         struct Bad(u64, Decode);
         fn other_kind(w: &[u64], t: &mut dyn Tracer) {
             if w.first().copied().unwrap_or(0) == 0 {
