@@ -31,6 +31,9 @@ pub const TWO_AT_ONCE: &str = "ALU stream, off, two at once";
 /// shared machine: page faults, other processes).
 pub const RUNS_PER_FIGURE: usize = 5;
 
+/// Default warm-up rounds (every configuration once) before the counted ones.
+pub const WARMUP_ROUNDS: usize = 1;
+
 /// The slowdown of `on` relative to `off` two ways: the ratio of the fastest runs, and the
 /// median of the ratios of the runs of the same round (round `k` of `on` against round `k` of
 /// `off`; the tracing figures' runs are made back to back), which a machine whose speed drifts
@@ -54,9 +57,15 @@ pub fn slowdown(off: &BenchFigure, on: &BenchFigure) -> (f64, f64) {
 
 /// Run the ALU-heavy stream (`reps` rounds) and the QEE-heavy triangle stream, each with
 /// tracing off and with a VCD of the default scopes and probes into `dir`, then two untraced
-/// ALU runs at once (one per thread), each `runs` times (at least once), alternating.
-/// `scopes` restricts the traced signals (empty: all). Returns the fastest run of each: the
-/// pairs (off, VCD), then [`TWO_AT_ONCE`].
+/// ALU runs at once (one per thread), each `runs` times (at least once), alternating, after
+/// `warmup` rounds that are not counted. `scopes` restricts the traced signals (empty: all).
+/// Returns the fastest run of each: the pairs (off, VCD), then [`TWO_AT_ONCE`].
+///
+/// A process's first runs are slower than the later ones (measured: the first untraced ALU
+/// run about 0.05 s of 0.27 s, the first traced one up to 0.2 s of 0.41 s): its memory is
+/// mapped page by page as it is first touched, and the processor's caches and predictors
+/// have not seen the code. The warm-up rounds take that cost out of the figures, which are the
+/// simulator's steady speed.
 ///
 /// A traced run uses two threads (the simulation and the waveform writer), so its speed
 /// depends on a second core being free; the last figure measures that: two independent
@@ -65,6 +74,7 @@ pub fn bench(
     image: &McImage,
     reps: usize,
     runs: usize,
+    warmup: usize,
     scopes: &[String],
     dir: &Path,
 ) -> Result<Vec<BenchFigure>, String> {
@@ -83,7 +93,7 @@ pub fn bench(
         ("QEE triangles, VCD", &tri, true, 1),
         (TWO_AT_ONCE, &alu, false, 2),
     ];
-    for _ in 0..runs.max(1) {
+    for round in 0..warmup + runs.max(1) {
         for (k, &(name, stream, traced, at_once)) in configs.iter().enumerate() {
             let spec = || RunSpec {
                 image,
@@ -124,6 +134,9 @@ pub fn bench(
             }
             // The results (whole simulated boards) are dropped here, after the time was taken.
             let cycles = same_cycles(&results, name)?;
+            if round < warmup {
+                continue;
+            }
             let fig = BenchFigure {
                 name: name.into(),
                 cycles,

@@ -93,6 +93,10 @@ enum Cmd {
         /// time after it.
         #[arg(long, default_value_t = pp5_sim::bench::RUNS_PER_FIGURE)]
         runs: usize,
+        /// Rounds run first and not counted (a process's first runs are slower: its memory
+        /// is mapped as it is first touched).
+        #[arg(long, default_value_t = pp5_sim::bench::WARMUP_ROUNDS)]
+        warmup: usize,
         /// Trace only these scopes in the traced runs (path prefixes; repeatable; default:
         /// everything), to see what a selection costs.
         #[arg(long)]
@@ -482,10 +486,16 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             }
             Ok(0)
         }
-        Cmd::Bench { reps, runs, scope } => {
+        Cmd::Bench {
+            reps,
+            runs,
+            warmup,
+            scope,
+        } => {
             let image = load_microcode(&None)?;
-            let figs = pp5_sim::bench::bench(&image, reps, runs, &scope, &std::env::temp_dir())
-                .map_err(|e| Fail(EXIT_IO, e))?;
+            let figs =
+                pp5_sim::bench::bench(&image, reps, runs, warmup, &scope, &std::env::temp_dir())
+                    .map_err(|e| Fail(EXIT_IO, e))?;
             println!(
                 "{:<28} {:>12} {:>10} {:>16}   every run (s), in order",
                 "run", "cycles", "seconds", "cycles/s"
