@@ -93,7 +93,7 @@ pub fn bench(
         ("QEE triangles, VCD", &tri, true, 1),
         (TWO_AT_ONCE, &alu, false, 2),
     ];
-    for round in 0..warmup + runs.max(1) {
+    for round in 0..warmup.saturating_add(runs.max(1)) {
         for (k, &(name, stream, traced, at_once)) in configs.iter().enumerate() {
             let spec = || RunSpec {
                 image,
