@@ -2,10 +2,9 @@
 //! and a pure [`Decode`] function instead of its signals; the simulation thread copies every
 //! record's words into a fixed frame, and this thread compares each frame with the last one,
 //! record by record ([`Decoder::decode_frame`]), runs the decode function of the records whose
-//! words changed
-//! to get their signals, compares those with the values it wrote last and merges the changes
-//! with the walked ones, in slot order (the order the simulation thread writes its own changes
-//! in), so the file is the same as if the block had walked its signals.
+//! words changed to get their signals, compares those with the values it wrote last and merges
+//! the changes with the walked ones, in slot order (the order the simulation thread writes its
+//! own changes in), so the file is the same as if the block had walked its signals.
 
 use super::sampler::frame_words;
 use super::{mask, Entry, RecordDecl, NOT_SELECTED};
@@ -232,6 +231,16 @@ fn differs_then_store(cur: &[u64], old: &mut [u64]) -> bool {
     }
 }
 
+/// Position `n` of `pos` if it is below `end`, the end of the record being decoded.
+#[inline(always)]
+fn record_pos(pos: &mut [Pos], end: usize, n: usize) -> Option<&mut Pos> {
+    if n < end {
+        pos.get_mut(n)
+    } else {
+        None
+    }
+}
+
 /// The tracer the [`Decode`] functions of a frame run on: every position of the walk, of which
 /// the record being decoded may use its own only (`next..end`).
 struct DecodeTracer<'a> {
@@ -254,11 +263,7 @@ impl DecodeTracer<'_> {
     /// Position `n`, if it is one of the record's.
     #[inline(always)]
     fn pos_at(&mut self, n: usize) -> Option<&mut Pos> {
-        if n < self.end {
-            self.pos.get_mut(n)
-        } else {
-            None
-        }
+        record_pos(self.pos, self.end, n)
     }
 
     /// Append a bits change (a frame has room for one per position; more is malformed).
@@ -282,12 +287,8 @@ impl Tracer for DecodeTracer<'_> {
     fn bits(&mut self, _name: &str, width: u32, value: u64) {
         let n = self.next;
         self.next = n + 1;
-        let p = if n < self.end {
-            self.pos.get_mut(n)
-        } else {
-            None
-        };
-        match p {
+        // (Not `pos_at`: `self.force` and `emit` are used while `p` is borrowed.)
+        match record_pos(self.pos, self.end, n) {
             // Declared bits kinds are widths in 1..=64; a text's kind (0) is no width.
             Some(p) if u32::from(p.kind) == width && width != 0 => {
                 let v = value & p.mask;
