@@ -501,9 +501,9 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 "run", "cycles", "seconds", "cycles/s"
             );
             for f in &figs {
-                let runs: Vec<String> = f.runs.iter().map(|s| format!("{s:.3}")).collect();
+                let runs: Vec<String> = f.runs.iter().map(|s| format!("{s:.4}")).collect();
                 println!(
-                    "{:<28} {:>12} {:>10.3} {:>16.0}   {}",
+                    "{:<28} {:>12} {:>10.4} {:>16.0}   {}",
                     f.name,
                     f.cycles,
                     f.seconds,

@@ -1,0 +1,218 @@
+//! Bit-sliced building blocks of the QEE tree (docs/model-choices.md, "QEE tree"): a word
+//! holds one bit of 64 serial values, a full adder on words is 64 serial adders clocked once.
+//!
+//! - [`emc_lane`]: where EMC `k`'s serial value sits in a word of the per-EMC trees;
+//! - [`SlicedChain`]: 64 shift chains (or any 64 serial values loaded at START), bit-sliced;
+//! - [`full_add`]: one clock of 64 bit-serial adders;
+//! - [`transpose64`]: the 64×64 bit transpose that loads a [`SlicedChain`].
+
+use crate::emc_array::NUM_EMCS;
+
+/// The low bit of every byte lane of a word.
+pub const BYTE_LSBS: u64 = 0x0101_0101_0101_0101;
+
+/// The bit of a per-EMC tree word that carries EMC `k`'s serial value: `8·(k mod 8) + k div 8`.
+///
+/// A plane word (64 pixels of one row, 8 EMCs of 8 columns each: `plane.rs`) holds EMCs
+/// `8j .. 8j+8` in its byte lanes 0..8, where `j = 2·(row div 32) + (word mod 2)`; in this
+/// order they are bits `j, 8+j, 16+j, ...` of a tree word, so `(word >> j) & BYTE_LSBS` puts
+/// each EMC's bit at the bottom of its own byte lane.
+#[inline]
+pub const fn emc_lane(k: usize) -> usize {
+    8 * (k % 8) + k / 8
+}
+
+/// Bits of a serial value the model keeps: the fixed-point coefficients and sums fit 128 bits
+/// (coefficients below 2^64 · 2^FBITS_MAX, origins below 2^15: docs/model-choices.md).
+pub const SERIAL_BITS: usize = 128;
+
+/// One clock of 64 bit-serial adders: the sum bits of `a + b + carry`, and the carries for the
+/// next clock left in `carry`.
+#[inline(always)]
+pub fn full_add(a: u64, b: u64, carry: &mut u64) -> u64 {
+    let t = a ^ b;
+    let s = t ^ *carry;
+    *carry = (a & b) | (*carry & t);
+    s
+}
+
+/// 64 serial values of up to [`SERIAL_BITS`] bits, bit-sliced: `word(s)` holds bit `s` of
+/// each (two's complement, sign-extended without limit; zero for `s < 0`, before the value's
+/// first bit). Value `i` (in the caller's lane order) is bit `i` of every word.
+///
+/// This is the model of a shift chain that is loaded at START and shifts one bit per clock:
+/// the chain's output in clock `s` is `word(s)`, and "shifting" is moving the index.
+#[derive(Clone)]
+pub struct SlicedChain {
+    words: [u64; SERIAL_BITS],
+    /// Words stored: 64 when every value fits 64 bits (then word 63 is the sign word), else
+    /// 128.
+    len: usize,
+    /// From this bit on every word is the sign word: the widest value's width.
+    width: usize,
+}
+
+impl Default for SlicedChain {
+    fn default() -> Self {
+        SlicedChain {
+            words: [0; SERIAL_BITS],
+            len: 64,
+            width: 0,
+        }
+    }
+}
+
+impl SlicedChain {
+    /// Load the chains with `values` (`values[i]` into lane `i`).
+    pub fn load(&mut self, values: &[i128; 64]) {
+        // The bits that differ from the sign, over all values: their top is the width.
+        let magnitude = values
+            .iter()
+            .fold(0u128, |m, &v| m | (v ^ (v >> 127)) as u128);
+        self.width = SERIAL_BITS - magnitude.leading_zeros() as usize;
+        // Below 64 bits wide, word 63 is the sign word and the high words are not needed.
+        self.len = if self.width < 64 { 64 } else { SERIAL_BITS };
+        if values.iter().all(|&v| v == values[0]) {
+            // One value in every lane (a coefficient no EMC re-bases): each word is all
+            // zeros or all ones.
+            let v = values[0];
+            for (s, w) in self.words[..self.len].iter_mut().enumerate() {
+                *w = 0u64.wrapping_sub(((v >> s) & 1) as u64);
+            }
+            return;
+        }
+        let mut block: [u64; 64] = std::array::from_fn(|i| values[i] as u64);
+        transpose64(&mut block);
+        self.words[..64].copy_from_slice(&block);
+        if self.len > 64 {
+            let mut high: [u64; 64] = std::array::from_fn(|i| (values[i] >> 64) as u64);
+            transpose64(&mut high);
+            self.words[64..].copy_from_slice(&high);
+        }
+    }
+
+    /// Bit `s` of every value (`s < 0`: zero).
+    #[inline(always)]
+    pub fn word(&self, s: i64) -> u64 {
+        if s < 0 {
+            0
+        } else {
+            self.words[(s as usize).min(self.len - 1)]
+        }
+    }
+
+    /// From this bit on, `word` returns the sign word.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+}
+
+/// Load 64 per-EMC values into a [`SlicedChain`] in the tree's lane order ([`emc_lane`]).
+pub fn load_emc_chain(chain: &mut SlicedChain, per_emc: impl Fn(usize) -> i128) {
+    let mut lanes = [0i128; 64];
+    for k in 0..NUM_EMCS {
+        lanes[emc_lane(k)] = per_emc(k);
+    }
+    chain.load(&lanes);
+}
+
+/// Transpose a 64×64 bit matrix: afterwards bit `i` of word `k` is bit `k` of the former
+/// word `i` (the recursive block-swap method).
+pub fn transpose64(m: &mut [u64; 64]) {
+    // Work with "bit j of word i" as row i, column j; swap off-diagonal blocks of halving size.
+    let mut j = 32;
+    let mut mask: u64 = 0x0000_0000_ffff_ffff;
+    while j != 0 {
+        let mut k = 0;
+        while k < 64 {
+            for i in k..k + j {
+                let t = ((m[i] >> j) ^ m[i + j]) & mask;
+                m[i] ^= t << j;
+                m[i + j] ^= t;
+            }
+            k += 2 * j;
+        }
+        j >>= 1;
+        mask ^= mask << j;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpose_moves_bit_k_of_word_i_to_bit_i_of_word_k() {
+        let mut m = [0u64; 64];
+        let mut s = 0x1234_5678_9abc_def1u64;
+        for v in m.iter_mut() {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            *v = s;
+        }
+        let orig = m;
+        transpose64(&mut m);
+        for (i, word) in orig.iter().enumerate() {
+            for (k, row) in m.iter().enumerate() {
+                assert_eq!((row >> i) & 1, (word >> k) & 1, "i {i} k {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_sliced_chain_gives_every_bit_and_then_the_sign() {
+        let mut vals = [0i128; 64];
+        vals[0] = -1;
+        vals[1] = 5;
+        vals[2] = 1 << 70;
+        vals[3] = -(1 << 90) + 3;
+        vals[63] = -2;
+        let mut c = SlicedChain::default();
+        c.load(&vals);
+        assert_eq!(c.width(), 90, "-(2^90)+3: bit 90 up are sign bits");
+        for s in -3i64..300 {
+            let w = c.word(s);
+            for (i, v) in vals.iter().enumerate() {
+                let want = s >= 0 && (v >> (s.min(127) as u32)) & 1 != 0;
+                assert_eq!((w >> i) & 1 != 0, want, "value {i} bit {s}");
+            }
+        }
+        // Values of 64 bits or fewer keep only the low words.
+        c.load(&[-7; 64]);
+        assert_eq!((c.len, c.width()), (64, 3));
+        assert_eq!(c.word(1000), u64::MAX);
+        c.load(&[0; 64]);
+        assert_eq!((c.word(0), c.word(99), c.width()), (0, 0, 0));
+    }
+
+    #[test]
+    fn the_adder_adds_64_serial_values_lsb_first() {
+        let (a, b) = ([3u64, 9, 255, 0], [5u64, 7, 1, 0]);
+        let mut carry = 0;
+        let mut sums = [0u64; 4];
+        for s in 0..12 {
+            let word = |v: &[u64; 4]| (0..4).fold(0u64, |w, i| w | ((v[i] >> s) & 1) << i);
+            let out = full_add(word(&a), word(&b), &mut carry);
+            for (i, sum) in sums.iter_mut().enumerate() {
+                *sum |= ((out >> i) & 1) << s;
+            }
+        }
+        assert_eq!(sums, [8, 16, 256, 0]);
+    }
+
+    #[test]
+    fn emc_lanes_are_a_permutation_that_puts_a_plane_words_emcs_in_byte_lanes() {
+        let mut seen = 0u64;
+        for k in 0..64 {
+            seen |= 1 << emc_lane(k);
+        }
+        assert_eq!(seen, u64::MAX);
+        // Plane word j's byte lane i is EMC 8j + i.
+        for j in 0..8 {
+            for i in 0..8 {
+                assert_eq!(emc_lane(8 * j + i), 8 * i + j);
+            }
+        }
+    }
+}

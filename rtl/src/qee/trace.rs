@@ -1,0 +1,103 @@
+//! The QEE in the waveform: the `qee` scope (mode, bit index, coefficients) and, for the
+//! selected EMCs, `emc[k].qee` (configuration register, shift chains, the root pixel's tree
+//! bit).
+
+use super::arith::QeeMode;
+use super::{Qee, TRACE_BIT_MAX};
+use crate::emc_array::NUM_EMCS;
+use crate::trace::{bit, Traced, Tracer};
+
+/// Scope names of the per-EMC QEE scopes, `emc[k]` (the waveform's `renderer.emc[k].qee`).
+const EMC_SCOPES: [&str; NUM_EMCS] = [
+    "emc[0]", "emc[1]", "emc[2]", "emc[3]", "emc[4]", "emc[5]", "emc[6]", "emc[7]", "emc[8]",
+    "emc[9]", "emc[10]", "emc[11]", "emc[12]", "emc[13]", "emc[14]", "emc[15]", "emc[16]",
+    "emc[17]", "emc[18]", "emc[19]", "emc[20]", "emc[21]", "emc[22]", "emc[23]", "emc[24]",
+    "emc[25]", "emc[26]", "emc[27]", "emc[28]", "emc[29]", "emc[30]", "emc[31]", "emc[32]",
+    "emc[33]", "emc[34]", "emc[35]", "emc[36]", "emc[37]", "emc[38]", "emc[39]", "emc[40]",
+    "emc[41]", "emc[42]", "emc[43]", "emc[44]", "emc[45]", "emc[46]", "emc[47]", "emc[48]",
+    "emc[49]", "emc[50]", "emc[51]", "emc[52]", "emc[53]", "emc[54]", "emc[55]", "emc[56]",
+    "emc[57]", "emc[58]", "emc[59]", "emc[60]", "emc[61]", "emc[62]", "emc[63]",
+];
+
+/// Names of the six coefficient shift chains, in the order A, B, C, D, E, F.
+const CHAIN_NAMES: [&str; 6] = [
+    "chain_A", "chain_B", "chain_C", "chain_D", "chain_E", "chain_F",
+];
+
+impl Qee {
+    /// A key that changes whenever a signal of the `qee` scope or of the evaluation part of a
+    /// per-EMC scope changes: the evaluation (START count), the bit index as traced, the
+    /// latency counter, started or not.
+    fn trace_key(&self) -> u64 {
+        let bit = u64::from(self.bit.min(TRACE_BIT_MAX));
+        (self.starts << 13) | (bit << 5) | (u64::from(self.delay.min(15)) << 1) | self.active as u64
+    }
+
+    /// Trace the evaluators of the EMCs in `emcs` (bit k = EMC k), in increasing k, each as a
+    /// scope `emc[k]` holding a scope `qee` (siblings of the caller's scope's other blocks):
+    ///
+    /// - `config` (32 bits): the configuration register; `origin_x`, `origin_y` (16 bits,
+    ///   two's complement): the screen origin it holds;
+    /// - `chain_A` .. `chain_F` (64 bits): the coefficient shift chains, low 64 bits;
+    /// - `tree_bit_index` (8 bits, saturating at [`TRACE_BIT_MAX`]): the result bit on the
+    ///   tree this cycle; `tree_bit`: the root pixel's result bit.
+    ///
+    /// Each scope is entered with a key of its whole content (the evaluation state and the
+    /// configuration register), so a waveform writer skips an idle EMC.
+    pub fn trace_emcs<T: Tracer + ?Sized>(&self, t: &mut T, emcs: u64) {
+        let mut rest = emcs;
+        if rest == 0 {
+            return;
+        }
+        let key = self.trace_key();
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let reg = self.config.reg[k];
+            // The key's upper half: the evaluation state (its START count wraps, harmlessly:
+            // it changes by at most one between two walks); the lower half: the register.
+            if !t.enter(EMC_SCOPES[k], Some((key << 32) | u64::from(reg))) {
+                continue;
+            }
+            t.push_scope("qee");
+            t.bits("config", 32, u64::from(reg));
+            let (ox, oy) = self.config.origin(k);
+            t.bits("origin_x", 16, ox as u64);
+            t.bits("origin_y", 16, oy as u64);
+            for (j, name) in CHAIN_NAMES.iter().enumerate() {
+                // The low 64 bits: the next 64 to be delivered.
+                t.bits(name, 64, self.chain(k, j) as u64);
+            }
+            t.bits("tree_bit_index", 8, u64::from(self.bit.min(TRACE_BIT_MAX)));
+            bit(t, "tree_bit", self.emc_tree_bit(k));
+            t.pop_scope();
+            t.pop_scope();
+        }
+    }
+}
+
+impl Traced for Qee {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        // Everything here changes only at a START or with the bit index.
+        if !t.enter("qee", Some(self.trace_key())) {
+            return;
+        }
+        t.text(
+            "mode",
+            match self.mode {
+                QeeMode::None => "NONE",
+                QeeMode::Constant => "CONSTANT",
+                QeeMode::Linear => "LINEAR",
+                QeeMode::Quadratic => "QUADRATIC",
+            },
+        );
+        bit(t, "delivering", self.delivering());
+        t.bits("bit", 8, u64::from(self.bit.min(TRACE_BIT_MAX)));
+        t.bits("delay", 4, self.delay.min(15) as u64);
+        t.bits("fbits", 5, self.fbits as u64);
+        for (name, c) in ["A", "B", "C", "D", "E", "F"].iter().zip(&self.coefs) {
+            t.bits(name, 64, *c as i64 as u64);
+        }
+        t.pop_scope();
+    }
+}

@@ -1,0 +1,356 @@
+//! The QEE tree: the bit-serial adders that turn the coefficient shift chains into one result
+//! bit plane per clock (docs/model-choices.md, "QEE tree").
+//!
+//! Inside EMC `k` the pixel at local (lx, ly) receives, in fixed point,
+//!
+//! ```text
+//! V(lx, ly) = Y_k(ly) + X_k(lx) + Z(lx, ly)
+//! Y_k(ly) = C_k + B_k·ly     X_k(lx) = A_k·lx     Z(lx, ly) = D·lx² + E·lx·ly + F·ly²
+//! ```
+//!
+//! - the **y tree** forms the 32 row sums `Y_k(ly)` from the C and B chains, one serial adder
+//!   per node: `Y(n) = Y(n - 2^t) + (B delayed t bits)`, `t` the top bit of `n`;
+//! - the **x tree** forms the 8 column sums `X_k(lx)` from the A chain the same way;
+//! - the **quadratic tile** `Z` (the same in every EMC: D, E, F are global) is a bit-sliced
+//!   shift register loaded at START, present in quadratic mode only;
+//! - the **leaves**: one serial adder per pixel adds its row's `Y` and its column's `X` (and a
+//!   second one `Z`); their carries are bit planes.
+//!
+//! Every node of the per-EMC trees is one word of 64 lanes (EMC `k` in lane
+//! [`emc_lane`]`(k)`); a step is one clock of every adder. The state is the adders' carries
+//! and the chains' position (the step index); the output of a step is the bit plane of bit `s`
+//! of every pixel's `V`.
+
+use super::bitslice::{full_add, SlicedChain, BYTE_LSBS};
+use crate::emc_array::plane::{AlignedPlane, Plane};
+use crate::emc_array::{EMC_COLS, EMC_ROWS, NUM_EMCS};
+
+/// Nodes of the y tree per EMC: one per row of the EMC.
+const Y_NODES: usize = EMC_ROWS;
+/// Nodes of the x tree per EMC: one per column of the EMC.
+const X_NODES: usize = EMC_COLS;
+/// The longest delay of the A chain's output in the x tree (the increment 4·A of node 4).
+const X_DELAY_MAX: u64 = X_NODES.ilog2() as u64 - 1;
+/// The longest delay of the B chain's output in the y tree (the increment 16·B of node 16).
+const Y_DELAY_MAX: u64 = Y_NODES.ilog2() as u64 - 1;
+/// Row groups of the quadratic tile: 8 rows of 8 columns per 64-lane word.
+const Z_GROUPS: usize = EMC_ROWS / 8;
+/// Byte lanes of a plane word: the 8 EMCs side by side in 64 columns.
+const LANES: usize = 8;
+/// Plane words per EMC row of the array (32 rows × 2 words).
+const WORDS_PER_EMC_ROW: usize = 2 * EMC_ROWS;
+
+/// Longest chain of adders from a chain output to a leaf: 5 y-tree levels, the leaf and the
+/// quadratic adder. Once every input is constant, each adder's carry is constant one step
+/// after its inputs are, so the tree reaches its fixed point within this many steps (plus
+/// one to see it); the tree stops stepping at a bound well past it whatever happens.
+const ADDER_DEPTH: u64 = 7;
+
+/// The bit plane a tree adds: the parent of node `n` and the delay (in bits) of its increment.
+#[inline(always)]
+fn node_parent(n: usize) -> (usize, usize) {
+    let t = (usize::BITS - 1 - n.leading_zeros()) as usize;
+    (n - (1 << t), t)
+}
+
+/// Spread the lowest bit of each byte lane over the whole lane (0 → 0x00, 1 → 0xff).
+#[inline(always)]
+fn spread_bytes(v: u64) -> u64 {
+    (v << 8).wrapping_sub(v)
+}
+
+/// The bit-serial tree of all 64 EMCs.
+#[derive(Clone)]
+pub struct Tree {
+    /// The A, B and C chains of the 64 EMCs, in lane order.
+    a: SlicedChain,
+    b: SlicedChain,
+    c: SlicedChain,
+    /// The quadratic tile: group `g` holds rows `8g .. 8g+8`, lane `8·(ly mod 8) + lx`.
+    z: [SlicedChain; Z_GROUPS],
+    /// The tile is not all zero (quadratic mode with a D, E or F): the second leaf adder runs.
+    quad: bool,
+    /// Carries of the y-tree and x-tree nodes (node 0 has no adder).
+    y_carry: [u64; Y_NODES],
+    x_carry: [u64; X_NODES],
+    /// Carries of the leaf adders (`Y + X`) and of the quadratic adders (`+ Z`).
+    leaf_carry: Box<AlignedPlane>,
+    z_carry: Box<AlignedPlane>,
+    /// The last step's output: bit `next - 1` of every pixel's `V`.
+    out: Box<AlignedPlane>,
+    /// The next step to take (the chains' position).
+    next: u64,
+    /// The output is the same in every step from this one on (the state is a fixed point).
+    settled: Option<u64>,
+    /// From this step on every chain delivers sign bits only.
+    inputs_constant: u64,
+}
+
+impl Default for Tree {
+    fn default() -> Self {
+        Tree {
+            a: SlicedChain::default(),
+            b: SlicedChain::default(),
+            c: SlicedChain::default(),
+            z: Default::default(),
+            quad: false,
+            y_carry: [0; Y_NODES],
+            x_carry: [0; X_NODES],
+            leaf_carry: Box::new(AlignedPlane::ZERO),
+            z_carry: Box::new(AlignedPlane::ZERO),
+            out: Box::new(AlignedPlane::ZERO),
+            next: 0,
+            settled: None,
+            inputs_constant: 0,
+        }
+    }
+}
+
+impl Tree {
+    /// START: load the chains with each EMC's local coefficients `[A_k, B_k, C_k, D, E, F]`
+    /// (fixed point) and clear every carry.
+    pub fn load(&mut self, local: &[[i128; 6]; NUM_EMCS]) {
+        super::bitslice::load_emc_chain(&mut self.a, |k| local[k][0]);
+        super::bitslice::load_emc_chain(&mut self.b, |k| local[k][1]);
+        super::bitslice::load_emc_chain(&mut self.c, |k| local[k][2]);
+        // D, E and F are the same in every EMC.
+        let [d, e, f] = [local[0][3], local[0][4], local[0][5]];
+        self.quad = (d, e, f) != (0, 0, 0);
+        let mut widths = [
+            self.c.width() as u64,
+            self.a.width() as u64 + X_DELAY_MAX,
+            self.b.width() as u64 + Y_DELAY_MAX,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        if self.quad {
+            for (g, chain) in self.z.iter_mut().enumerate() {
+                let tile: [i128; 64] = std::array::from_fn(|lane| {
+                    let (lx, ly) = ((lane % 8) as i128, (8 * g + lane / 8) as i128);
+                    d * lx * lx + e * lx * ly + f * ly * ly
+                });
+                chain.load(&tile);
+                widths = widths.max(chain.width() as u64);
+            }
+        }
+        self.inputs_constant = widths;
+        self.restart();
+    }
+
+    /// Back to the state right after START: carries clear, chains at bit 0.
+    fn restart(&mut self) {
+        self.y_carry = [0; Y_NODES];
+        self.x_carry = [0; X_NODES];
+        **self.leaf_carry = [0; crate::emc_array::plane::PLANE_WORDS];
+        if self.quad {
+            **self.z_carry = [0; crate::emc_array::plane::PLANE_WORDS];
+        }
+        self.next = 0;
+        self.settled = None;
+    }
+
+    /// The bit plane of bit `s` of every pixel's fixed-point sum `V`: the tree steps up to `s`
+    /// from where it is (or from START, for an earlier bit), and not at all past its fixed
+    /// point.
+    pub fn plane(&mut self, s: u64) -> &Plane {
+        if self.next > s.saturating_add(1) {
+            self.restart();
+        }
+        // Bounded: the tree settles within ADDER_DEPTH steps of its inputs becoming constant.
+        let bound = self.inputs_constant + 8 * ADDER_DEPTH;
+        while self.next <= s && self.settled.is_none() {
+            let changed = self.step(self.next);
+            if self.next >= self.inputs_constant && !changed {
+                self.settled = Some(self.next);
+            } else if self.next >= bound {
+                debug_assert!(false, "the QEE tree did not settle by step {bound}");
+                self.settled = Some(self.next);
+            }
+            self.next += 1;
+        }
+        &self.out
+    }
+
+    /// The step the tree has reached (for tests and the debugger): the next bit it computes,
+    /// and the step from which its output stays the same, once known.
+    pub fn position(&self) -> (u64, Option<u64>) {
+        (self.next, self.settled)
+    }
+
+    /// One clock of every adder: bit `s` of every node and leaf. Returns whether any carry
+    /// changed.
+    fn step(&mut self, s: u64) -> bool {
+        let s = s.min(i64::MAX as u64) as i64;
+        let mut changed = 0u64;
+        // The y tree: Y(0) = C, Y(n) = Y(n - 2^t) + 2^t·B.
+        let bw: [u64; Y_DELAY_MAX as usize + 1] =
+            std::array::from_fn(|t| self.b.word(s - t as i64));
+        let mut y = [0u64; Y_NODES];
+        y[0] = self.c.word(s);
+        for n in 1..Y_NODES {
+            let (p, t) = node_parent(n);
+            let old = self.y_carry[n];
+            y[n] = full_add(y[p], bw[t], &mut self.y_carry[n]);
+            changed |= old ^ self.y_carry[n];
+        }
+        // The x tree: X(0) = 0, X(n) = X(n - 2^t) + 2^t·A.
+        let aw: [u64; X_DELAY_MAX as usize + 1] =
+            std::array::from_fn(|t| self.a.word(s - t as i64));
+        let mut x = [0u64; X_NODES];
+        for n in 1..X_NODES {
+            let (p, t) = node_parent(n);
+            let old = self.x_carry[n];
+            x[n] = full_add(x[p], aw[t], &mut self.x_carry[n]);
+            changed |= old ^ self.x_carry[n];
+        }
+        // The x sums in byte lanes: word j, lane i, bit lx = X_{8j+i}(lx), for the plane
+        // words whose 8 EMCs are 8j .. 8j+8.
+        let xw: [u64; LANES] = std::array::from_fn(|j| {
+            x.iter()
+                .enumerate()
+                .fold(0u64, |w, (lx, v)| w | ((v >> j) & BYTE_LSBS) << lx)
+        });
+        // Whether the leaves' carries changed matters only once the inputs are constant
+        // (before that the tree cannot be at its fixed point).
+        let track = s as u64 >= self.inputs_constant;
+        let (carry, out) = (&mut **self.leaf_carry, &mut **self.out);
+        changed |= match (self.quad, track) {
+            (false, false) => leaves_linear::<false>(&y, &xw, carry, out),
+            (false, true) => leaves_linear::<true>(&y, &xw, carry, out),
+            (true, _) => {
+                let zrow: [u64; Y_NODES] = std::array::from_fn(|ly| {
+                    let g = self.z[ly / 8].word(s);
+                    ((g >> (8 * (ly % 8))) & 0xff).wrapping_mul(BYTE_LSBS)
+                });
+                let z_carry = &mut **self.z_carry;
+                if track {
+                    leaves_quadratic::<true>(&y, &xw, &zrow, carry, z_carry, out)
+                } else {
+                    leaves_quadratic::<false>(&y, &xw, &zrow, carry, z_carry, out)
+                }
+            }
+        };
+        changed != 0
+    }
+}
+
+/// Plane words the leaves handle together: 4 rows of 2 words (one 512-bit vector, or two of
+/// 256 bits), the same EMCs in every other word.
+const CHUNK: usize = 8;
+
+/// The inputs of the leaves in one chunk of plane words of EMC row `r`: the row sums `Y` in
+/// byte lanes (`ys`: 4 rows from `y4`, each for both halves) and the column sums `X` (`xv`).
+#[inline(always)]
+fn chunk_inputs(y4: &[u64], r: usize, xw: &[u64; LANES]) -> ([u64; CHUNK], [u64; CHUNK]) {
+    let ys = std::array::from_fn(|i| spread_bytes((y4[i / 2] >> (2 * r + i % 2)) & BYTE_LSBS));
+    let xv = std::array::from_fn(|i| xw[2 * r + i % 2]);
+    (ys, xv)
+}
+
+/// The leaf adders, `Y + X` at every pixel: plane word `w` is row `w / 2` (EMC row `r = w /
+/// 64`, local row `ly`), half `h = w % 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`.
+/// With `TRACK`, returns the OR of the carries' changes (else 0).
+fn leaves_linear<const TRACK: bool>(
+    y: &[u64; Y_NODES],
+    xw: &[u64; LANES],
+    carry: &mut Plane,
+    out: &mut Plane,
+) -> u64 {
+    let mut changed = 0;
+    for (k, (o, c)) in out
+        .chunks_exact_mut(CHUNK)
+        .zip(carry.chunks_exact_mut(CHUNK))
+        .enumerate()
+    {
+        let (r, q) = (
+            k / (WORDS_PER_EMC_ROW / CHUNK),
+            k % (WORDS_PER_EMC_ROW / CHUNK),
+        );
+        let (ys, xv) = chunk_inputs(&y[q * CHUNK / 2..(q + 1) * CHUNK / 2], r, xw);
+        for i in 0..CHUNK {
+            let before = c[i];
+            o[i] = full_add(ys[i], xv[i], &mut c[i]);
+            if TRACK {
+                changed |= before ^ c[i];
+            }
+        }
+    }
+    changed
+}
+
+/// The leaf adders and the quadratic adders, `(Y + X) + Z` at every pixel (`zrow[ly]`: the
+/// tile's row `ly` in every byte lane).
+fn leaves_quadratic<const TRACK: bool>(
+    y: &[u64; Y_NODES],
+    xw: &[u64; LANES],
+    zrow: &[u64; Y_NODES],
+    carry: &mut Plane,
+    z_carry: &mut Plane,
+    out: &mut Plane,
+) -> u64 {
+    let mut changed = 0;
+    for (k, ((o, c), zc)) in out
+        .chunks_exact_mut(CHUNK)
+        .zip(carry.chunks_exact_mut(CHUNK))
+        .zip(z_carry.chunks_exact_mut(CHUNK))
+        .enumerate()
+    {
+        let (r, q) = (
+            k / (WORDS_PER_EMC_ROW / CHUNK),
+            k % (WORDS_PER_EMC_ROW / CHUNK),
+        );
+        let (ys, xv) = chunk_inputs(&y[q * CHUNK / 2..(q + 1) * CHUNK / 2], r, xw);
+        let z4 = &zrow[q * CHUNK / 2..(q + 1) * CHUNK / 2];
+        for i in 0..CHUNK {
+            let before = (c[i], zc[i]);
+            o[i] = full_add(full_add(ys[i], xv[i], &mut c[i]), z4[i / 2], &mut zc[i]);
+            if TRACK {
+                changed |= (before.0 ^ c[i]) | (before.1 ^ zc[i]);
+            }
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_parents_add_one_increment_each() {
+        assert_eq!(node_parent(1), (0, 0));
+        assert_eq!(node_parent(2), (0, 1));
+        assert_eq!(node_parent(3), (1, 1));
+        assert_eq!(node_parent(31), (15, 4));
+        assert_eq!(node_parent(16), (0, 4));
+        // Every node's value is its parent's plus 2^t: n = p + 2^t.
+        for n in 1..32 {
+            let (p, t) = node_parent(n);
+            assert_eq!(p + (1 << t), n);
+            assert!(p < n);
+        }
+    }
+
+    #[test]
+    fn spreading_fills_each_byte_lane_from_its_low_bit() {
+        assert_eq!(spread_bytes(0), 0);
+        assert_eq!(spread_bytes(BYTE_LSBS), u64::MAX);
+        assert_eq!(spread_bytes(0x0100_0000_0000_0001), 0xff00_0000_0000_00ff);
+    }
+
+    #[test]
+    fn lanes_line_up_with_plane_words() {
+        // Plane word w holds EMCs 8j..8j+8 with j = 2·(w / 64) + w % 2 (plane.rs layout).
+        use super::super::bitslice::emc_lane;
+        use crate::emc_array::emc_of;
+        for w in 0..256 {
+            let (y, half) = (w / 2, w % 2);
+            let j = 2 * (w / 64) + half;
+            for i in 0..8 {
+                assert_eq!(emc_of(64 * half + 8 * i, y), 8 * j + i);
+                assert_eq!(emc_lane(8 * j + i), 8 * i + j);
+            }
+        }
+    }
+}
