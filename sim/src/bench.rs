@@ -6,7 +6,8 @@ use crate::asm::microcode::McImage;
 use crate::demo::alu_stream;
 use crate::engine::SimOptions;
 use crate::session::{run, RunResult, RunSpec, WaveSpec};
-use std::path::Path;
+use crate::stream::Stream;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// One measurement: the fastest of its runs, and every run's time. For several simulations at
@@ -55,6 +56,48 @@ pub fn slowdown(off: &BenchFigure, on: &BenchFigure) -> (f64, f64) {
     (best, median)
 }
 
+/// How many times the QEE-heavy stream draws the demo's triangles per 100 rounds of the
+/// ALU stream: 10, so that at the default 10,000 rounds both streams run about a million
+/// cycles or more.
+pub const TRIANGLE_PASSES_PER_100_REPS: usize = 10;
+
+/// The bench's two streams for `reps` rounds: the ALU-heavy stream (32-bit adds, subtracts,
+/// copies, compares, `reps` times) and the QEE-heavy stream (the demo's four z-buffered,
+/// Gouraud-shaded triangles, drawn over and over), with its text.
+pub fn streams(image: &McImage, reps: usize) -> Result<(Stream, Stream), String> {
+    let alu = alu_stream(&image.table, reps).map_err(|e| e.to_string())?;
+    let tri = crate::stream::text::parse(&triangles_text(reps), "<triangles>", &image.table)
+        .map_err(|e| e.to_string())?;
+    Ok((alu, tri))
+}
+
+/// The text of the QEE-heavy stream for `reps` rounds.
+pub fn triangles_text(reps: usize) -> String {
+    let passes = (reps.saturating_mul(TRIANGLE_PASSES_PER_100_REPS) / 100).max(1);
+    crate::demo::TRIANGLES_STREAM.repeat(passes)
+}
+
+/// Write the bench's streams for `reps` rounds into `dir` as `alu.bin` (binary Ring
+/// messages) and `triangles.pp5s`, so that `pp5 run` (under a profiler, say) runs exactly
+/// what the bench runs. Returns the two paths.
+pub fn save_streams(image: &McImage, reps: usize, dir: &Path) -> Result<[PathBuf; 2], String> {
+    let (alu, _) = streams(image, reps)?;
+    let alu_path = dir.join("alu.bin");
+    let tri_path = dir.join("triangles.pp5s");
+    let file =
+        std::fs::File::create(&alu_path).map_err(|e| format!("{}: {e}", alu_path.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    crate::stream::binary::write(&alu, &mut w)
+        .and_then(|()| std::io::Write::flush(&mut w))
+        .map_err(|e| format!("{}: {e}", alu_path.display()))?;
+    std::fs::write(&tri_path, triangles_text(reps))
+        .map_err(|e| format!("{}: {e}", tri_path.display()))?;
+    Ok([alu_path, tri_path])
+}
+
+/// Name of the figure of the untraced QEE triangle stream.
+pub const QEE_OFF: &str = "QEE triangles, tracing off";
+
 /// Run the ALU-heavy stream (`reps` rounds) and the QEE-heavy triangle stream, each with
 /// tracing off and with a VCD of the default scopes and probes into `dir`, then two untraced
 /// ALU runs at once (one per thread), each `runs` times (at least once), alternating, after
@@ -78,18 +121,14 @@ pub fn bench(
     scopes: &[String],
     dir: &Path,
 ) -> Result<Vec<BenchFigure>, String> {
-    let alu = alu_stream(&image.table, reps).map_err(|e| e.to_string())?;
-    // The QEE-heavy stream: the demo's shaded triangles, drawn over and over.
-    let tri_text = crate::demo::TRIANGLES_STREAM.repeat((reps / 100).max(1));
-    let tri = crate::stream::text::parse(&tri_text, "<triangles>", &image.table)
-        .map_err(|e| e.to_string())?;
+    let (alu, tri) = streams(image, reps)?;
     let mut out: Vec<BenchFigure> = Vec::new();
     let vcd = dir.join("pp5-bench.vcd");
     // (name, stream, traced, simulations at once)
     let configs = [
         (ALU_OFF, &alu, false, 1),
         ("ALU stream, VCD", &alu, true, 1),
-        ("QEE triangles, tracing off", &tri, false, 1),
+        (QEE_OFF, &tri, false, 1),
         ("QEE triangles, VCD", &tri, true, 1),
         (TWO_AT_ONCE, &alu, false, 2),
     ];

@@ -101,6 +101,11 @@ enum Cmd {
         /// everything), to see what a selection costs.
         #[arg(long)]
         scope: Vec<String>,
+        /// Write the two streams (alu.bin, triangles.pp5s, for --reps) into this directory
+        /// and stop, without measuring: to run them with `pp5 run` under a profiler
+        /// (scripts/callgrind-cycles.sh).
+        #[arg(long, value_name = "DIR")]
+        save_streams: Option<PathBuf>,
     },
 }
 
@@ -491,8 +496,17 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             runs,
             warmup,
             scope,
+            save_streams,
         } => {
             let image = load_microcode(&None)?;
+            if let Some(dir) = save_streams {
+                let paths = pp5_sim::bench::save_streams(&image, reps, &dir)
+                    .map_err(|e| Fail(EXIT_IO, e))?;
+                for p in paths {
+                    println!("{}", p.display());
+                }
+                return Ok(0);
+            }
             let figs =
                 pp5_sim::bench::bench(&image, reps, runs, warmup, &scope, &std::env::temp_dir())
                     .map_err(|e| Fail(EXIT_IO, e))?;
@@ -527,6 +541,16 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 }
             }
             let named = |n: &str| figs.iter().find(|f| f.name == n);
+            if let (Some(alu), Some(qee)) = (
+                named(pp5_sim::bench::ALU_OFF),
+                named(pp5_sim::bench::QEE_OFF),
+            ) {
+                println!(
+                    "QEE triangles / ALU stream, tracing off: {:.2} of the ALU stream's \
+                     cycles per second (fastest runs)",
+                    qee.cycles_per_sec / alu.cycles_per_sec.max(1e-9)
+                );
+            }
             if let (Some(one), Some(two)) = (
                 named(pp5_sim::bench::ALU_OFF),
                 named(pp5_sim::bench::TWO_AT_ONCE),

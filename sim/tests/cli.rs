@@ -668,6 +668,79 @@ fn bench_prints_every_figure_and_cleans_up() {
             "{line}"
         );
     }
+    // The QEE stream's speed as a share of the ALU stream's, from the two untraced figures.
+    let share: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("QEE triangles / ALU stream, tracing off: "))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no QEE/ALU share in\n{out}"));
+    let cps = |name: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with(name)).expect(name);
+        line[name.len()..]
+            .split_whitespace()
+            .nth(2)
+            .expect("cycles/s")
+            .parse()
+            .expect("number")
+    };
+    let want = cps("QEE triangles, tracing off") / cps("ALU stream, tracing off");
+    assert!(
+        (share - want).abs() < 0.011,
+        "{share} against {want}\n{out}"
+    );
     let left: Vec<_> = std::fs::read_dir(&s.0).expect("dir").collect();
     assert!(left.is_empty(), "the bench left files behind: {left:?}");
+}
+
+/// `pp5 bench --save-streams DIR` writes the bench's two streams, which `pp5 run` runs, and
+/// measures nothing.
+#[test]
+fn bench_saves_its_streams_for_a_profiler() {
+    let s = Scratch::new();
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["bench", "--reps", "20", "--save-streams"])
+        .arg(&s.0)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        !stdout(&o).contains("cycles/s"),
+        "it measured: {}",
+        stdout(&o)
+    );
+    for name in ["alu.bin", "triangles.pp5s"] {
+        let path = s.0.join(name);
+        assert!(
+            stdout(&o).contains(&*path.to_string_lossy()),
+            "{}",
+            stdout(&o)
+        );
+        let r = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .args(["run", "--report", "json"])
+            .arg(&path)
+            .output()
+            .expect("run pp5");
+        assert_eq!(code(&r), 0, "{name}: {}", stderr(&r));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&r)).expect("json");
+        assert_eq!(report["stop"], "Done", "{name}");
+        assert!(
+            report["user_cycles"].as_u64().expect("cycles") > 1000,
+            "{name}"
+        );
+    }
+    let text = std::fs::read_to_string(s.0.join("triangles.pp5s")).expect("text");
+    assert_eq!(
+        text.matches("FEDGE_L3").count(),
+        2,
+        "20 reps: 2 passes of the triangles"
+    );
+    // A directory that does not exist: an I/O error naming the file.
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["bench", "--save-streams"])
+        .arg(s.0.join("missing"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("alu.bin"), "{}", stderr(&o));
 }
