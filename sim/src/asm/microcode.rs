@@ -37,6 +37,32 @@ pub fn default_image() -> McImage {
 /// File name used in messages about the standard source.
 pub const STANDARD_NAME: &str = "sim/microcode/standard.pp5uc+qee.pp5uc";
 
+/// Bit-serial arithmetic for deferred shading (`sim/microcode/shade.pp5uc`): MEMtimesMEM,
+/// MEMtimesSCA, MEMmaxZERO, MEMsat. Not in [`default_image`]; [`render_image`] has it.
+pub const SHADE_SOURCE: &str = include_str!("../../microcode/shade.pp5uc");
+
+/// The image for rendering and shading studies: the standard microcode, [`FLOW_SOURCE`] and
+/// [`SHADE_SOURCE`], in that order, so every command of [`default_image`] keeps its CMD number
+/// (the shading commands are numbered after GCDSTEPS) and a stream built for the default image
+/// runs unchanged. Everything fits the control store (the shading ladders are most of it), but
+/// it boots longer than the default image, which is why `pp5 run` and `pp5 demo` do not load
+/// it. Both flow.pp5uc and shade.pp5uc set the flow-control unit's full mode; their loop
+/// constants are different ones (0 and 1).
+pub fn render_image() -> McImage {
+    assemble(&render_source(), RENDER_NAME).unwrap_or_else(|e| {
+        unreachable!("the shipped microcode assembles (a unit test checks): {e}")
+    })
+}
+
+/// The source [`render_image`] assembles, as one text (`pp5 run --microcode` on a file holding
+/// it boots the same image).
+pub fn render_source() -> String {
+    format!("{STANDARD_SOURCE}\n{FLOW_SOURCE}\n{SHADE_SOURCE}")
+}
+
+/// File name used in messages about the render image's source.
+pub const RENDER_NAME: &str = "sim/microcode/standard.pp5uc+qee.pp5uc+flow.pp5uc+shade.pp5uc";
+
 /// An assembled microcode image.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct McImage {
@@ -924,6 +950,29 @@ mod tests {
         assert_eq!(
             img.table.commands.len(),
             standard().table.commands.len() + 1
+        );
+    }
+
+    #[test]
+    fn render_microcode_assembles() {
+        let img = render_image();
+        let default = default_image();
+        for c in &default.table.commands {
+            assert_eq!(
+                img.table.get(&c.name).map(|s| s.cmd),
+                Some(c.cmd),
+                "{}",
+                c.name
+            );
+        }
+        for name in ["MEMtimesMEM", "MEMtimesSCA", "MEMmaxZERO", "MEMsat"] {
+            assert!(img.table.get(name).is_some(), "{name}");
+        }
+        assert_eq!(img.table.commands.len(), default.table.commands.len() + 4);
+        assert!(img.uinsts as usize <= CONTROL_STORE_UINSTS);
+        assert_eq!(
+            assemble(&render_source(), "<t>").map(|i| i.words),
+            Ok(img.words)
         );
     }
 
