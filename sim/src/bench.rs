@@ -221,3 +221,67 @@ fn same_cycles(results: &[Result<RunResult, String>], name: &str) -> Result<u64,
         (false, _) => Err(errors.join("; ")),
     }
 }
+
+/// Name of the render figures: a frame of the built-in scene on 16 Renderers, on one thread
+/// and on all of the machine's.
+pub const RENDER_ONE: &str = "render spheres, 1 thread";
+pub const RENDER_ALL: &str = "render spheres, all threads";
+
+/// The scene and screen of the render figures: `pp5 render --scene spheres` at its defaults.
+pub const RENDER_SCENE: &str = "spheres";
+
+/// Render a frame of [`RENDER_SCENE`] on 16 Renderers, `runs` times (after `warmup` uncounted
+/// rounds) on one thread and on all threads, alternating. A figure's cycles are all the
+/// Renderers' simulated cycles together (each boot included).
+pub fn bench_render(runs: usize, warmup: usize) -> Result<Vec<BenchFigure>, String> {
+    use crate::render::{render, scene, RenderOptions};
+    let image = crate::asm::microcode::render_image();
+    let mesh = scene::builtin(RENDER_SCENE).map_err(|e| e.to_string())?;
+    let opts = RenderOptions::default();
+    let all = rayon::current_num_threads();
+    let mut out: Vec<BenchFigure> = Vec::new();
+    for round in 0..warmup.saturating_add(runs.max(1)) {
+        for (k, (name, threads)) in [(RENDER_ONE, 1), (RENDER_ALL, all)].into_iter().enumerate() {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| e.to_string())?;
+            let t = Instant::now();
+            let r = pool
+                .install(|| render(&mesh, RENDER_SCENE, &opts, &image, &|_| {}))
+                .map_err(|e| e.to_string())?;
+            let secs = t.elapsed().as_secs_f64();
+            let cycles: u64 = r
+                .run
+                .renderers
+                .iter()
+                .map(|x| x.cycles + x.boot_cycles)
+                .sum();
+            drop(r);
+            if round < warmup {
+                continue;
+            }
+            match out.get_mut(k) {
+                Some(best) => {
+                    best.runs.push(secs);
+                    if secs < best.seconds {
+                        best.seconds = secs;
+                        best.cycles_per_sec = cycles as f64 / secs.max(1e-9);
+                    }
+                }
+                None => out.push(BenchFigure {
+                    name: if threads == 1 {
+                        name.into()
+                    } else {
+                        format!("{name} ({threads})")
+                    },
+                    cycles,
+                    seconds: secs,
+                    cycles_per_sec: cycles as f64 / secs.max(1e-9),
+                    runs: vec![secs],
+                }),
+            }
+        }
+    }
+    Ok(out)
+}

@@ -16,6 +16,7 @@ pub mod bench;
 pub mod demo;
 pub mod engine;
 pub mod image;
+pub mod render;
 pub mod report;
 pub mod session;
 pub mod stream;

@@ -4,6 +4,8 @@
 //! (stream, microcode or file); 4 simulated hardware error (error bits set, IGC stuck);
 //! 5 the cycle limit stopped the run; 130 interrupted.
 
+mod cli_render;
+
 use clap::{Args, Parser, Subcommand};
 use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::engine::{SimOptions, StopReason};
@@ -83,6 +85,9 @@ enum Cmd {
         #[arg(long)]
         microcode: Option<PathBuf>,
     },
+    /// Render a scene (an OBJ file or a built-in one) on a simulated system of up to 16
+    /// Renderers: the frame as a PNG and its timing study.
+    Render(cli_render::RenderArgs),
     /// Measure simulated cycles per second, tracing off and with a VCD, in one run, and
     /// whether a second core is free (two untraced runs at once).
     Bench {
@@ -106,6 +111,10 @@ enum Cmd {
         /// (scripts/callgrind-cycles.sh).
         #[arg(long, value_name = "DIR")]
         save_streams: Option<PathBuf>,
+        /// Also render a frame of the built-in scene (`pp5 render --scene spheres`) on one
+        /// thread and on all, and print the speed-up (`--render=false` to skip it).
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        render: bool,
     },
 }
 
@@ -491,12 +500,14 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             }
             Ok(0)
         }
+        Cmd::Render(args) => cli_render::run(args),
         Cmd::Bench {
             reps,
             runs,
             warmup,
             scope,
             save_streams,
+            render,
         } => {
             let image = load_microcode(&None)?;
             if let Some(dir) = save_streams {
@@ -507,9 +518,15 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 }
                 return Ok(0);
             }
-            let figs =
+            let mut figs =
                 pp5_sim::bench::bench(&image, reps, runs, warmup, &scope, &std::env::temp_dir())
                     .map_err(|e| Fail(EXIT_IO, e))?;
+            let render_figs = if render {
+                pp5_sim::bench::bench_render(runs, warmup).map_err(|e| Fail(EXIT_IO, e))?
+            } else {
+                Vec::new()
+            };
+            figs.extend(render_figs.iter().cloned());
             println!(
                 "{:<28} {:>12} {:>10} {:>16}   every run (s), in order",
                 "run", "cycles", "seconds", "cycles/s"
@@ -529,6 +546,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             let pairs: Vec<&pp5_sim::bench::BenchFigure> = figs
                 .iter()
                 .filter(|f| f.name != pp5_sim::bench::TWO_AT_ONCE)
+                .filter(|f| !f.name.starts_with("render "))
                 .collect();
             for pair in pairs.chunks(2) {
                 if let [off, on] = pair {
@@ -541,6 +559,14 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 }
             }
             let named = |n: &str| figs.iter().find(|f| f.name == n);
+            if let [one, all] = &render_figs[..] {
+                println!(
+                    "render: {} threads simulate {:.2}x as many cycles per second as one \
+                     (fastest runs)",
+                    rayon::current_num_threads(),
+                    all.cycles_per_sec / one.cycles_per_sec.max(1e-9)
+                );
+            }
             if let (Some(alu), Some(qee)) = (
                 named(pp5_sim::bench::ALU_OFF),
                 named(pp5_sim::bench::QEE_OFF),

@@ -3,7 +3,7 @@
 
 use pp5_sim::asm::microcode;
 use pp5_sim::stream::{binary, text, Port};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -743,4 +743,187 @@ fn bench_saves_its_streams_for_a_profiler() {
         .expect("run pp5");
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("alu.bin"), "{}", stderr(&o));
+}
+
+/// The scene fixtures of the testbench.
+fn scene_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testbench/fixtures/scenes")
+        .join(name)
+}
+
+/// `pp5 render` of a small scene: a PNG of the screen's size, a study that adds up, JSON and
+/// CSV reports, and streams that `pp5 run` runs to the same cycle count.
+#[test]
+fn render_writes_the_frame_the_study_and_streams_that_run() {
+    let s = Scratch::new();
+    let png = s.0.join("f.png");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([
+            "render",
+            "--scene",
+            "quad",
+            "--screen",
+            "256x128",
+            "--renderers",
+            "2",
+        ])
+        .arg("-o")
+        .arg(&png)
+        .arg("--save-streams")
+        .arg(s.0.join("streams"))
+        .args(["--report", "json"])
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let study: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(study["renderers"], 2);
+    assert_eq!(study["regions"].as_array().map(Vec::len), Some(2));
+    let frame = study["frame_cycles"].as_u64().expect("cycles");
+    // The PNG's header: 256 × 128.
+    let bytes = std::fs::read(&png).expect("png");
+    assert_eq!(&bytes[1..4], b"PNG");
+    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 256);
+    assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 128);
+    // The slower Renderer's stream, re-run alone, takes the frame's cycles after its boot.
+    let slowest = study["renderer_runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .max_by_key(|r| r["cycles"].as_u64())
+        .expect("a renderer");
+    let k = slowest["index"].as_u64().expect("index");
+    let r = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("run")
+        .arg(s.0.join(format!("streams/renderer-{k}.pp5s")))
+        .arg("--microcode")
+        .arg(s.0.join("streams/render.pp5uc"))
+        .args(["--report", "json"])
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&r), 0, "{}", stderr(&r));
+    let run: serde_json::Value = serde_json::from_str(&stdout(&r)).expect("json");
+    assert_eq!(run["user_cycles"].as_u64(), Some(frame));
+    assert_eq!(
+        run["diagnostics"].as_array().map(Vec::len),
+        Some(0),
+        "{run}"
+    );
+    // CSV: a row per region and per Renderer.
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([
+            "render",
+            "--scene",
+            "triangle",
+            "--screen",
+            "128x128",
+            "--renderers",
+            "1",
+        ])
+        .arg("-o")
+        .arg(&png)
+        .args(["--report", "csv"])
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let csv = stdout(&o);
+    assert_eq!(csv.lines().filter(|l| l.starts_with("region,")).count(), 1);
+    assert_eq!(
+        csv.lines().filter(|l| l.starts_with("renderer,")).count(),
+        1
+    );
+}
+
+/// Bad scenes and options: exit 3 (2 for usage) with a one-line reason, no panic, no PNG.
+#[test]
+fn render_refuses_bad_input_with_exit_code_3() {
+    let s = Scratch::new();
+    let png = s.0.join("never.png");
+    let cases: Vec<(Vec<String>, i32, &str)> = vec![
+        (vec!["--renderers".into(), "17".into()], 3, "1..=16"),
+        (vec!["--renderers".into(), "0".into()], 3, "1..=16"),
+        (vec!["--scene".into(), "nosuch".into()], 3, "nosuch"),
+        (vec!["--scene".into(), "random:n=0".into()], 3, "random"),
+        (vec!["--eye".into(), "0,0,0".into()], 3, "inside"),
+        (vec!["--screen".into(), "0x100".into()], 3, "screen"),
+        (vec!["--shininess".into(), "12".into()], 3, "shininess"),
+        (
+            vec![scene_fixture("missing.obj").display().to_string()],
+            3,
+            "missing.obj",
+        ),
+        (
+            vec![scene_fixture("empty.obj").display().to_string()],
+            3,
+            "empty.obj",
+        ),
+        (
+            vec![scene_fixture("malformed.obj").display().to_string()],
+            3,
+            "malformed.obj",
+        ),
+        (
+            vec![scene_fixture("missing_vertex.obj").display().to_string()],
+            3,
+            "vertex",
+        ),
+        (
+            vec![scene_fixture("nan.obj").display().to_string()],
+            3,
+            "NaN",
+        ),
+        (
+            vec![scene_fixture("huge.obj").display().to_string()],
+            3,
+            "huge.obj",
+        ),
+        (
+            vec![
+                scene_fixture("cube.obj").display().to_string(),
+                "--scene".into(),
+                "quad".into(),
+            ],
+            2,
+            "not both",
+        ),
+    ];
+    for (args, want, needle) in cases {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .arg("render")
+            .args(&args)
+            .args(
+                ["--screen", "128x128"]
+                    .iter()
+                    .filter(|_| !args.contains(&"--screen".to_string())),
+            )
+            .arg("-o")
+            .arg(&png)
+            .output()
+            .expect("run pp5");
+        let err = stderr(&o);
+        assert_eq!(code(&o), want, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!png.exists(), "{args:?} left a picture");
+    }
+    // The OBJ fixture with its materials renders.
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("render")
+        .arg(scene_fixture("cube.obj"))
+        .args(["--screen", "256x256", "--renderers", "4"])
+        .arg("-o")
+        .arg(&png)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(png.exists());
+    // `--scene help` lists the scenes.
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["render", "--scene", "help"])
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0);
+    for name in ["spheres", "torus", "terrain", "random"] {
+        assert!(stdout(&o).contains(name), "{}", stdout(&o));
+    }
 }

@@ -1,0 +1,217 @@
+//! `pp5 render`: a scene drawn by a simulated Pixel-Planes 5 system, its picture and its timing
+//! study (docs/rendering.md).
+
+use crate::{Fail, EXIT_HW_ERROR, EXIT_INPUT, EXIT_IO};
+use clap::{Args, ValueEnum};
+use pp5_sim::render::{self, scene, view, Policy, RenderError, RenderOptions};
+use std::path::{Path, PathBuf};
+
+/// Region assignment policies, as the command line names them.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PolicyArg {
+    /// Region k goes to Renderer k mod N.
+    RoundRobin,
+    /// The next region goes to the Renderer that is free first.
+    NextFree,
+}
+
+/// Report formats.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ReportArg {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// A Wavefront OBJ file (its .mtl colours are used when they load).
+    pub obj: Option<PathBuf>,
+    /// A built-in scene instead: NAME or NAME:key=value,... (spheres, torus, terrain, random,
+    /// triangle, quad; `--scene help` lists the parameters).
+    #[arg(long)]
+    pub scene: Option<String>,
+    /// Screen size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x1024", value_parser = view::parse_screen)]
+    pub screen: (u32, u32),
+    /// Renderers in the system (1..=16).
+    #[arg(long, default_value_t = 16)]
+    pub renderers: usize,
+    /// How regions are assigned to Renderers.
+    #[arg(long, value_enum, default_value = "round-robin")]
+    pub policy: PolicyArg,
+    /// Camera position X,Y,Z (default: framing the scene's bounding sphere).
+    #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true)]
+    pub eye: Option<[f64; 3]>,
+    /// The point the camera looks at (default: the scene's centre).
+    #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true)]
+    pub target: Option<[f64; 3]>,
+    /// The camera's up direction.
+    #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true, default_value = "0,1,0")]
+    pub up: [f64; 3],
+    /// Vertical field of view, degrees.
+    #[arg(long, default_value_t = view::FOV_DEFAULT)]
+    pub fov: f64,
+    /// Direction towards the directional light, world space.
+    #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true, default_value = "0.4,0.6,0.7")]
+    pub light: [f64; 3],
+    /// Ambient light, 0..=1.
+    #[arg(long, default_value_t = 0.15)]
+    pub ambient: f64,
+    /// Specular weight, 0..=1.
+    #[arg(long, default_value_t = 0.5)]
+    pub specular: f64,
+    /// Specular exponent, a power of two up to 128.
+    #[arg(long, default_value_t = 16)]
+    pub shininess: u32,
+    /// The picture of the frame (PNG).
+    #[arg(short, long, default_value = "pp5-render.png")]
+    pub output: PathBuf,
+    /// The timing study's format (printed on standard output).
+    #[arg(long, value_enum, default_value = "table")]
+    pub report: ReportArg,
+    /// Write each Renderer's command stream into this directory (renderer-K.pp5s and .bin)
+    /// with the microcode they need (render.pp5uc), to re-run one with `pp5 run`.
+    #[arg(long, value_name = "DIR")]
+    pub save_streams: Option<PathBuf>,
+}
+
+fn input(m: impl std::fmt::Display) -> Fail {
+    Fail(EXIT_INPUT, m.to_string())
+}
+
+/// The mesh the arguments name (`None`: `--scene help` was answered).
+fn load_mesh(a: &RenderArgs) -> Result<Option<(scene::Mesh, String)>, Fail> {
+    match (&a.obj, &a.scene) {
+        (Some(_), Some(_)) => Err(Fail(2, "give an OBJ file or --scene, not both".into())),
+        (Some(p), None) => Ok(Some((
+            scene::load_obj(p).map_err(input)?,
+            p.display().to_string(),
+        ))),
+        (None, spec) => {
+            let spec = spec.as_deref().unwrap_or("spheres");
+            if spec == "help" {
+                print!("{}", scene::builtin_help());
+                return Ok(None);
+            }
+            Ok(Some((
+                scene::builtin(spec).map_err(input)?,
+                spec.to_string(),
+            )))
+        }
+    }
+}
+
+/// Run `pp5 render`.
+pub fn run(a: RenderArgs) -> Result<u8, Fail> {
+    let Some((mesh, name)) = load_mesh(&a)? else {
+        return Ok(0);
+    };
+    let opts = RenderOptions {
+        view: view::View {
+            width: a.screen.0,
+            height: a.screen.1,
+            eye: a.eye,
+            target: a.target,
+            up: a.up,
+            fov: a.fov,
+            light: a.light,
+            ambient: a.ambient,
+            specular: a.specular,
+            shininess: a.shininess,
+            ..view::View::default()
+        },
+        renderers: a.renderers,
+        policy: match a.policy {
+            PolicyArg::RoundRobin => Policy::RoundRobin,
+            PolicyArg::NextFree => Policy::NextFree,
+        },
+    };
+    opts.view.validate().map_err(input)?;
+    let image = pp5_sim::asm::microcode::render_image();
+    let regions = (a.screen.0.div_ceil(128) * a.screen.1.div_ceil(128)) as u64;
+    let bar = indicatif::ProgressBar::new(regions);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} regions",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    // Shown only for a render that takes more than a second.
+    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    let started = std::time::Instant::now();
+    let progress = |done: usize| {
+        if started.elapsed().as_secs_f64() > 1.0 && bar.is_hidden() {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        bar.set_position(done as u64);
+    };
+    let r = render::render(&mesh, &name, &opts, &image, &progress).map_err(|e| match e {
+        RenderError::Input(m) => Fail(EXIT_INPUT, m),
+        RenderError::Sim(m) => Fail(EXIT_HW_ERROR, m),
+    })?;
+    bar.finish_and_clear();
+    let rgb: Vec<u8> = r.run.pixels.iter().flatten().copied().collect();
+    write_atomically(&a.output, |tmp| {
+        pp5_sim::image::write_png(tmp, a.screen.0, a.screen.1, &rgb)
+    })?;
+    if let Some(dir) = &a.save_streams {
+        save_streams(dir, &r, &image)?;
+    }
+    let text = match a.report {
+        ReportArg::Table => r.study.table(),
+        ReportArg::Json => {
+            serde_json::to_string_pretty(&r.study).map_err(|e| Fail(EXIT_IO, e.to_string()))? + "\n"
+        }
+        ReportArg::Csv => r.study.csv(),
+    };
+    print!("{text}");
+    eprintln!("frame: {}", a.output.display());
+    Ok(0)
+}
+
+/// Write `path` through a temporary file beside it, renamed into place when complete.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<(), Fail> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(".{name}.partial"));
+    let result = write(&tmp).and_then(|()| std::fs::rename(&tmp, path));
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Fail(EXIT_IO, format!("{}: {e}", path.display()))
+    })
+}
+
+/// `--save-streams DIR`: each Renderer's stream as text and binary, and the microcode.
+fn save_streams(
+    dir: &Path,
+    r: &render::Rendered,
+    image: &pp5_sim::asm::microcode::McImage,
+) -> Result<(), Fail> {
+    std::fs::create_dir_all(dir).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", dir.display())))?;
+    let src = dir.join("render.pp5uc");
+    write_atomically(&src, |p| {
+        std::fs::write(p, pp5_sim::asm::microcode::render_source())
+    })?;
+    for (k, s) in r.run.streams.iter().enumerate() {
+        let text = pp5_sim::stream::text::disassemble(s, &image.table);
+        let t = dir.join(format!("renderer-{k}.pp5s"));
+        write_atomically(&t, |p| std::fs::write(p, &text))?;
+        let b = dir.join(format!("renderer-{k}.bin"));
+        write_atomically(&b, |p| {
+            let f = std::fs::File::create(p)?;
+            let mut w = std::io::BufWriter::new(f);
+            pp5_sim::stream::binary::write(s, &mut w)?;
+            std::io::Write::flush(&mut w)
+        })?;
+    }
+    eprintln!(
+        "streams: {} (run one: pp5 run {} --microcode {})",
+        dir.display(),
+        dir.join("renderer-0.pp5s").display(),
+        src.display()
+    );
+    Ok(())
+}

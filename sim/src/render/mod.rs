@@ -1,0 +1,108 @@
+//! `pp5 render`: scenes turned into the command streams a Pixel-Planes 5 system sends its
+//! Renderers, run on N simulated Renderers, with the timing study (docs/rendering.md).
+//!
+//! This is Graphics Processor software, not Renderer hardware: it lives in `sim/`.
+//!
+//! - [`scene`]: the input: built-in generated scenes and Wavefront OBJ files.
+//! - [`view`]: screen, camera, light and material; [`math`]: vectors and matrices.
+//! - [`gp`]: the Graphics Processor's work: transform, clipping, set-up, binning.
+//! - [`layout`]: where a region's attributes live in pixel memory.
+//! - [`region`]: a region's command stream; [`shading`]: the deferred shading pass.
+//! - [`system`]: N Renderers drawing a frame, in parallel; the frame assembled.
+//! - [`study`]: the timing study of a frame.
+//!
+//! [`render`] runs all of it: the CLI (`pp5 render`) and the tests call it.
+
+pub mod gp;
+pub mod layout;
+pub mod math;
+pub mod region;
+pub mod scene;
+pub mod shading;
+pub mod study;
+pub mod system;
+pub mod view;
+
+use crate::asm::microcode::McImage;
+pub use system::Policy;
+
+/// What to render besides the mesh.
+#[derive(Clone, Debug)]
+pub struct RenderOptions {
+    pub view: view::View,
+    /// Renderers in the system, 1..=16.
+    pub renderers: usize,
+    pub policy: Policy,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            view: view::View::default(),
+            renderers: system::MAX_RENDERERS,
+            policy: Policy::RoundRobin,
+        }
+    }
+}
+
+/// A rendered frame: the GP's output, the simulated system's and the study.
+pub struct Rendered {
+    pub frame: gp::Frame,
+    pub shading: shading::Shading,
+    pub run: system::FrameRun,
+    pub study: study::Study,
+}
+
+/// Why a frame could not be rendered.
+#[derive(Debug)]
+pub enum RenderError {
+    /// Bad input (scene, view, options): the CLI exits with code 3.
+    Input(String),
+    /// A simulated Renderer stopped (a hardware error, a deadlock): code 4.
+    Sim(String),
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RenderError::Input(m) | RenderError::Sim(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Render `mesh` (named `scene` in the report) on a simulated system with the render
+/// microcode `image` (`asm::microcode::render_image`). `progress(regions_done)` is called as
+/// regions finish.
+pub fn render(
+    mesh: &scene::Mesh,
+    scene: &str,
+    opts: &RenderOptions,
+    image: &McImage,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Rendered, RenderError> {
+    if !(1..=system::MAX_RENDERERS).contains(&opts.renderers) {
+        return Err(RenderError::Input(format!(
+            "--renderers {}: a Pixel-Planes 5 system has 1..={} Renderers",
+            opts.renderers,
+            system::MAX_RENDERERS
+        )));
+    }
+    let frame = gp::process(mesh, &opts.view).map_err(RenderError::Input)?;
+    let shading = shading::Shading::new(&frame, &opts.view);
+    let (w, h) = (opts.view.width, opts.view.height);
+    let spec = system::SystemSpec {
+        renderers: opts.renderers,
+        policy: opts.policy,
+        width: w,
+        height: h,
+    };
+    let run = system::run_frame(&frame, &shading, image, &spec, progress)
+        .map_err(|e| RenderError::Sim(e.to_string()))?;
+    let study = study::Study::new(scene, (w, h), opts.policy, &frame.stats, &run);
+    Ok(Rendered {
+        frame,
+        shading,
+        run,
+        study,
+    })
+}

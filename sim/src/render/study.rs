@@ -1,0 +1,285 @@
+//! The timing study of a rendered frame (docs/rendering.md, "The timing study"): cycles per
+//! region and per Renderer, busy against idle, cycles per primitive, the frame time at 40 MHz
+//! and the system's triangles per second beside the 1989 paper's goal, as a table, JSON or
+//! CSV.
+
+use super::gp::GpStats;
+use super::system::{FrameRun, Policy, RegionRun, RendererRun};
+use pp5_rtl::clock::CYCLE_PS;
+use std::fmt::Write;
+
+/// The design goal of Pixel-Planes 5 (SIGGRAPH 1989): Phong-shaded triangles per second with
+/// a full system of 16 Renderers.
+pub const PAPER_GOAL_TRIS_PER_SEC: f64 = 1.0e6;
+
+/// Summary statistics of a distribution of cycle counts.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Distribution {
+    pub count: usize,
+    pub mean: f64,
+    pub min: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub max: u64,
+}
+
+impl Distribution {
+    pub fn of(values: &[u64]) -> Distribution {
+        if values.is_empty() {
+            return Distribution::default();
+        }
+        let mut v = values.to_vec();
+        v.sort_unstable();
+        let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+        Distribution {
+            count: v.len(),
+            mean: v.iter().sum::<u64>() as f64 / v.len() as f64,
+            min: v[0],
+            p50: at(0.5),
+            p90: at(0.9),
+            max: v[v.len() - 1],
+        }
+    }
+}
+
+/// Everything the study reports.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Study {
+    pub scene: String,
+    pub screen: (u32, u32),
+    pub renderers: usize,
+    pub policy: Policy,
+    pub gp: GpStats,
+    /// The frame's cycles (the slowest Renderer, from the end of the microcode boot to its
+    /// last transmission) and that time at 40 MHz.
+    pub frame_cycles: u64,
+    pub frame_us: f64,
+    /// Scene triangles, and primitives drawn (front-facing, in view, after clipping), per
+    /// second of frame time.
+    pub triangles_per_sec: f64,
+    pub prims_per_sec: f64,
+    /// Cycles of one primitive in one region (its 11 commands).
+    pub prim_cycles: Distribution,
+    /// Cycles of a region on its Renderer's IGC.
+    pub region_cycles: Distribution,
+    /// Cycles of all regions by stage.
+    pub stage_cycles: Stages,
+    pub regions: Vec<RegionRun>,
+    pub renderer_runs: Vec<RendererRun>,
+}
+
+/// Cycles by stage, summed over the regions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stages {
+    pub setup: u64,
+    pub primitives: u64,
+    pub shading: u64,
+    pub output: u64,
+}
+
+impl Study {
+    pub fn new(
+        scene: &str,
+        screen: (u32, u32),
+        policy: Policy,
+        gp: &GpStats,
+        run: &FrameRun,
+    ) -> Study {
+        let frame_us = run.cycles as f64 * CYCLE_PS as f64 / 1e6;
+        let per_sec = |n: usize| {
+            if run.cycles == 0 {
+                0.0
+            } else {
+                n as f64 / (frame_us / 1e6)
+            }
+        };
+        let region_cycles: Vec<u64> = run.regions.iter().map(|r| r.end - r.start).collect();
+        let stage_cycles = run.regions.iter().fold(Stages::default(), |s, r| Stages {
+            setup: s.setup + r.setup,
+            primitives: s.primitives + r.primitives,
+            shading: s.shading + r.shading,
+            output: s.output + r.output,
+        });
+        Study {
+            scene: scene.to_string(),
+            screen,
+            renderers: run.renderers.len(),
+            policy,
+            gp: gp.clone(),
+            frame_cycles: run.cycles,
+            frame_us,
+            triangles_per_sec: per_sec(gp.triangles),
+            prims_per_sec: per_sec(gp.prims),
+            prim_cycles: Distribution::of(&run.prim_cycles),
+            region_cycles: Distribution::of(&region_cycles),
+            stage_cycles,
+            regions: run.regions.clone(),
+            renderer_runs: run.renderers.clone(),
+        }
+    }
+
+    /// The study as text tables.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let g = &self.gp;
+        let _ = writeln!(
+            s,
+            "scene {}: {} triangles; {} outside the view, {} clipped, {} back-facing, {} degenerate; \
+             {} primitives sent to {} region(s) ({} region-primitive pairs)",
+            self.scene,
+            g.triangles,
+            g.outside,
+            g.clipped,
+            g.back_facing,
+            g.degenerate,
+            g.prims,
+            self.regions.len(),
+            g.binned
+        );
+        let _ = writeln!(
+            s,
+            "{} Renderer(s), {:?}, screen {}x{}\n",
+            self.renderers, self.policy, self.screen.0, self.screen.1
+        );
+        let _ = writeln!(
+            s,
+            "{:>8} {:>10} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            "renderer", "regions", "prims", "igc busy", "bs busy", "idle", "finish", "busy %", ""
+        );
+        for r in &self.renderer_runs {
+            let prims: usize = self
+                .regions
+                .iter()
+                .filter(|x| x.renderer == r.index)
+                .map(|x| x.prims)
+                .sum();
+            let idle = self.frame_cycles.saturating_sub(r.igc_busy);
+            let _ = writeln!(
+                s,
+                "{:>8} {:>10} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9.1}%",
+                r.index,
+                r.regions.len(),
+                prims,
+                r.igc_busy,
+                r.bs_busy,
+                idle,
+                r.cycles,
+                100.0 * r.igc_busy as f64 / self.frame_cycles.max(1) as f64
+            );
+        }
+        for r in &self.renderer_runs {
+            for d in &r.diagnostics {
+                let _ = writeln!(s, "renderer {}: {d}", r.index);
+            }
+            if r.diagnostics_total > r.diagnostics.len() {
+                let _ = writeln!(
+                    s,
+                    "renderer {}: ... {} more diagnostics",
+                    r.index,
+                    r.diagnostics_total - r.diagnostics.len()
+                );
+            }
+        }
+        let st = &self.stage_cycles;
+        let total = (st.setup + st.primitives + st.shading + st.output).max(1) as f64;
+        let pct = |v: u64| 100.0 * v as f64 / total;
+        let _ = writeln!(
+            s,
+            "\nIGC cycles by stage: set-up {} ({:.1}%), primitives {} ({:.1}%), shading {} \
+             ({:.1}%), output {} ({:.1}%, the waits for the previous transfer included)",
+            st.setup,
+            pct(st.setup),
+            st.primitives,
+            pct(st.primitives),
+            st.shading,
+            pct(st.shading),
+            st.output,
+            pct(st.output)
+        );
+        let d = |x: &Distribution| {
+            format!(
+                "mean {:.0}, min {}, median {}, 90% {}, max {} ({} values)",
+                x.mean, x.min, x.p50, x.p90, x.max, x.count
+            )
+        };
+        let _ = writeln!(
+            s,
+            "cycles per primitive in a region: {}",
+            d(&self.prim_cycles)
+        );
+        let _ = writeln!(s, "cycles per region: {}", d(&self.region_cycles));
+        let _ = writeln!(
+            s,
+            "\nframe: {} cycles = {:.1} us at 40 MHz ({:.1} frames/s)",
+            self.frame_cycles,
+            self.frame_us,
+            1e6 / self.frame_us.max(1e-9)
+        );
+        let _ = writeln!(
+            s,
+            "system: {:.0} scene triangles/s, {:.0} drawn primitives/s",
+            self.triangles_per_sec, self.prims_per_sec
+        );
+        let _ = writeln!(
+            s,
+            "the 1989 paper's goal: {:.0} Phong-shaded triangles/s with 16 Renderers; this run: \
+             {:.0} with {} ({:.2}x the goal). Differences: the Graphics Processors' time and the \
+             Ring's bandwidth for primitives are not modelled (each Renderer's commands arrive \
+             at its port's 20 MHz rate, as fast as it can take them); every Renderer's region \
+             set-up (64 SEPCFG), deferred shading and frame-buffer transfer (BSSTORE, \
+             BS_TRANSMIT of 16,385 words at 20 MHz) are; the paper's triangles were small \
+             (about 100 pixels), see `--scene random`.",
+            PAPER_GOAL_TRIS_PER_SEC,
+            self.triangles_per_sec,
+            self.renderers,
+            self.triangles_per_sec / PAPER_GOAL_TRIS_PER_SEC
+        );
+        s
+    }
+
+    /// One CSV row per region, then one per Renderer.
+    pub fn csv(&self) -> String {
+        let mut s = String::from(
+            "kind,index,renderer,origin_x,origin_y,prims,start,end,cycles,setup,primitives,shading,output\n",
+        );
+        for r in &self.regions {
+            let _ = writeln!(
+                s,
+                "region,{},{},{},{},{},{},{},{},{},{},{},{}",
+                r.region,
+                r.renderer,
+                r.origin.0,
+                r.origin.1,
+                r.prims,
+                r.start,
+                r.end,
+                r.end - r.start,
+                r.setup,
+                r.primitives,
+                r.shading,
+                r.output
+            );
+        }
+        for r in &self.renderer_runs {
+            let _ = writeln!(
+                s,
+                "renderer,{},{},,,,0,{},{},,,,",
+                r.index, r.index, r.cycles, r.igc_busy
+            );
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distributions() {
+        let d = Distribution::of(&[5, 1, 3, 2, 4]);
+        assert_eq!((d.count, d.min, d.p50, d.max), (5, 1, 3, 5));
+        assert!((d.mean - 3.0).abs() < 1e-12);
+        assert_eq!(Distribution::of(&[]), Distribution::default());
+    }
+}

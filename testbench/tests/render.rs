@@ -1,0 +1,280 @@
+//! `pp5 render` end to end on small scenes: the simulated system's frame against the plain
+//! reference rasteriser (testbench/src/raster_reference.rs), pixel for pixel; the floating-point
+//! shading within its documented tolerance; the same results for any number of threads and
+//! for both policies; bad input refused; the cycle counts of a small scene as a snapshot.
+
+use pp5_sim::asm::microcode::{render_image, McImage};
+use pp5_sim::render::scene::{builtin, Mesh};
+use pp5_sim::render::view::View;
+use pp5_sim::render::{render, Policy, RenderError, RenderOptions, Rendered};
+use pp5_testbench::raster_reference;
+use std::sync::OnceLock;
+
+fn image() -> &'static McImage {
+    static IMAGE: OnceLock<McImage> = OnceLock::new();
+    IMAGE.get_or_init(render_image)
+}
+
+/// A small screen: 2×2 regions, so primitives cross region borders.
+fn small_view() -> View {
+    View {
+        width: 256,
+        height: 256,
+        ..View::default()
+    }
+}
+
+fn draw(mesh: &Mesh, view: View, renderers: usize, policy: Policy) -> Rendered {
+    let opts = RenderOptions {
+        view,
+        renderers,
+        policy,
+    };
+    render(mesh, &mesh.name, &opts, image(), &|_| {}).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The largest per-channel difference between two frames, and how many pixels differ.
+fn compare(a: &[[u8; 3]], b: &[[u8; 3]]) -> (u8, usize) {
+    a.iter().zip(b).fold((0, 0), |(m, n), (p, q)| {
+        let d = (0..3).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0);
+        (m.max(d), n + (d > 0) as usize)
+    })
+}
+
+/// The tolerance of the fixed-point shading against the floating-point maths, per channel
+/// (docs/rendering.md): the 8-bit normal (±0.5 unit of 120 in each component), the floors of
+/// the dot products and products, the squarings' truncations.
+const FLOAT_TOLERANCE: u8 = 12;
+
+/// The model's frame equals the reference exactly, and the floating-point shading is close.
+fn check_against_reference(mesh: &Mesh, view: View) -> Rendered {
+    let r = draw(mesh, view.clone(), 4, Policy::RoundRobin);
+    let want = raster_reference::rasterise(&r.frame, &r.shading, view.width, view.height);
+    let (worst, differing) = compare(&r.run.pixels, &want);
+    assert_eq!(
+        differing, 0,
+        "{}: {differing} pixels differ from the reference (by up to {worst})",
+        mesh.name
+    );
+    let float = raster_reference::rasterise_float(&r.frame, &r.shading, view.width, view.height);
+    let (worst, _) = compare(&r.run.pixels, &float);
+    assert!(
+        worst <= FLOAT_TOLERANCE,
+        "{}: {worst} from the floating-point shading",
+        mesh.name
+    );
+    r
+}
+
+/// A mesh from triangles given by their vertices (each its own vertices), all facing +z.
+fn mesh_of(name: &str, tris: &[([[f32; 3]; 3], [f32; 3])]) -> Mesh {
+    let mut m = Mesh {
+        name: name.into(),
+        positions: Vec::new(),
+        normals: Vec::new(),
+        colors: Vec::new(),
+        triangles: Vec::new(),
+    };
+    for (v, c) in tris {
+        let base = m.positions.len() as u32;
+        for p in v {
+            m.positions.push(*p);
+            m.normals.push([0.0, 0.0, 1.0]);
+            m.colors.push(*c);
+        }
+        m.triangles.push([base, base + 1, base + 2]);
+    }
+    m
+}
+
+/// A camera straight down −z onto the z = 0 plane, seeing x, y in about −1..1.
+fn front_view() -> View {
+    View {
+        eye: Some([0.0, 0.0, 3.0]),
+        target: Some([0.0, 0.0, 0.0]),
+        fov: 40.0,
+        ..small_view()
+    }
+}
+
+#[test]
+fn one_triangle_matches_the_reference() {
+    let m = builtin("triangle").expect("scene");
+    let r = check_against_reference(&m, small_view());
+    assert_eq!(r.frame.stats.triangles, 1);
+    assert!(r.frame.stats.prims >= 1);
+    let drawn = r
+        .run
+        .pixels
+        .iter()
+        .filter(|p| **p != r.shading.background)
+        .count();
+    assert!(drawn > 100, "{drawn} pixels drawn");
+}
+
+#[test]
+fn spheres_match_the_reference() {
+    let m = builtin("spheres:n=2,sub=1").expect("scene");
+    check_against_reference(&m, small_view());
+}
+
+#[test]
+fn overlapping_triangles_are_drawn_in_z_order() {
+    // Red behind, green in front (nearer the camera at z = 3), drawn in both orders.
+    let red = (
+        [[-0.8, -0.8, -0.2], [0.8, -0.8, -0.2], [0.0, 0.8, -0.2]],
+        [1.0, 0.0, 0.0],
+    );
+    let green = (
+        [[-0.8, 0.8, 0.2], [-0.8, -0.6, 0.2], [0.8, 0.2, 0.2]],
+        [0.0, 1.0, 0.0],
+    );
+    for tris in [[red, green], [green, red]] {
+        let m = mesh_of("overlap", &tris);
+        let r = check_against_reference(&m, front_view());
+        // The centre of the screen is covered by both: green wins.
+        let c = r.run.pixels[128 * 256 + 128];
+        assert!(c[1] > c[0], "centre {c:?}");
+    }
+}
+
+#[test]
+fn triangles_crossing_region_borders_and_the_screen_edge() {
+    // One large triangle over all four regions and past the left and bottom edges.
+    let big = (
+        [[-2.5, -2.5, 0.0], [1.0, -0.5, 0.0], [-0.5, 1.0, 0.0]],
+        [0.3, 0.6, 0.9],
+    );
+    let m = mesh_of("border", &[big]);
+    let r = check_against_reference(&m, front_view());
+    assert!(r.frame.stats.clipped >= 1, "{:?}", r.frame.stats);
+    let regions_drawn = r.run.regions.iter().filter(|x| x.prims > 0).count();
+    assert_eq!(regions_drawn, 4);
+}
+
+#[test]
+fn back_facing_degenerate_and_outside_triangles_are_dropped() {
+    let back = (
+        [[-0.5, -0.5, 0.0], [0.0, 0.5, 0.0], [0.5, -0.5, 0.0]],
+        [1.0, 1.0, 1.0],
+    );
+    let flat = (
+        [[-0.5, 0.0, 0.0], [0.0, 0.0, 0.0], [0.5, 0.0, 0.0]],
+        [1.0, 1.0, 1.0],
+    );
+    let away = (
+        [[10.0, 10.0, 0.0], [11.0, 10.0, 0.0], [10.0, 11.0, 0.0]],
+        [1.0, 1.0, 1.0],
+    );
+    let m = mesh_of("dropped", &[back, flat, away]);
+    let r = check_against_reference(&m, front_view());
+    let s = &r.frame.stats;
+    assert_eq!(
+        (s.back_facing, s.degenerate, s.outside, s.prims),
+        (1, 1, 1, 0),
+        "{s:?}"
+    );
+    assert!(r.run.pixels.iter().all(|p| *p == r.shading.background));
+}
+
+#[test]
+fn results_do_not_depend_on_threads_and_policies_change_only_timing() {
+    let m = builtin("spheres:n=3,sub=1").expect("scene");
+    let run_with = |threads: usize, renderers: usize, policy: Policy| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool")
+            .install(|| draw(&m, small_view(), renderers, policy))
+    };
+    let one = run_with(1, 3, Policy::RoundRobin);
+    for threads in [2, 4] {
+        let r = run_with(threads, 3, Policy::RoundRobin);
+        assert_eq!(r.run.pixels, one.run.pixels, "{threads} threads");
+        assert_eq!(r.run.cycles, one.run.cycles, "{threads} threads");
+        assert_eq!(r.study.region_cycles, one.study.region_cycles);
+    }
+    let nf1 = run_with(1, 3, Policy::NextFree);
+    let nf2 = run_with(2, 3, Policy::NextFree);
+    assert_eq!(
+        nf1.run.pixels, one.run.pixels,
+        "the picture does not depend on the policy"
+    );
+    assert_eq!(nf1.run.cycles, nf2.run.cycles);
+    let regions =
+        |r: &Rendered| -> Vec<usize> { r.run.regions.iter().map(|x| x.renderer).collect() };
+    assert_eq!(regions(&nf1), regions(&nf2));
+    // The dynamic policy never loses against round robin by more than one region's time.
+    let longest = one
+        .run
+        .regions
+        .iter()
+        .map(|x| x.end - x.start)
+        .max()
+        .unwrap_or(0);
+    assert!(nf1.run.cycles <= one.run.cycles + longest);
+}
+
+#[test]
+fn cycle_counts_of_a_small_scene() {
+    let m = builtin("quad").expect("scene");
+    let r = draw(&m, small_view(), 2, Policy::RoundRobin);
+    let lines: Vec<String> = r
+        .run
+        .regions
+        .iter()
+        .map(|x| {
+            format!(
+                "region {} on renderer {}: {} prims, cycles {}..{} (setup {}, prims {}, shading {}, output {})",
+                x.region, x.renderer, x.prims, x.start, x.end, x.setup, x.primitives, x.shading, x.output
+            )
+        })
+        .chain(std::iter::once(format!("frame {} cycles", r.run.cycles)))
+        .collect();
+    insta::assert_snapshot!(lines.join("\n"));
+    // Every primitive costs the same in every region: 11 commands, FBITS 16.
+    assert!(r.run.prim_cycles.iter().all(|&c| c == r.run.prim_cycles[0]));
+}
+
+#[test]
+fn bad_input_is_refused_not_panicked_on() {
+    let m = builtin("triangle").expect("scene");
+    for n in [0, 17] {
+        let opts = RenderOptions {
+            view: small_view(),
+            renderers: n,
+            policy: Policy::RoundRobin,
+        };
+        match render(&m, "t", &opts, image(), &|_| {}) {
+            Err(RenderError::Input(msg)) => assert!(msg.contains("1..=16"), "{msg}"),
+            other => panic!("{n} Renderers: {:?}", other.err()),
+        }
+    }
+    let mut nan = m.clone();
+    nan.positions[0][1] = f32::NAN;
+    let inside = View {
+        eye: Some([0.0, 0.0, 0.0]),
+        ..small_view()
+    };
+    let mut huge = m.clone();
+    huge.positions[1][0] = 1e30;
+    let mut missing = m.clone();
+    missing.triangles[0][2] = 99;
+    let spheres = builtin("spheres:n=2,sub=1").expect("scene");
+    for (mesh, view) in [
+        (&nan, small_view()),
+        (&spheres, inside),
+        (&huge, small_view()),
+        (&missing, small_view()),
+    ] {
+        let opts = RenderOptions {
+            view,
+            renderers: 1,
+            policy: Policy::RoundRobin,
+        };
+        assert!(matches!(
+            render(mesh, "bad", &opts, image(), &|_| {}),
+            Err(RenderError::Input(_))
+        ));
+    }
+}
