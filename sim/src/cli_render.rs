@@ -74,6 +74,27 @@ pub struct RenderArgs {
     /// with the microcode they need (render.pp5uc), to re-run one with `pp5 run`.
     #[arg(long, value_name = "DIR")]
     pub save_streams: Option<PathBuf>,
+    /// Write a waveform (.vcd or .fst, and a .gtkw beside it) of one region as its Renderer
+    /// drew it: the Renderer's stream run again, traced over that region's cycles.
+    #[arg(long, value_name = "FILE", requires = "region")]
+    pub wave: Option<PathBuf>,
+    /// The region of --wave: column I, row J of the screen's 128x128 regions (0,0 at the top
+    /// left).
+    #[arg(long, value_name = "I,J", value_parser = parse_region, requires = "wave")]
+    pub region: Option<(u32, u32)>,
+}
+
+/// Parse `I,J`.
+fn parse_region(s: &str) -> Result<(u32, u32), String> {
+    let (i, j) = s
+        .split_once(',')
+        .ok_or_else(|| format!("{s:?}: expected I,J (a region's column and row)"))?;
+    let n = |p: &str| {
+        p.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{s:?}: {p:?} is not a region number"))
+    };
+    Ok((n(i)?, n(j)?))
 }
 
 fn input(m: impl std::fmt::Display) -> Fail {
@@ -128,6 +149,14 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         },
     };
     opts.view.validate().map_err(input)?;
+    let (cols, rows) = (a.screen.0.div_ceil(128), a.screen.1.div_ceil(128));
+    if let Some((i, j)) = a.region {
+        if i >= cols || j >= rows {
+            return Err(input(format!(
+                "--region {i},{j}: the screen has regions 0..{cols} across and 0..{rows} down"
+            )));
+        }
+    }
     let image = pp5_sim::asm::microcode::render_image();
     let regions = (a.screen.0.div_ceil(128) * a.screen.1.div_ceil(128)) as u64;
     let bar = indicatif::ProgressBar::new(regions);
@@ -158,6 +187,9 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     if let Some(dir) = &a.save_streams {
         save_streams(dir, &r, &image)?;
     }
+    if let (Some(wave), Some((i, j))) = (&a.wave, a.region) {
+        write_region_wave(wave, (j * cols + i) as usize, &r, &image)?;
+    }
     let text = match a.report {
         ReportArg::Table => r.study.table(),
         ReportArg::Json => {
@@ -170,11 +202,16 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     Ok(0)
 }
 
-/// Write `path` through a temporary file beside it, renamed into place when complete.
+/// Write `path` through a temporary file beside it, renamed into place when complete, so that
+/// a failed write leaves no partial file behind. A path that exists and is not a regular file
+/// (`/dev/null`, a FIFO) is written directly: renaming onto it would replace the device.
 fn write_atomically(
     path: &Path,
     write: impl FnOnce(&Path) -> std::io::Result<()>,
 ) -> Result<(), Fail> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return write(path).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())));
+    }
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = path.with_file_name(format!(".{name}.partial"));
     let result = write(&tmp).and_then(|()| std::fs::rename(&tmp, path));
@@ -212,6 +249,55 @@ fn save_streams(
         dir.display(),
         dir.join("renderer-0.pp5s").display(),
         src.display()
+    );
+    Ok(())
+}
+
+/// `--wave FILE --region I,J`: run the region's Renderer again (the same stream: the same
+/// cycles) with a waveform over the region's cycles, and write its `.gtkw`.
+fn write_region_wave(
+    path: &Path,
+    region: usize,
+    r: &render::Rendered,
+    image: &pp5_sim::asm::microcode::McImage,
+) -> Result<(), Fail> {
+    use pp5_sim::session::{run, RunSpec, WaveSpec};
+    let reg = r
+        .run
+        .regions
+        .iter()
+        .find(|x| x.region == region)
+        .ok_or_else(|| input(format!("region {region} was not drawn")))?;
+    let k = reg.renderer;
+    let boot = r.run.renderers[k].boot_cycles;
+    let (first, last) = (boot + reg.start, boot + reg.end);
+    let mut wave = WaveSpec::new(path);
+    wave.cfg.window = Some((first, last));
+    wave.trace_boot = true;
+    let spec = RunSpec {
+        image,
+        boot: true,
+        stream: &r.run.streams[k],
+        opts: pp5_sim::engine::SimOptions {
+            // The region is all the waveform shows: stop after it.
+            max_cycles: last + 1,
+            ..pp5_sim::engine::SimOptions::default()
+        },
+        wave: Some(wave.clone()),
+    };
+    let out = run(spec, |_, _, _| {}, None).map_err(|e| match e {
+        pp5_sim::session::RunError::Input(m) => input(m),
+        pp5_sim::session::RunError::Io(e) => Fail(EXIT_IO, format!("{}: {e}", path.display())),
+    })?;
+    eprintln!(
+        "waveform: {} (region {region} at {:?}, Renderer {k}, cycles {first}..={last}; {} signals)",
+        path.display(),
+        reg.origin,
+        out.signals.len()
+    );
+    eprintln!(
+        "open it:  {}",
+        pp5_sim::trace::gtkwave_command(path, &wave.gtkw_path())
     );
     Ok(())
 }

@@ -927,3 +927,100 @@ fn render_refuses_bad_input_with_exit_code_3() {
         assert!(stdout(&o).contains(name), "{}", stdout(&o));
     }
 }
+
+/// `pp5 render --wave F --region I,J`: a waveform of that region's cycles on its Renderer,
+/// with its `.gtkw`; a region off the screen is refused.
+#[test]
+fn render_writes_the_waveform_of_one_region() {
+    let s = Scratch::new();
+    let wave = s.0.join("r.vcd");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([
+            "render",
+            "--scene",
+            "quad",
+            "--screen",
+            "256x256",
+            "--renderers",
+            "2",
+        ])
+        .args(["--region", "1,1", "--report", "json", "-o"])
+        .arg(s.0.join("f.png"))
+        .arg("--wave")
+        .arg(&wave)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let study: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let region = &study["regions"][3];
+    let k = region["renderer"].as_u64().expect("renderer") as usize;
+    let boot = study["renderer_runs"][k]["boot_cycles"]
+        .as_u64()
+        .expect("boot");
+    let first = boot + region["start"].as_u64().expect("start");
+    let last = boot + region["end"].as_u64().expect("end");
+    let text = std::fs::read_to_string(&wave).expect("vcd");
+    let times: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix('#').and_then(|t| t.parse().ok()))
+        .filter(|&t| t > 0)
+        .collect();
+    let ps = 25_000;
+    assert_eq!(times.first(), Some(&(first * ps)), "{first}");
+    assert!(
+        times.iter().all(|&t| t <= last * ps + ps / 2),
+        "past cycle {last}"
+    );
+    assert!(times.last() >= Some(&(last * ps)));
+    assert!(s.0.join("r.gtkw").exists());
+    // --region needs --wave, and must be on the screen.
+    for (args, want) in [
+        (vec!["--region", "1,1"], 2),
+        (vec!["--region", "2,0", "--wave", "x.vcd"], 3),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .args(["render", "--scene", "quad", "--screen", "256x256"])
+            .args(&args)
+            .current_dir(&s.0)
+            .output()
+            .expect("run pp5");
+        assert_eq!(code(&o), want, "{args:?}: {}", stderr(&o));
+    }
+    assert!(!s.0.join("x.vcd").exists());
+}
+
+/// An output that is not a regular file (a FIFO here; `/dev/null` in use) is written as it is,
+/// never replaced by a renamed temporary file.
+#[cfg(unix)]
+#[test]
+fn render_writes_into_a_fifo_without_replacing_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let s = Scratch::new();
+    let fifo = s.0.join("frame.png");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).expect("read the fifo"))
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([
+            "render",
+            "--scene",
+            "triangle",
+            "--screen",
+            "128x128",
+            "--renderers",
+            "1",
+        ])
+        .arg("-o")
+        .arg(&fifo)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Checked before joining: a replaced FIFO would leave the reader waiting for ever.
+    let kind = std::fs::metadata(&fifo).expect("fifo").file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    let png = reader.join().expect("reader");
+    assert_eq!(&png[1..4], b"PNG");
+}

@@ -125,7 +125,8 @@ impl Study {
         let _ = writeln!(
             s,
             "scene {}: {} triangles; {} outside the view, {} clipped, {} back-facing, {} degenerate; \
-             {} primitives sent to {} region(s) ({} region-primitive pairs)",
+             {} primitives (mean area {:.1} pixels) sent to {} region(s) ({} region-primitive \
+             pairs)",
             self.scene,
             g.triangles,
             g.outside,
@@ -133,6 +134,7 @@ impl Study {
             g.back_facing,
             g.degenerate,
             g.prims,
+            g.mean_prim_area,
             self.regions.len(),
             g.binned
         );

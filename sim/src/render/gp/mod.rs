@@ -19,7 +19,7 @@ pub use bin::Bins;
 pub use setup::Prim;
 
 /// What the GP counted on a frame.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct GpStats {
     /// Triangles in the scene.
     pub triangles: usize,
@@ -35,6 +35,8 @@ pub struct GpStats {
     pub prims: usize,
     /// Region-primitive pairs: how many times a primitive is sent to a region.
     pub binned: usize,
+    /// The primitives' mean area in pixels (on the 1/16-pixel grid).
+    pub mean_prim_area: f64,
 }
 
 /// A frame's primitives, bins and lighting, ready to become Renderer command streams.
@@ -87,6 +89,13 @@ pub fn process(mesh: &Mesh, view: &View) -> Result<Frame, String> {
         }
     }
     stats.prims = prims.len();
+    if !prims.is_empty() {
+        let area = |p: &Prim| {
+            let [(x0, y0), (x1, y1), (x2, y2)] = p.v;
+            ((x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)).abs() / 2.0
+        };
+        stats.mean_prim_area = prims.iter().map(area).sum::<f64>() / prims.len() as f64;
+    }
     let bins = Bins::new(&prims, view.width, view.height);
     stats.binned = bins.pairs();
     let light_eye = math::normalize(math::apply_dir(&camera.view, view.light));
