@@ -222,8 +222,8 @@ fn same_cycles(results: &[Result<RunResult, String>], name: &str) -> Result<u64,
     }
 }
 
-/// Name of the render figures: a frame of the built-in scene on 16 Renderers, on one thread
-/// and on all of the machine's.
+/// Names of the render figures: a frame of the built-in scene on 16 Renderers, on one thread
+/// and on all of the machine's (the figure is then named with their number).
 pub const RENDER_ONE: &str = "render spheres, 1 thread";
 pub const RENDER_ALL: &str = "render spheres, all threads";
 
@@ -273,7 +273,7 @@ pub fn bench_render(runs: usize, warmup: usize) -> Result<Vec<BenchFigure>, Stri
                     name: if threads == 1 {
                         name.into()
                     } else {
-                        format!("{name} ({threads})")
+                        format!("render spheres, {threads} threads")
                     },
                     cycles,
                     seconds: secs,

@@ -689,6 +689,24 @@ fn bench_prints_every_figure_and_cleans_up() {
         (share - want).abs() < 0.011,
         "{share} against {want}\n{out}"
     );
+    // The render figures: the same frame (the same cycles) on one thread and on all.
+    let (one, runs) = figure("render spheres, 1 thread");
+    assert!(one > 100_000 && runs == 2, "{out}");
+    let all = out
+        .lines()
+        .find(|l| l.starts_with("render spheres, ") && l.contains(" threads "))
+        .unwrap_or_else(|| panic!("no all-threads render figure in\n{out}"));
+    let name_end = all.find(" threads").expect("name") + " threads".len();
+    assert_eq!(figure(&all[..name_end]), (one, 2));
+    let speedup: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("render: "))
+        .and_then(|r| {
+            r.split_whitespace()
+                .find_map(|w| w.strip_suffix('x')?.parse().ok())
+        })
+        .unwrap_or_else(|| panic!("no render speed-up in\n{out}"));
+    assert!(speedup > 0.0 && speedup.is_finite(), "{out}");
     let left: Vec<_> = std::fs::read_dir(&s.0).expect("dir").collect();
     assert!(left.is_empty(), "the bench left files behind: {left:?}");
 }
