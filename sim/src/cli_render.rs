@@ -112,7 +112,7 @@ fn load_mesh(a: &RenderArgs) -> Result<Option<(scene::Mesh, String)>, Fail> {
         (None, spec) => {
             let spec = spec.as_deref().unwrap_or("spheres");
             if spec == "help" {
-                print!("{}", scene::builtin_help());
+                out!("{}", scene::builtin_help());
                 return Ok(None);
             }
             Ok(Some((
@@ -197,8 +197,8 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         }
         ReportArg::Csv => r.study.csv(),
     };
-    print!("{text}");
-    eprintln!("frame: {}", a.output.display());
+    out!("{text}");
+    errln!("frame: {}", a.output.display());
     Ok(0)
 }
 
@@ -244,7 +244,7 @@ fn save_streams(
             std::io::Write::flush(&mut w)
         })?;
     }
-    eprintln!(
+    errln!(
         "streams: {} (run one: pp5 run {} --microcode {})",
         dir.display(),
         dir.join("renderer-0.pp5s").display(),
@@ -289,13 +289,13 @@ fn write_region_wave(
         pp5_sim::session::RunError::Input(m) => input(m),
         pp5_sim::session::RunError::Io(e) => Fail(EXIT_IO, format!("{}: {e}", path.display())),
     })?;
-    eprintln!(
+    errln!(
         "waveform: {} (region {region} at {:?}, Renderer {k}, cycles {first}..={last}; {} signals)",
         path.display(),
         reg.origin,
         out.signals.len()
     );
-    eprintln!(
+    errln!(
         "open it:  {}",
         pp5_sim::trace::gtkwave_command(path, &wave.gtkw_path())
     );

@@ -4,6 +4,25 @@
 //! (stream, microcode or file); 4 simulated hardware error (error bits set, IGC stuck);
 //! 5 the cycle limit stopped the run; 130 interrupted.
 
+/// Print to standard output through [`stdout_write`] (`?` on its error: an I/O error other
+/// than a closed pipe).
+macro_rules! out {
+    ($($t:tt)*) => { crate::stdout_write(format_args!($($t)*))? };
+}
+
+/// [`out!`] with a newline.
+macro_rules! outln {
+    ($($t:tt)*) => { crate::stdout_write(format_args!("{}\n", format_args!($($t)*)))? };
+}
+
+/// Print a line to standard error; if it cannot be written (closed), there is no one to tell.
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($t)*);
+    }};
+}
+
 mod cli_render;
 
 use clap::{Args, Parser, Subcommand};
@@ -224,6 +243,28 @@ fn nums(s: &str, n: usize) -> Result<Vec<usize>, String> {
 /// An error with its exit code.
 struct Fail(u8, String);
 
+/// Standard output went away (its reader, `head` say, closed the pipe): what is still to be
+/// printed is dropped, and the program finishes its other work and exits as it would have.
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
+/// Write to standard output: a closed pipe is not an error (see [`STDOUT_GONE`]), any other
+/// failure is an I/O error (exit code 1).
+fn stdout_write(args: std::fmt::Arguments) -> Result<(), Fail> {
+    use std::io::Write as _;
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut o = std::io::stdout().lock();
+    match o.write_fmt(args).and_then(|()| o.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_GONE.store(true, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(e) => Err(Fail(EXIT_IO, format!("standard output: {e}"))),
+    }
+}
+
 fn input(msg: impl Into<String>) -> Fail {
     Fail(EXIT_INPUT, msg.into())
 }
@@ -321,13 +362,13 @@ fn simulate(
     };
     let summary = Summary::of(&r.sim, &r.stop);
     match common.report.as_str() {
-        "json" => println!("{}", summary.json()),
-        "csv" => print!("{}", summary.csv()),
-        _ => print!("{}", summary.table(common.rows)),
+        "json" => outln!("{}", summary.json()),
+        "csv" => out!("{}", summary.csv()),
+        _ => out!("{}", summary.table(common.rows)),
     }
     for &(x, y, a, l) in &common.peek {
         let v = r.sim.board.array.peek(x, y, a, l);
-        eprintln!("peek pixel ({x},{y}) mem[{a}:{l}] = {v} ({v:#x})");
+        errln!("peek pixel ({x},{y}) mem[{a}:{l}] = {v} ({v:#x})");
     }
     if let Some(p) = &common.dump_mem {
         let mut out = Vec::with_capacity(128 * 128 * 26);
@@ -339,12 +380,12 @@ fn simulate(
             }
         }
         std::fs::write(p, out).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
-        eprintln!("pixel memory written to {}", p.display());
+        errln!("pixel memory written to {}", p.display());
     }
     for spec in &common.image {
         pp5_sim::image::write_image(&r.sim.board.array, spec)
             .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", spec.path.display())))?;
-        eprintln!("image: {}", spec.path.display());
+        errln!("image: {}", spec.path.display());
     }
     if let Some(p) = tx_out {
         let sent = pp5_sim::stream::sent_stream(&r.sim.tx);
@@ -352,19 +393,19 @@ fn simulate(
             std::fs::File::create(p).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
         binary::write(&sent, std::io::BufWriter::new(f))
             .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
-        eprintln!(
+        errln!(
             "Ring messages sent: {} ({} messages)",
             p.display(),
             sent.messages.len()
         );
     }
     if let Some(w) = &wave {
-        eprintln!(
+        errln!(
             "waveform: {} ({} signals)",
             w.path.display(),
             r.signals.len()
         );
-        eprintln!("open it:  {}", gtkwave_command(&w.path, &w.gtkw_path()));
+        errln!("open it:  {}", gtkwave_command(&w.path, &w.gtkw_path()));
     }
     Ok(match r.stop {
         StopReason::Interrupted => EXIT_INTERRUPTED,
@@ -382,7 +423,7 @@ fn write_or_print(path: &Option<PathBuf>, text: &str) -> Result<(), Fail> {
             std::fs::write(p, text).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))
         }
         None => {
-            print!("{text}");
+            out!("{text}");
             Ok(())
         }
     }
@@ -411,7 +452,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             }
             let src = wave.with_extension("pp5s");
             match std::fs::write(&src, pp5_sim::demo::full_demo_text()) {
-                Ok(()) => eprintln!("demo stream: {} (edit it and `pp5 run` it)", src.display()),
+                Ok(()) => errln!("demo stream: {} (edit it and `pp5 run` it)", src.display()),
                 Err(e) => return Err(Fail(EXIT_IO, format!("{}: {e}", src.display()))),
             }
             simulate(&stream, &common, Some(wave), &image, None)
@@ -457,7 +498,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 let json = serde_json::to_string_pretty(&image)
                     .map_err(|e| Fail(EXIT_IO, e.to_string()))?;
                 write_or_print(&Some(o.clone()), &json)?;
-                eprintln!(
+                errln!(
                     "image: {} ({} microinstructions, {} store words)",
                     o.display(),
                     image.uinsts,
@@ -470,7 +511,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                     &pp5_sim::asm::header::c_header(&image.table),
                 )?;
             }
-            print!("{}", pp5_sim::asm::header::table_text(&image));
+            out!("{}", pp5_sim::asm::header::table_text(&image));
             Ok(0)
         }
         Cmd::Stream {
@@ -491,7 +532,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                     .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", out.display())))?;
                 binary::write(&s, std::io::BufWriter::new(f))
                     .map_err(|e| Fail(EXIT_IO, e.to_string()))?;
-                eprintln!(
+                errln!(
                     "{}: {} messages, {} words",
                     out.display(),
                     s.messages.len(),
@@ -514,7 +555,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 let paths = pp5_sim::bench::save_streams(&image, reps, &dir)
                     .map_err(|e| Fail(EXIT_IO, e))?;
                 for p in paths {
-                    println!("{}", p.display());
+                    outln!("{}", p.display());
                 }
                 return Ok(0);
             }
@@ -527,13 +568,16 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 Vec::new()
             };
             figs.extend(render_figs.iter().cloned());
-            println!(
+            outln!(
                 "{:<28} {:>12} {:>10} {:>16}   every run (s), in order",
-                "run", "cycles", "seconds", "cycles/s"
+                "run",
+                "cycles",
+                "seconds",
+                "cycles/s"
             );
             for f in &figs {
                 let runs: Vec<String> = f.runs.iter().map(|s| format!("{s:.4}")).collect();
-                println!(
+                outln!(
                     "{:<28} {:>12} {:>10.4} {:>16.0}   {}",
                     f.name,
                     f.cycles,
@@ -551,7 +595,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             for pair in pairs.chunks(2) {
                 if let [off, on] = pair {
                     let (best, median) = pp5_sim::bench::slowdown(off, on);
-                    println!(
+                    outln!(
                         "{}: tracing slowdown (VCD on / off): {best:.2}x fastest runs, \
                          {median:.2}x median of back-to-back pairs",
                         off.name.split(',').next().unwrap_or(""),
@@ -560,7 +604,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             }
             let named = |n: &str| figs.iter().find(|f| f.name == n);
             if let [one, all] = &render_figs[..] {
-                println!(
+                outln!(
                     "render: {} threads simulate {:.2}x as many cycles per second as one \
                      (fastest runs)",
                     rayon::current_num_threads(),
@@ -571,7 +615,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 named(pp5_sim::bench::ALU_OFF),
                 named(pp5_sim::bench::QEE_OFF),
             ) {
-                println!(
+                outln!(
                     "QEE triangles / ALU stream, tracing off: {:.2} of the ALU stream's \
                      cycles per second (fastest runs)",
                     qee.cycles_per_sec / alu.cycles_per_sec.max(1e-9)
@@ -582,7 +626,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 named(pp5_sim::bench::TWO_AT_ONCE),
             ) {
                 let (best, median) = pp5_sim::bench::slowdown(one, two);
-                println!(
+                outln!(
                     "second core: two untraced ALU runs at once take {best:.2}x the time of one \
                      (fastest runs; {median:.2}x median of same-round pairs; 1x: two free cores, \
                      2x: one; a traced run's waveform writer needs the second)"
@@ -598,7 +642,7 @@ fn main() -> ExitCode {
     match main_inner(cli) {
         Ok(code) => ExitCode::from(code),
         Err(Fail(code, msg)) => {
-            eprintln!("pp5: {msg}");
+            errln!("pp5: {msg}");
             ExitCode::from(code)
         }
     }

@@ -1042,3 +1042,85 @@ fn render_writes_into_a_fifo_without_replacing_it() {
     let png = reader.join().expect("reader");
     assert_eq!(&png[1..4], b"PNG");
 }
+
+/// Every subcommand with its standard output's reader gone (as with `| head -1`), then with
+/// standard error closed: no panic, the exit code it has with both open.
+#[test]
+fn every_subcommand_survives_a_closed_pipe() {
+    use std::process::Stdio;
+    let s = Scratch::new();
+    // A stream whose report and disassembly are longer than a pipe's buffer.
+    let long = s.path("long.pp5s");
+    std::fs::write(
+        &long,
+        "SETENABS\n".to_string() + &"CLEAR 0 8\n".repeat(3000),
+    )
+    .expect("write");
+    let bin = s.path("long.bin");
+    let made = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("stream")
+        .arg(&long)
+        .arg("-o")
+        .arg(&bin)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&made), 0, "{}", stderr(&made));
+    let long = long.display().to_string();
+    let bin = bin.display().to_string();
+    let png = s.path("r.png").display().to_string();
+    let vcd = s.path("demo.vcd").display().to_string();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", &long, "--report", "csv"],
+        vec!["run", &long],
+        vec!["stream", &bin],
+        vec!["asm"],
+        vec!["demo", "--wave", &vcd],
+        vec![
+            "bench",
+            "--reps",
+            "10",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--render=false",
+        ],
+        vec![
+            "render",
+            "--scene",
+            "triangle",
+            "--screen",
+            "128x128",
+            "--renderers",
+            "1",
+            "-o",
+            &png,
+        ],
+        vec!["render", "--scene", "help"],
+    ];
+    for args in &cases {
+        for close_stderr in [false, true] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_pp5"))
+                .args(args)
+                .current_dir(&s.0)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn pp5");
+            // Close our end before the program writes anything.
+            if close_stderr {
+                drop(child.stderr.take());
+            } else {
+                drop(child.stdout.take());
+            }
+            let o = child.wait_with_output().expect("wait");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(
+                code(&o),
+                0,
+                "{args:?} (stderr closed: {close_stderr}): {err}"
+            );
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+    }
+}
