@@ -100,9 +100,10 @@ enum Cmd {
         /// Output file (default: standard output for text, required for binary).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Microcode whose opcode table names the commands.
+        /// Microcode whose opcode table names the commands (repeatable, as for `run`;
+        /// default: the built-in standard + qee + flow sources).
         #[arg(long)]
-        microcode: Option<PathBuf>,
+        microcode: Vec<PathBuf>,
     },
     /// Render a scene (an OBJ file or a built-in one) on a simulated system of up to 16
     /// Renderers: the frame as a PNG and its timing study.
@@ -139,10 +140,11 @@ enum Cmd {
 
 #[derive(Args, Clone)]
 struct Common {
-    /// Microcode source (.pp5uc) or image (.json); default: the standard microcode
-    /// plus the flow-control commands of sim/microcode/flow.pp5uc.
+    /// Microcode: an image (.json), or sources (.pp5uc) assembled together in the order
+    /// given (repeatable: `--microcode my.pp5uc --microcode sim/microcode/qee.pp5uc ...`).
+    /// Default: the built-in sim/microcode/standard.pp5uc + qee.pp5uc + flow.pp5uc.
     #[arg(long)]
-    microcode: Option<PathBuf>,
+    microcode: Vec<PathBuf>,
     /// Probe pixel traced in the waveform, as X,Y (repeatable).
     #[arg(long, value_parser = parse_xy)]
     probe: Vec<(usize, usize)>,
@@ -269,19 +271,30 @@ fn input(msg: impl Into<String>) -> Fail {
     Fail(EXIT_INPUT, msg.into())
 }
 
-fn load_microcode(path: &Option<PathBuf>) -> Result<McImage, Fail> {
-    match path {
-        None => Ok(microcode::default_image()),
-        Some(p) => {
-            let text =
-                std::fs::read_to_string(p).map_err(|e| input(format!("{}: {e}", p.display())))?;
-            McImage::load(&text, &p.display().to_string()).map_err(input)
-        }
+fn load_microcode(paths: &[PathBuf]) -> Result<McImage, Fail> {
+    if paths.is_empty() {
+        return Ok(microcode::default_image());
+    }
+    let mut parts = Vec::new();
+    for p in paths {
+        // A file that cannot be read is an I/O error (exit 1), not bad input.
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
+        parts.push((p.display().to_string(), text));
+    }
+    match &parts[..] {
+        [(name, text)] => McImage::load(text, name).map_err(input),
+        _ if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) => Err(Fail(
+            2,
+            "a microcode image (.json) must be the only --microcode".into(),
+        )),
+        _ => microcode::assemble_files(&parts).map_err(|e| input(e.to_string())),
     }
 }
 
 fn load_stream(path: &Path, image: &McImage) -> Result<Stream, Fail> {
-    let bytes = std::fs::read(path).map_err(|e| input(format!("{}: {e}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())))?;
     if binary::is_binary(&bytes) {
         binary::read(&bytes[..]).map_err(|e| input(e.to_string()))
     } else {
@@ -493,7 +506,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             output,
             header,
         } => {
-            let image = load_microcode(&source)?;
+            let image = load_microcode(source.as_slice())?;
             if let Some(o) = &output {
                 let json = serde_json::to_string_pretty(&image)
                     .map_err(|e| Fail(EXIT_IO, e.to_string()))?;
@@ -550,7 +563,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             save_streams,
             render,
         } => {
-            let image = load_microcode(&None)?;
+            let image = load_microcode(&[])?;
             if let Some(dir) = save_streams {
                 let paths = pp5_sim::bench::save_streams(&image, reps, &dir)
                     .map_err(|e| Fail(EXIT_IO, e))?;

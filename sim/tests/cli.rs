@@ -140,11 +140,12 @@ fn syntax_error_exits_3_with_file_and_line() {
     );
 }
 
+/// A stream that cannot be read is an I/O error: exit 1, as the README documents (issue 21).
 #[test]
-fn missing_input_exits_3() {
+fn missing_input_exits_1() {
     let dir = Scratch::new();
     let o = pp5(&[&"run", &dir.path("nope.pp5s")]);
-    assert_eq!(code(&o), 3, "{}", show(&o));
+    assert_eq!(code(&o), 1, "{}", show(&o));
     assert!(stderr(&o).contains("nope.pp5s"));
 }
 
@@ -1122,5 +1123,75 @@ fn every_subcommand_survives_a_closed_pipe() {
             );
             assert!(!err.contains("panicked"), "{args:?}: {err}");
         }
+    }
+}
+
+/// The README's microcode recipe: a copy of standard.pp5uc with qee.pp5uc and flow.pp5uc, as
+/// repeated `--microcode`, runs the demo; an error in a later file names that file and line;
+/// a microcode file or stream that does not exist is an I/O error (exit 1).
+#[test]
+fn repeated_microcode_files_assemble_together_and_missing_inputs_exit_1() {
+    let s = Scratch::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mine = s.path("my.pp5uc");
+    std::fs::copy(root.join("microcode/standard.pp5uc"), &mine).expect("copy");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("demo")
+        .arg("--wave")
+        .arg(s.path("d.vcd"))
+        .arg("--microcode")
+        .arg(&mine)
+        .arg("--microcode")
+        .arg(root.join("microcode/qee.pp5uc"))
+        .arg("--microcode")
+        .arg(root.join("microcode/flow.pp5uc"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The same run with the built-in microcode reports the same cycles.
+    let builtin = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("demo")
+        .arg("--wave")
+        .arg(s.path("e.vcd"))
+        .output()
+        .expect("run pp5");
+    let cycles = |o: &Output| {
+        stdout(o)
+            .lines()
+            .find(|l| l.contains("cycles"))
+            .map(str::to_string)
+    };
+    assert!(cycles(&o).is_some(), "{}", stdout(&o));
+    assert_eq!(cycles(&o), cycles(&builtin));
+    let bad = s.path("bad.pp5uc");
+    std::fs::write(&bad, "; a comment\nbroken: r=zork\n").expect("write");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("run")
+        .arg(s.path("none.pp5s"))
+        .arg("--microcode")
+        .arg(&mine)
+        .arg("--microcode")
+        .arg(&bad)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.pp5uc:2:"), "{}", stderr(&o));
+    for args in [
+        vec!["run".to_string(), s.path("none.pp5s").display().to_string()],
+        vec![
+            "run".into(),
+            root.join("../testbench/fixtures/streams/double_buffer.pp5s")
+                .display()
+                .to_string(),
+            "--microcode".into(),
+            s.path("none.pp5uc").display().to_string(),
+        ],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .args(&args)
+            .output()
+            .expect("run pp5");
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("none.pp5"), "{}", stderr(&o));
     }
 }

@@ -63,6 +63,40 @@ pub fn render_source() -> String {
 /// File name used in messages about the render image's source.
 pub const RENDER_NAME: &str = "sim/microcode/standard.pp5uc+qee.pp5uc+flow.pp5uc+shade.pp5uc";
 
+/// Assemble several sources as one, in order (a user's copy of standard.pp5uc, then
+/// qee.pp5uc, flow.pp5uc, ...): an error names the file and line it is in.
+pub fn assemble_files(parts: &[(String, String)]) -> Result<McImage, AsmErrors> {
+    let mut text = String::new();
+    // (first line in `text`, file) of each part.
+    let mut starts = Vec::new();
+    for (file, src) in parts {
+        // The part starts on the line after the newlines so far.
+        starts.push((text.matches('\n').count() + 1, file.as_str()));
+        text.push_str(src);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    let name = parts
+        .iter()
+        .map(|(f, _)| f.as_str())
+        .collect::<Vec<_>>()
+        .join("+");
+    assemble(&text, &name).map_err(|AsmErrors(errs)| {
+        AsmErrors(
+            errs.into_iter()
+                .map(|mut e| {
+                    if let Some(&(start, file)) = starts.iter().rev().find(|(s, _)| *s <= e.line) {
+                        e.line = e.line - start + 1;
+                        e.file = file.to_string();
+                    }
+                    e
+                })
+                .collect(),
+        )
+    })
+}
+
 /// An assembled microcode image.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct McImage {
@@ -951,6 +985,25 @@ mod tests {
             img.table.commands.len(),
             standard().table.commands.len() + 1
         );
+    }
+
+    #[test]
+    fn several_files_assemble_as_one_and_errors_name_their_file_and_line() {
+        let parts = vec![
+            ("a.pp5uc".to_string(), STANDARD_SOURCE.to_string()),
+            ("b.pp5uc".to_string(), FLOW_SOURCE.to_string()),
+        ];
+        let img = assemble_files(&parts).expect("assembles");
+        assert_eq!(img.table, default_image().table);
+        let bad = vec![
+            ("a.pp5uc".to_string(), "; one\n; two".to_string()),
+            (
+                "b.pp5uc".to_string(),
+                "; first\nnosuch: r=zork\n".to_string(),
+            ),
+        ];
+        let e = assemble_files(&bad).expect_err("fails").to_string();
+        assert!(e.starts_with("b.pp5uc:2:"), "{e}");
     }
 
     #[test]
