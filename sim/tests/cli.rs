@@ -1195,3 +1195,72 @@ fn repeated_microcode_files_assemble_together_and_missing_inputs_exit_1() {
         assert!(stderr(&o).contains("none.pp5"), "{}", stderr(&o));
     }
 }
+
+/// A stream that starts with a UTF-8 byte-order mark runs (the mark is not part of the first
+/// command), and so does microcode source that starts with one.
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_command() {
+    let s = Scratch::new();
+    let stream = s.path("bom.pp5s");
+    std::fs::write(&stream, "\u{feff}SETENABS\nCLEAR 0 8\n").expect("write");
+    let uc = s.path("bom.pp5uc");
+    let src = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("microcode/standard.pp5uc"),
+    )
+    .expect("read");
+    std::fs::write(&uc, format!("\u{feff}{src}")).expect("write");
+    for extra in [
+        vec![],
+        vec!["--microcode".to_string(), uc.display().to_string()],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .arg("run")
+            .arg(&stream)
+            .args(&extra)
+            .output()
+            .expect("run pp5");
+        assert_eq!(code(&o), 0, "{extra:?}: {}", stderr(&o));
+    }
+}
+
+/// The README's `--peek` example prints a value the demo leaves there (it printed 0: the demo
+/// clears the field it named at that pixel later).
+#[test]
+fn the_readme_peek_example_shows_a_drawn_pixel() {
+    let s = Scratch::new();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("README");
+    let line = readme
+        .lines()
+        .find(|l| l.contains("--peek"))
+        .expect("a --peek example");
+    let peek = line
+        .split_whitespace()
+        .skip_while(|w| *w != "--peek")
+        .nth(1)
+        .expect("its argument");
+    let demo = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("demo")
+        .arg("--wave")
+        .arg(s.path("pp5-demo.vcd"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&demo), 0, "{}", stderr(&demo));
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("run")
+        .arg(s.path("pp5-demo.pp5s"))
+        .args(["--peek", peek])
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let shown = stderr(&o);
+    let value = shown
+        .lines()
+        .find(|l| l.starts_with("peek pixel"))
+        .and_then(|l| l.split(" = ").nth(1))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no peek in {shown}"));
+    assert_ne!(value, 0, "{line}");
+}

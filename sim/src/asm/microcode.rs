@@ -172,6 +172,7 @@ struct Inst {
 
 /// Assemble a microcode source. `file` names it in error messages.
 pub fn assemble(src: &str, file: &str) -> Result<McImage, AsmErrors> {
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut errs = Vec::new();
     let err = |errs: &mut Vec<AsmError>, line: usize, msg: String| {
         errs.push(AsmError {

@@ -41,6 +41,8 @@ use pp5_rtl::igc::opcode::{p_fields, OpcodeWord, LONG_BIT};
 
 /// Parse a text stream. `file` is used in error messages only.
 pub fn parse(src: &str, file: &str, table: &OpcodeTable) -> Result<Stream, StreamError> {
+    // A byte-order mark (editors on some systems write one) is not part of the first command.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut b = StreamBuilder::new(table);
     for (line, tokens) in logical_lines(src) {
         b.at_line(line);
