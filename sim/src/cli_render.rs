@@ -125,6 +125,13 @@ fn load_mesh(a: &RenderArgs) -> Result<Option<(scene::Mesh, String)>, Fail> {
 
 /// Run `pp5 render`.
 pub fn run(a: RenderArgs) -> Result<u8, Fail> {
+    let mut outputs = vec![("-o", a.output.clone())];
+    if let Some(w) = &a.wave {
+        outputs.push(("--wave", w.clone()));
+        outputs.push(("the .gtkw", w.with_extension("gtkw")));
+    }
+    let inputs: Vec<&Path> = a.obj.iter().map(PathBuf::as_path).collect();
+    crate::cli_files::check_distinct(&inputs, &outputs)?;
     let Some((mesh, name)) = load_mesh(&a)? else {
         return Ok(0);
     };

@@ -23,6 +23,7 @@ macro_rules! errln {
     }};
 }
 
+mod cli_files;
 mod cli_render;
 
 use clap::{Args, Parser, Subcommand};
@@ -271,6 +272,19 @@ fn input(msg: impl Into<String>) -> Fail {
     Fail(EXIT_INPUT, msg.into())
 }
 
+/// The files a run writes besides `--tx-out`: the waveform and its `.gtkw`, the memory dump,
+/// the images.
+fn run_outputs(common: &Common, wave: Option<&Path>, vcd: bool) -> Vec<(&'static str, PathBuf)> {
+    let mut out = Vec::new();
+    if let Some(w) = wave {
+        out.push((if vcd { "--vcd" } else { "--fst" }, w.to_path_buf()));
+        out.push(("the .gtkw", w.with_extension("gtkw")));
+    }
+    out.extend(common.dump_mem.clone().map(|p| ("--dump-mem", p)));
+    out.extend(common.image.iter().map(|i| ("--image", i.path.clone())));
+    out
+}
+
 fn load_microcode(paths: &[PathBuf]) -> Result<McImage, Fail> {
     if paths.is_empty() {
         return Ok(microcode::default_image());
@@ -464,6 +478,10 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 });
             }
             let src = wave.with_extension("pp5s");
+            let inputs: Vec<&Path> = common.microcode.iter().map(PathBuf::as_path).collect();
+            let mut outputs = run_outputs(&common, Some(&wave), true);
+            outputs.push(("the demo stream", src.clone()));
+            cli_files::check_distinct(&inputs, &outputs)?;
             match std::fs::write(&src, pp5_sim::demo::full_demo_text()) {
                 Ok(()) => errln!("demo stream: {} (edit it and `pp5 run` it)", src.display()),
                 Err(e) => return Err(Fail(EXIT_IO, format!("{}: {e}", src.display()))),
@@ -499,13 +517,26 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             if vcd.is_some() && fst.is_some() {
                 return Err(Fail(2, "choose one of --vcd and --fst".into()));
             }
-            simulate(&s, &common, vcd.or(fst), &image, tx_out.as_deref())
+            let wave = vcd.clone().or(fst.clone());
+            let mut inputs: Vec<&Path> = vec![&stream];
+            inputs.extend(bs.as_deref());
+            inputs.extend(common.microcode.iter().map(PathBuf::as_path));
+            let mut outputs = run_outputs(&common, wave.as_deref(), vcd.is_some());
+            outputs.extend(tx_out.clone().map(|p| ("--tx-out", p)));
+            cli_files::check_distinct(&inputs, &outputs)?;
+            simulate(&s, &common, wave, &image, tx_out.as_deref())
         }
         Cmd::Asm {
             source,
             output,
             header,
         } => {
+            let inputs: Vec<&Path> = source.iter().map(PathBuf::as_path).collect();
+            let outputs: Vec<(&str, PathBuf)> = [("-o", &output), ("--header", &header)]
+                .into_iter()
+                .filter_map(|(w, p)| p.clone().map(|p| (w, p)))
+                .collect();
+            cli_files::check_distinct(&inputs, &outputs)?;
             let image = load_microcode(source.as_slice())?;
             if let Some(o) = &output {
                 let json = serde_json::to_string_pretty(&image)
@@ -532,9 +563,14 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             output,
             microcode,
         } => {
+            let mut inputs: Vec<&Path> = vec![&inp];
+            inputs.extend(microcode.iter().map(PathBuf::as_path));
+            let outputs: Vec<(&str, PathBuf)> =
+                output.clone().map(|p| ("-o", p)).into_iter().collect();
+            cli_files::check_distinct(&inputs, &outputs)?;
             let image = load_microcode(&microcode)?;
-            let bytes =
-                std::fs::read(&inp).map_err(|e| input(format!("{}: {e}", inp.display())))?;
+            let bytes = std::fs::read(&inp)
+                .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", inp.display())))?;
             if binary::is_binary(&bytes) {
                 let s = binary::read(&bytes[..]).map_err(|e| input(e.to_string()))?;
                 write_or_print(&output, &text::disassemble(&s, &image.table))?;

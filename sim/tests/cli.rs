@@ -1264,3 +1264,98 @@ fn the_readme_peek_example_shows_a_drawn_pixel() {
         .unwrap_or_else(|| panic!("no peek in {shown}"));
     assert_ne!(value, 0, "{line}");
 }
+
+/// An output that is an input, or two outputs that are one file, are refused (exit 2) before
+/// anything is written; the input is left as it was.
+#[test]
+fn outputs_may_not_overwrite_inputs_or_each_other() {
+    let s = Scratch::new();
+    let stream = s.path("s.pp5s");
+    std::fs::write(&stream, "SETENABS\nCLEAR 0 8\n").expect("write");
+    let uc = s.path("s.pp5uc");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("microcode/standard.pp5uc"),
+        &uc,
+    )
+    .expect("copy");
+    let bin = s.path("x.bin");
+    let made = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["stream"])
+        .arg(&stream)
+        .arg("-o")
+        .arg(&bin)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&made), 0, "{}", stderr(&made));
+    let before: Vec<Vec<u8>> = [&stream, &uc, &bin]
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
+    let p = |x: &Path| x.display().to_string();
+    let f = p(&s.path("f.out"));
+    let cases: Vec<Vec<String>> = vec![
+        vec!["run".into(), p(&stream), "--vcd".into(), p(&stream)],
+        vec!["run".into(), p(&stream), "--dump-mem".into(), p(&stream)],
+        vec![
+            "run".into(),
+            p(&stream),
+            "--tx-out".into(),
+            p(&uc),
+            "--microcode".into(),
+            p(&uc),
+        ],
+        vec![
+            "run".into(),
+            p(&stream),
+            "--vcd".into(),
+            f.clone(),
+            "--dump-mem".into(),
+            f.clone(),
+        ],
+        vec!["asm".into(), p(&uc), "-o".into(), p(&uc)],
+        vec![
+            "asm".into(),
+            p(&uc),
+            "-o".into(),
+            f.clone(),
+            "--header".into(),
+            f.clone(),
+        ],
+        vec!["stream".into(), p(&bin), "-o".into(), p(&bin)],
+        // The same file by another name.
+        vec![
+            "stream".into(),
+            p(&bin),
+            "-o".into(),
+            format!("{}/./x.bin", s.0.display()),
+        ],
+        vec!["demo".into(), "--wave".into(), p(&s.path("d.pp5s"))],
+    ];
+    for args in &cases {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .args(args)
+            .current_dir(&s.0)
+            .output()
+            .expect("run pp5");
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("would destroy it") || stderr(&o).contains("same file"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let after: Vec<Vec<u8>> = [&stream, &uc, &bin]
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
+    assert_eq!(before, after, "an input changed");
+    assert!(!s.path("f.out").exists());
+    // /dev/null may take two outputs.
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("run")
+        .arg(&stream)
+        .args(["--tx-out", "/dev/null", "--dump-mem", "/dev/null"])
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
