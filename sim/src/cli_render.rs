@@ -293,7 +293,7 @@ fn write_region_wave(
         wave: Some(wave.clone()),
     };
     let out = run(spec, |_, _, _| {}, None).map_err(|e| match e {
-        pp5_sim::session::RunError::Input(m) => input(m),
+        pp5_sim::session::RunError::Input(m) | pp5_sim::session::RunError::Selection(m) => input(m),
         pp5_sim::session::RunError::Io(e) => Fail(EXIT_IO, format!("{}: {e}", path.display())),
     })?;
     errln!(

@@ -385,6 +385,7 @@ fn simulate(
     let r = match result {
         Ok(r) => r,
         Err(RunError::Input(m)) => return Err(input(m)),
+        Err(RunError::Selection(m)) => return Err(Fail(2, m)),
         Err(RunError::Io(e)) => return Err(Fail(EXIT_IO, format!("writing the waveform: {e}"))),
     };
     let summary = Summary::of(&r.sim, &r.stop);

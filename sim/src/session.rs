@@ -70,16 +70,61 @@ pub struct RunResult {
 #[derive(Debug)]
 pub enum RunError {
     Input(String),
+    /// A waveform selection that selects nothing (scopes no signal matches, a window after
+    /// the run's end): a usage error.
+    Selection(String),
     Io(io::Error),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Input(m) => f.write_str(m),
+            RunError::Input(m) | RunError::Selection(m) => f.write_str(m),
             RunError::Io(e) => write!(f, "{e}"),
         }
     }
+}
+
+/// Refuse `--scope` prefixes that select no signal of `board` (but `clk`), naming the scopes
+/// that exist.
+fn check_scopes(cfg: &TraceConfig, board: &pp5_rtl::renderer::Renderer) -> Result<(), RunError> {
+    use pp5_rtl::trace::Traced;
+    if cfg.scopes.is_empty() {
+        return Ok(());
+    }
+    let mut rec = pp5_rtl::trace::Recorder::default();
+    board.trace(&mut rec);
+    let paths: Vec<&str> = rec.signals.iter().map(|s| s.0.as_str()).collect();
+    let unmatched: Vec<&String> = cfg
+        .scopes
+        .iter()
+        .filter(|sc| {
+            let one = TraceConfig {
+                scopes: vec![(*sc).clone()],
+                window: None,
+            };
+            !paths.iter().any(|p| one.selects(p))
+        })
+        .collect();
+    if unmatched.is_empty() {
+        return Ok(());
+    }
+    let mut scopes: Vec<&str> = paths
+        .iter()
+        .filter_map(|p| p.rsplit_once('.').map(|(scope, _)| scope))
+        .collect();
+    scopes.dedup();
+    scopes.sort_unstable();
+    scopes.dedup();
+    Err(RunError::Selection(format!(
+        "--scope {}: no signal has that path or prefix; the scopes are: {}",
+        unmatched
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        scopes.join(", ")
+    )))
 }
 
 impl From<io::Error> for RunError {
@@ -141,6 +186,9 @@ pub fn run(
     interrupt: Option<&std::sync::Arc<std::sync::atomic::AtomicBool>>,
 ) -> Result<RunResult, RunError> {
     let mut sim = prepare(&spec)?;
+    if let Some(w) = &spec.wave {
+        check_scopes(&w.cfg, &sim.board)?;
+    }
     if let Some(flag) = interrupt {
         sim.set_interrupt_flag(flag.clone());
     }
@@ -197,5 +245,19 @@ pub fn run(
     }
     let stop = stop?;
     closed?;
+    if let Some(w) = &spec.wave {
+        if let Some((first, _)) = w.cfg.window {
+            let end = sim.board.cycle;
+            if first > end {
+                // Nothing was traced: the file holds a header only.
+                let _ = std::fs::remove_file(&w.path);
+                let _ = std::fs::remove_file(w.gtkw_path());
+                return Err(RunError::Selection(format!(
+                    "--window starts at cycle {first}, after the run ended at cycle {end}: \
+                     nothing to trace"
+                )));
+            }
+        }
+    }
     Ok(RunResult { sim, stop, signals })
 }

@@ -1359,3 +1359,37 @@ fn outputs_may_not_overwrite_inputs_or_each_other() {
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
+
+/// A trace selection that selects nothing is refused (exit 2) instead of writing a waveform
+/// of `clk` alone or a header: a `--scope` no signal matches (the message lists the scopes
+/// that exist) and a `--window` that starts after the run's end (no file is left).
+#[test]
+fn an_empty_trace_selection_is_a_usage_error() {
+    let s = Scratch::new();
+    let stream = s.path("s.pp5s");
+    std::fs::write(&stream, "SETENABS\nCLEAR 0 8\n").expect("write");
+    let vcd = s.path("w.vcd");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .arg("run")
+            .arg(&stream)
+            .arg("--vcd")
+            .arg(&vcd)
+            .args(extra)
+            .output()
+            .expect("run pp5")
+    };
+    let o = run(&["--scope", "igc"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("renderer.igc,"), "{}", stderr(&o));
+    assert!(!vcd.exists());
+    let o = run(&["--window", "9000000:9000010"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("after the run ended"), "{}", stderr(&o));
+    assert!(!vcd.exists() && !s.path("w.gtkw").exists());
+    // A scope that exists, and one of two that does not.
+    assert_eq!(code(&run(&["--scope", "renderer.igc"])), 0);
+    let o = run(&["--scope", "renderer.igc", "--scope", "renderer.nope"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("renderer.nope"), "{}", stderr(&o));
+}
