@@ -86,15 +86,7 @@ pub struct RenderArgs {
 
 /// Parse `I,J`.
 fn parse_region(s: &str) -> Result<(u32, u32), String> {
-    let (i, j) = s
-        .split_once(',')
-        .ok_or_else(|| format!("{s:?}: expected I,J (a region's column and row)"))?;
-    let n = |p: &str| {
-        p.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("{s:?}: {p:?} is not a region number"))
-    };
-    Ok((n(i)?, n(j)?))
+    view::parse_pair(s, &[','], "I,J (a region's column and row)")
 }
 
 fn input(m: impl std::fmt::Display) -> Fail {
@@ -106,7 +98,11 @@ fn load_mesh(a: &RenderArgs) -> Result<Option<(scene::Mesh, String)>, Fail> {
     match (&a.obj, &a.scene) {
         (Some(_), Some(_)) => Err(Fail(2, "give an OBJ file or --scene, not both".into())),
         (Some(p), None) => Ok(Some((
-            scene::load_obj(p).map_err(input)?,
+            scene::load_obj(p).map_err(|e| match e {
+                // A file that cannot be read is an I/O error, as for streams.
+                scene::SceneError::Io { .. } => Fail(EXIT_IO, e.to_string()),
+                e => input(e),
+            })?,
             p.display().to_string(),
         ))),
         (None, spec) => {

@@ -867,36 +867,6 @@ fn render_refuses_bad_input_with_exit_code_3() {
         (vec!["--screen".into(), "0x100".into()], 3, "screen"),
         (vec!["--shininess".into(), "12".into()], 3, "shininess"),
         (
-            vec![scene_fixture("missing.obj").display().to_string()],
-            3,
-            "missing.obj",
-        ),
-        (
-            vec![scene_fixture("empty.obj").display().to_string()],
-            3,
-            "empty.obj",
-        ),
-        (
-            vec![scene_fixture("malformed.obj").display().to_string()],
-            3,
-            "malformed.obj",
-        ),
-        (
-            vec![scene_fixture("missing_vertex.obj").display().to_string()],
-            3,
-            "vertex",
-        ),
-        (
-            vec![scene_fixture("nan.obj").display().to_string()],
-            3,
-            "NaN",
-        ),
-        (
-            vec![scene_fixture("huge.obj").display().to_string()],
-            3,
-            "huge.obj",
-        ),
-        (
             vec![
                 scene_fixture("cube.obj").display().to_string(),
                 "--scene".into(),
@@ -906,6 +876,19 @@ fn render_refuses_bad_input_with_exit_code_3() {
             "not both",
         ),
     ];
+    // OBJ files: an unreadable one is an I/O error (1), a bad one bad input (3).
+    let objs = [
+        ("missing.obj", 1, "missing.obj"),
+        ("empty.obj", 3, "empty.obj"),
+        ("malformed.obj", 3, "malformed.obj"),
+        ("missing_vertex.obj", 3, "vertex"),
+        ("nan.obj", 3, "NaN"),
+        ("huge.obj", 3, "huge.obj"),
+    ];
+    let cases = cases.into_iter().chain(
+        objs.into_iter()
+            .map(|(f, want, needle)| (vec![scene_fixture(f).display().to_string()], want, needle)),
+    );
     for (args, want, needle) in cases {
         let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
             .arg("render")

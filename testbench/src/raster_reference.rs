@@ -83,28 +83,28 @@ pub fn shade_fixed(s: &Shading, normal: [i8; 3], albedo: [u8; 3]) -> [u8; 3] {
 
 /// The frame with [`shade_fixed`]: what the simulated system must produce exactly.
 pub fn rasterise(frame: &Frame, s: &Shading, width: u32, height: u32) -> Vec<[u8; 3]> {
-    fragments(frame, width, height)
-        .iter()
-        .map(|f| {
-            if f.z == 0 {
-                s.background
-            } else {
-                shade_fixed(s, f.normal, f.albedo)
-            }
-        })
-        .collect()
+    shade_all(frame, s, width, height, |f| {
+        shade_fixed(s, f.normal, f.albedo)
+    })
 }
 
 /// The frame with the shading in floating point on the unrounded planes, rounded to 8 bits.
 pub fn rasterise_float(frame: &Frame, s: &Shading, width: u32, height: u32) -> Vec<[u8; 3]> {
+    shade_all(frame, s, width, height, |f| {
+        s.colour(f.normal_f, f.albedo_f).map(|c| c.round() as u8)
+    })
+}
+
+/// Every pixel: the background where nothing was drawn, else `shade` of its fragment.
+fn shade_all(
+    frame: &Frame,
+    s: &Shading,
+    width: u32,
+    height: u32,
+    shade: impl Fn(&Fragment) -> [u8; 3],
+) -> Vec<[u8; 3]> {
     fragments(frame, width, height)
         .iter()
-        .map(|f| {
-            if f.z == 0 {
-                s.background
-            } else {
-                s.colour(f.normal_f, f.albedo_f).map(|c| c.round() as u8)
-            }
-        })
+        .map(|f| if f.z == 0 { s.background } else { shade(f) })
         .collect()
 }

@@ -169,15 +169,20 @@ pub fn parse_v3(s: &str) -> Result<V3, String> {
 
 /// Parse `WxH` (or `W×H`).
 pub fn parse_screen(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X', '×'])
-        .ok_or_else(|| format!("{s:?}: expected WIDTHxHEIGHT, e.g. 1280x1024"))?;
+    parse_pair(s, &['x', 'X', '×'], "WIDTHxHEIGHT, e.g. 1280x1024")
+}
+
+/// Parse two whole numbers separated by one of `seps`; `expected` says the form in a message.
+pub fn parse_pair(s: &str, seps: &[char], expected: &str) -> Result<(u32, u32), String> {
+    let (a, b) = s
+        .split_once(seps)
+        .ok_or_else(|| format!("{s:?}: expected {expected}"))?;
     let n = |p: &str| {
         p.trim()
             .parse::<u32>()
-            .map_err(|_| format!("{s:?}: {p:?} is not a size"))
+            .map_err(|_| format!("{s:?}: {p:?} is not a whole number"))
     };
-    Ok((n(w)?, n(h)?))
+    Ok((n(a)?, n(b)?))
 }
 
 #[cfg(test)]
