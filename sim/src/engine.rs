@@ -365,6 +365,8 @@ pub struct Sim {
     after_pigc: u8,
     /// The command (index into `commands`) whose transfer conflict was reported.
     conflict_reported: Option<usize>,
+    /// The booted image's labels by address, to name microinstructions in reports.
+    labels: Vec<(String, u32)>,
 }
 
 impl Sim {
@@ -406,6 +408,7 @@ impl Sim {
             cfg_noops_owed: 0,
             after_pigc: 0,
             conflict_reported: None,
+            labels: Vec::new(),
         }
     }
 
@@ -416,6 +419,18 @@ impl Sim {
             self.queue(RingMessage { dest: 0, body });
         }
         self.boot_pending = true;
+        self.labels = image.labels.clone();
+        self.labels.sort_by_key(|l| l.1);
+    }
+
+    /// The microinstruction at store address `pc` by the labels of the booted image
+    /// (`label` or `label+offset`), or just the address.
+    pub fn microinstruction_name(&self, pc: u32) -> String {
+        match self.labels.iter().rev().find(|l| l.1 <= pc) {
+            Some((name, at)) if *at == pc => format!("{name} (PC {pc})"),
+            Some((name, at)) => format!("{name}+{} (PC {pc})", pc - at),
+            None => format!("PC {pc}"),
+        }
     }
 
     /// Queue a message for the IGC port.
@@ -986,6 +1001,19 @@ impl Sim {
                 ),
             };
             return Some(StopReason::Stuck(why));
+        }
+        if b.igc.state == IgcState::Run && b.igc.pc == b.igc.last_pc {
+            // The IGC executes one microinstruction over and over and nothing changes: a
+            // microcode loop (a jump to itself), not a wait on another block.
+            let cmd = self
+                .open
+                .and_then(|i| self.commands.get(i))
+                .map_or(String::new(), |c| format!(" in command {}", c.name));
+            return Some(StopReason::Stuck(format!(
+                "the IGC loops on microinstruction {}{cmd} since cycle {since}, and nothing \
+                 else can change",
+                self.microinstruction_name(u32::from(b.igc.pc))
+            )));
         }
         Some(StopReason::Deadlock {
             since,

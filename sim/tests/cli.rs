@@ -1376,3 +1376,37 @@ fn an_empty_trace_selection_is_a_usage_error() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("renderer.nope"), "{}", stderr(&o));
 }
+
+/// A microinstruction that jumps to itself is reported as a stuck IGC (exit 4) naming it by
+/// its label and command, not as a deadlock (it was exit 6, "no block can make progress",
+/// with no waiter named).
+#[test]
+fn a_microcode_self_loop_is_stuck_and_named() {
+    let s = Scratch::new();
+    let std_src = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("microcode/standard.pp5uc"),
+    )
+    .expect("read");
+    let uc = s.path("spin.pp5uc");
+    std::fs::write(
+        &uc,
+        format!("{std_src}\n.command SPIN() -> spin\nspin: jump spin\n"),
+    )
+    .expect("write");
+    let stream = s.path("spin.pp5s");
+    std::fs::write(&stream, "SETENABS\nSPIN\n").expect("write");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("run")
+        .arg(&stream)
+        .arg("--microcode")
+        .arg(&uc)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 4, "{}", stdout(&o));
+    let all = stdout(&o) + &stderr(&o);
+    assert!(
+        all.contains("loops on microinstruction spin (PC") && all.contains("in command SPIN"),
+        "{all}"
+    );
+    assert!(!all.to_lowercase().contains("deadlock"), "{all}");
+}
