@@ -310,7 +310,10 @@ fn load_stream(path: &Path, image: &McImage) -> Result<Stream, Fail> {
     let bytes =
         std::fs::read(path).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())))?;
     if binary::is_binary(&bytes) {
-        binary::read(&bytes[..]).map_err(|e| input(e.to_string()))
+        binary::read(&bytes[..]).map_err(|mut e| {
+            e.file = path.display().to_string();
+            input(e.to_string())
+        })
     } else {
         let text = String::from_utf8(bytes).map_err(|_| {
             input(format!(
@@ -573,7 +576,10 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             let bytes = std::fs::read(&inp)
                 .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", inp.display())))?;
             if binary::is_binary(&bytes) {
-                let s = binary::read(&bytes[..]).map_err(|e| input(e.to_string()))?;
+                let s = binary::read(&bytes[..]).map_err(|mut e| {
+                    e.file = inp.display().to_string();
+                    input(e.to_string())
+                })?;
                 write_or_print(&output, &text::disassemble(&s, &image.table))?;
             } else {
                 let s = load_stream(&inp, &image)?;

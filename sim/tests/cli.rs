@@ -1410,3 +1410,40 @@ fn a_microcode_self_loop_is_stuck_and_named() {
     );
     assert!(!all.to_lowercase().contains("deadlock"), "{all}");
 }
+
+/// An error in a binary stream names the file (it said `<binary>:0:`).
+#[test]
+fn binary_stream_errors_name_the_file() {
+    let s = Scratch::new();
+    let text = s.path("s.pp5s");
+    std::fs::write(&text, "SETENABS\n".repeat(50)).expect("write");
+    let bin = s.path("s.bin");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("stream")
+        .arg(&text)
+        .arg("-o")
+        .arg(&bin)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let bytes = std::fs::read(&bin).expect("read");
+    let cut = s.path("cut.bin");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).expect("write");
+    for sub in ["run", "stream"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .arg(sub)
+            .arg(&cut)
+            .output()
+            .expect("run pp5");
+        assert_eq!(code(&o), 3, "{sub}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{}: ", cut.display())),
+            "{sub}: {err}"
+        );
+        assert!(
+            !err.contains("<binary>") && !err.contains(":0:"),
+            "{sub}: {err}"
+        );
+    }
+}
