@@ -1447,3 +1447,28 @@ fn binary_stream_errors_name_the_file() {
         );
     }
 }
+
+/// Arrival times: what `pp5 stream` prints, `pp5 run` reads back. Times past 32 bits are
+/// accepted in text; a binary file with a time past the largest a stream may give (it
+/// printed `at=18446744073709551614`, which the text reader refused) is refused on reading.
+#[test]
+fn arrival_times_round_trip_between_text_and_binary() {
+    let s = Scratch::new();
+    let text = s.path("t.pp5s");
+    std::fs::write(&text, "message at=5000000000\nSETENABS\n").expect("write");
+    let bin = s.path("t.bin");
+    let o = pp5(&[&"stream", &text, &"-o", &bin]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = pp5(&[&"stream", &bin]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("at=5000000000"), "{}", stdout(&o));
+    // The `at` field of the first record (after the magic and the version, and its kind).
+    let mut bytes = std::fs::read(&bin).expect("read");
+    bytes[12..20].copy_from_slice(&(u64::MAX - 1).to_le_bytes());
+    std::fs::write(&bin, &bytes).expect("write");
+    let o = pp5(&[&"stream", &bin]);
+    assert_eq!(code(&o), 3, "{}", stdout(&o));
+    assert!(stderr(&o).contains("beyond the latest"), "{}", stderr(&o));
+    std::fs::write(&text, "message at=2000000000000000\nSETENABS\n").expect("write");
+    assert_eq!(code(&pp5(&[&"stream", &text, &"-o", &bin])), 3);
+}

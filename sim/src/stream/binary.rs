@@ -180,6 +180,13 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
             let mut a = [0u8; 8];
             a.copy_from_slice(&hdr[4..12]);
             let a = u64::from_le_bytes(a);
+            if a != NO_TIME && a > super::MAX_AT {
+                return Err(err(format!(
+                    "record at byte {offset}: time {a} is beyond the latest a stream may give \
+                     ({} cycles)",
+                    super::MAX_AT
+                )));
+            }
             (
                 (a != NO_TIME).then_some(a),
                 [hdr[12], hdr[13], hdr[14], hdr[15]],

@@ -277,3 +277,7 @@ pub fn load(bytes: &[u8], file: &str, table: &OpcodeTable) -> Result<Stream, Str
 
 /// The BS port command encoding; it lives with the BS port's hardware model.
 pub use pp5_rtl::bs_port::command as bs;
+
+/// The latest arrival time a stream may give (`at=`, in 40 MHz cycles: about 289 days). The
+/// text and binary readers accept the same range, so what `pp5 stream` prints reads back.
+pub const MAX_AT: u64 = 1_000_000_000_000_000;

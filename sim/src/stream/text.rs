@@ -226,14 +226,13 @@ fn parse_at(t: &str) -> Result<u64, String> {
     } else if let Some(n) = v.strip_suffix("ms") {
         (n, 1e6)
     } else {
-        return parse_uint(v)
-            .map(u64::from)
+        return parse_unsigned(v, super::MAX_AT, "at most 10^15 cycles")
             .map_err(|e| format!("bad time `{v}`: {e}"));
     };
     let x: f64 = num.parse().map_err(|e| format!("bad time `{v}`: {e}"))?;
     let ns_per_cycle = pp5_rtl::clock::CYCLE_PS as f64 / 1000.0;
     let cycles = (x * ns_per_unit / ns_per_cycle).round();
-    if !(0.0..=1e15).contains(&cycles) {
+    if !(0.0..=super::MAX_AT as f64).contains(&cycles) {
         return Err(format!("time `{v}` is out of range"));
     }
     Ok(cycles as u64)
@@ -339,7 +338,14 @@ fn parse_slot(slot: Slot, t: &str) -> Result<u32, String> {
 
 /// An unsigned integer: decimal, `0x` hex or `0b` binary, `_` separators allowed.
 pub fn parse_uint(t: &str) -> Result<u32, String> {
+    parse_unsigned(t, u64::from(u32::MAX), "does not fit in 32 bits").map(|v| v as u32)
+}
+
+/// An unsigned number (decimal, `0x` hex, `0b` binary, `_` separators) up to `max`;
+/// `too_big` says why a larger one is refused.
+fn parse_unsigned(t: &str, max: u64, too_big: &str) -> Result<u64, String> {
     let bad = |why: &str| Err(format!("bad number `{t}`{why}"));
+    let too_big = format!(" ({too_big})");
     if t.starts_with('-') {
         return bad(" (must not be negative here)");
     }
@@ -361,9 +367,9 @@ pub fn parse_uint(t: &str) -> Result<u32, String> {
         return bad("");
     }
     match u64::from_str_radix(digits, radix) {
-        Ok(v) if v <= u64::from(u32::MAX) => Ok(v as u32),
-        Ok(_) => bad(" (does not fit in 32 bits)"),
-        Err(_) if digits.chars().all(|c| c.is_digit(radix)) => bad(" (does not fit in 32 bits)"),
+        Ok(v) if v <= max => Ok(v),
+        Ok(_) => bad(&too_big),
+        Err(_) if digits.chars().all(|c| c.is_digit(radix)) => bad(&too_big),
         Err(_) => bad(""),
     }
 }
