@@ -126,6 +126,13 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         outputs.push(("--wave", w.clone()));
         outputs.push(("the .gtkw", w.with_extension("gtkw")));
     }
+    if let Some(dir) = &a.save_streams {
+        outputs.push(("--save-streams", dir.join("render.pp5uc")));
+        for k in 0..a.renderers.min(render::system::MAX_RENDERERS) {
+            outputs.push(("--save-streams", dir.join(format!("renderer-{k}.pp5s"))));
+            outputs.push(("--save-streams", dir.join(format!("renderer-{k}.bin"))));
+        }
+    }
     let inputs: Vec<&Path> = a.obj.iter().map(PathBuf::as_path).collect();
     crate::cli_files::check_distinct(&inputs, &outputs)?;
     let Some((mesh, name)) = load_mesh(&a)? else {

@@ -1472,3 +1472,50 @@ fn arrival_times_round_trip_between_text_and_binary() {
     std::fs::write(&text, "message at=2000000000000000\nSETENABS\n").expect("write");
     assert_eq!(code(&pp5(&[&"stream", &text, &"-o", &bin])), 3);
 }
+
+/// Review findings: `-o` inside `--save-streams` would overwrite a saved stream (refused,
+/// exit 2); the paper's-goal line counts drawn primitives only (a camera looking away draws
+/// none: it said 232x the goal).
+#[test]
+fn render_save_streams_are_outputs_and_the_goal_counts_drawn_primitives() {
+    let s = Scratch::new();
+    let dir = s.path("ss");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([
+            "render",
+            "--scene",
+            "quad",
+            "--screen",
+            "128x128",
+            "--renderers",
+            "1",
+            "-o",
+        ])
+        .arg(dir.join("renderer-0.pp5s"))
+        .arg("--save-streams")
+        .arg(&dir)
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("same file"), "{}", stderr(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([
+            "render",
+            "--scene",
+            "spheres",
+            "--screen",
+            "128x128",
+            "--renderers",
+            "1",
+        ])
+        .args(["--eye", "0,0,5", "--target", "0,0,10", "-o"])
+        .arg(s.path("away.png"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("this run: 0 drawn primitives/s"),
+        "{}",
+        stdout(&o)
+    );
+}

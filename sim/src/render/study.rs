@@ -225,16 +225,17 @@ impl Study {
         let _ = writeln!(
             s,
             "the 1989 paper's goal: {:.0} Phong-shaded triangles/s with 16 Renderers; this run: \
-             {:.0} with {} ({:.2}x the goal). Differences: the Graphics Processors' time and the \
+             {:.0} drawn primitives/s with {} ({:.2}x the goal; triangles outside the view, \
+             back-facing or degenerate are not counted). Differences: the Graphics Processors' time and the \
              Ring's bandwidth for primitives are not modelled (each Renderer's commands arrive \
              at its port's 20 MHz rate, as fast as it can take them); every Renderer's region \
              set-up (64 SEPCFG), deferred shading and frame-buffer transfer (BSSTORE, \
              BS_TRANSMIT of 16,385 words at 20 MHz) are; the paper's triangles were small \
              (about 100 pixels), see `--scene random`.",
             PAPER_GOAL_TRIS_PER_SEC,
-            self.triangles_per_sec,
+            self.prims_per_sec,
             self.renderers,
-            self.triangles_per_sec / PAPER_GOAL_TRIS_PER_SEC
+            self.prims_per_sec / PAPER_GOAL_TRIS_PER_SEC
         );
         s
     }

@@ -245,7 +245,8 @@ pub fn run_frame(
             }
             boards.par_iter_mut().try_for_each(|b| {
                 b.run(true)?;
-                progress(done.fetch_add(b.plans.len(), std::sync::atomic::Ordering::Relaxed));
+                let n = b.plans.len();
+                progress(done.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n);
                 Ok(())
             })?;
         }
