@@ -829,16 +829,7 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
         "{run}"
     );
     // CSV: a row per region and per Renderer.
-    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
-        .args([
-            "render",
-            "--scene",
-            "triangle",
-            "--screen",
-            "128x128",
-            "--renderers",
-            "1",
-        ])
+    let o = small_render()
         .arg("-o")
         .arg(&png)
         .args(["--report", "csv"])
@@ -1005,16 +996,7 @@ fn render_writes_into_a_fifo_without_replacing_it() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).expect("read the fifo"))
     };
-    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
-        .args([
-            "render",
-            "--scene",
-            "triangle",
-            "--screen",
-            "128x128",
-            "--renderers",
-            "1",
-        ])
+    let o = small_render()
         .arg("-o")
         .arg(&fifo)
         .output()
@@ -1518,4 +1500,19 @@ fn render_save_streams_are_outputs_and_the_goal_counts_drawn_primitives() {
         "{}",
         stdout(&o)
     );
+}
+
+/// `pp5 render` of one triangle on a 128×128 screen and one Renderer (add `-o` and the rest).
+fn small_render() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pp5"));
+    c.args([
+        "render",
+        "--scene",
+        "triangle",
+        "--screen",
+        "128x128",
+        "--renderers",
+        "1",
+    ]);
+    c
 }
