@@ -9,9 +9,11 @@
 //!   GP sends them.
 //! - The stored normal and albedo: the planes' floored values, kept to 8 bits as
 //!   TREEIntoMEM keeps them.
-//! - Shading: [`shade_fixed`], the maths of `render::shading` with its truncations, in plain
-//!   integer arithmetic ([`rasterise`]); or `Shading::colour`, the same maths in floating
-//!   point without truncations ([`rasterise_float`]), which bounds what the fixed point costs.
+//! - Shading: [`shade_fixed`], the maths of `render::shading` with the microcode's roundings,
+//!   in plain integer arithmetic ([`rasterise`]); or `Shading::colour`, the same maths in
+//!   floating point on the attributes as pixel memory holds them ([`rasterise_float`]: the
+//!   judge of the pictures), or on the unrounded planes ([`rasterise_float_planes`]: what the
+//!   8-bit attribute fields cost on top).
 
 use pp5_sim::render::gp::setup::qee_value;
 use pp5_sim::render::gp::Frame;
@@ -62,23 +64,25 @@ pub fn fragments(frame: &Frame, width: u32, height: u32) -> Vec<Fragment> {
     buf
 }
 
-/// The shading maths with the truncations the microcode makes: 8-bit normal times 9-bit light
-/// component, the dot product floored at 0 and shifted right 6, intensities saturated at 255,
-/// the specular term squared with a shift right 8 each time, products shifted right 8.
+/// The shading maths as the microcode does it (`render::shading::commands`): the dot products
+/// exact (8-bit normal times 9-bit light component, floored at 0), the intensities in 8.6
+/// fixed point saturated at 2^14 - 1, the specular term in 8.8 squared with each square
+/// rounded to 8 fractional bits, its weight kept to 14 fractional bits, and the colour
+/// `albedo·I/256 + specular` rounded once and saturated at 255.
 pub fn shade_fixed(s: &Shading, normal: [i8; 3], albedo: [u8; 3]) -> [u8; 3] {
     let dot = |l: [i32; 3]| {
         (0..3)
             .map(|k| i32::from(normal[k]) * l[k])
             .sum::<i32>()
-            .max(0)
+            .max(0) as u64
     };
-    let i = ((dot(s.light) >> 6) as u32 + s.ambient).min(255);
-    let mut sp = ((dot(s.half) >> 6) as u32).min(255);
+    let i = (dot(s.light) + (u64::from(s.ambient) << 6)).min((1 << 14) - 1);
+    let mut sp = dot(s.half).min((1 << 14) - 1) << 2;
     for _ in 0..s.squarings {
-        sp = (sp * sp) >> 8;
+        sp = (sp * sp + (1 << 15)) >> 16;
     }
-    let sw = (sp * s.specular) >> 8;
-    albedo.map(|a| (((u32::from(a) * i) >> 8) + sw).min(255) as u8)
+    let sw = (sp * u64::from(s.specular)) >> 2;
+    albedo.map(|a| ((u64::from(a) * i + sw + (1 << 13)) >> 14).min(255) as u8)
 }
 
 /// The frame with [`shade_fixed`]: what the simulated system must produce exactly.
@@ -88,8 +92,19 @@ pub fn rasterise(frame: &Frame, s: &Shading, width: u32, height: u32) -> Vec<[u8
     })
 }
 
-/// The frame with the shading in floating point on the unrounded planes, rounded to 8 bits.
+/// The frame with the shading in floating point on the attributes as stored (the 8-bit
+/// normal and albedo fields), rounded to 8 bits once.
 pub fn rasterise_float(frame: &Frame, s: &Shading, width: u32, height: u32) -> Vec<[u8; 3]> {
+    shade_all(frame, s, width, height, |f| {
+        let normal = f.normal.map(f64::from);
+        let albedo = f.albedo.map(f64::from);
+        s.colour(normal, albedo).map(|c| c.round() as u8)
+    })
+}
+
+/// The frame with the shading in floating point on the unrounded planes: what the 8-bit
+/// attribute fields cost on top of the shading's roundings.
+pub fn rasterise_float_planes(frame: &Frame, s: &Shading, width: u32, height: u32) -> Vec<[u8; 3]> {
     shade_all(frame, s, width, height, |f| {
         s.colour(f.normal_f, f.albedo_f).map(|c| c.round() as u8)
     })

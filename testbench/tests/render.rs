@@ -41,13 +41,17 @@ fn compare(a: &[[u8; 3]], b: &[[u8; 3]]) -> (u8, usize) {
     })
 }
 
-/// The tolerance of the fixed-point shading against the floating-point maths, per channel
-/// (docs/rendering.md, "Checking the pictures"): the floors of the dot products, products and
-/// squarings, and the 8-bit normal's error amplified by the specular power near highlights
-/// (measured up to 17 on full frames).
-const FLOAT_TOLERANCE: u8 = 17;
+/// The tolerance of the microcode's shading against the same maths in floating point on the
+/// same stored attributes, per channel (docs/rendering.md, "Checking the pictures"): the
+/// squarings rounded to 8 fractional bits can move a colour that lies near a half to the
+/// other side of it, by 1.
+const FLOAT_TOLERANCE: u8 = 1;
+/// At least this share of the pixels equal the floating-point shading exactly (measured
+/// 99.90-99.98% on full frames; the bar is 99%).
+const FLOAT_EXACT: f64 = 0.99;
 
-/// The model's frame equals the reference exactly, and the floating-point shading is close.
+/// The model's frame equals the integer reference exactly, and the floating-point shading on
+/// at least 99% of the pixels, the others within [`FLOAT_TOLERANCE`].
 fn check_against_reference(mesh: &Mesh, view: View) -> Rendered {
     let r = draw(mesh, view.clone(), 4, Policy::RoundRobin);
     let want = raster_reference::rasterise(&r.frame, &r.shading, view.width, view.height);
@@ -58,10 +62,11 @@ fn check_against_reference(mesh: &Mesh, view: View) -> Rendered {
         mesh.name
     );
     let float = raster_reference::rasterise_float(&r.frame, &r.shading, view.width, view.height);
-    let (worst, _) = compare(&r.run.pixels, &float);
+    let (worst, differing) = compare(&r.run.pixels, &float);
+    let exact = 1.0 - differing as f64 / float.len() as f64;
     assert!(
-        worst <= FLOAT_TOLERANCE,
-        "{}: {worst} from the floating-point shading",
+        worst <= FLOAT_TOLERANCE && exact >= FLOAT_EXACT,
+        "{}: {differing} pixels differ from the floating-point shading, by up to {worst}",
         mesh.name
     );
     r

@@ -4,18 +4,24 @@
 //! commands below; [`Shading::colour`] is the same maths in floating point, for the reference
 //! rasteriser.
 //!
-//! With `N` the interpolated normal (not renormalised, as the trees interpolate it), `L` the
-//! direction towards the light and `H` the half vector, in eye space, intensities in 0..=255:
+//! With `N` the interpolated normal (not renormalised, as the trees interpolate it) and the
+//! albedo as pixel memory holds them (8-bit fields), `L` the direction towards the light and
+//! `H` the half vector, in eye space, intensities in 0..=255:
 //!
 //! ```text
-//! I  = min(255, ambient + max(0, N·L))             diffuse plus ambient
-//! s  = min(255, max(0, N·H)); s = s²/256 (log2 shininess times)
-//! c  = min(255, albedo_c·I/256 + s·specular/256)    for c = R, G, B
+//! I  = min(IMAX, ambient + max(0, N·L))              diffuse plus ambient
+//! s  = min(IMAX, max(0, N·H)); s = s²/256 (log2 shininess times)
+//! c  = round(min(255, albedo_c·I/256 + s·specular/256))   for c = R, G, B
 //! ```
 //!
+//! `IMAX` = 16383/64 (255.98), the largest intensity in the 8.6 fixed point the microcode keeps.
 //! `N·L` in units of 1/255: the normal's components are stored ×120 (8-bit signed) and `L`'s
-//! are sent ×136 (9-bit signed scalars), so `(N·L)·120·136/64 = 255·(N·L)`: the product
-//! shifted right by 6 bits.
+//! are sent ×136 (9-bit signed scalars), so `(N·L)·120·136/64 = 255·(N·L)`: the dot product is
+//! the intensity with 6 fractional bits, exactly. The microcode keeps every step exact but the
+//! squarings, which it rounds to 8 fractional bits (and the specular term, to 14), and rounds
+//! the colour once at the end: [`Shading::colour`] is the same maths in floating point, which
+//! the reference rasteriser checks the frames against (docs/rendering.md, "Checking the
+//! pictures").
 
 use super::gp::Frame;
 use super::layout::{ALBEDO, NORMAL, SCRATCH, Z, Z_LEN};
@@ -28,25 +34,45 @@ use crate::asm::opcodes::EncodeError;
 pub const LIGHT_SCALE: f64 = 136.0;
 /// Bits of a light component (signed).
 const LIGHT_BITS: u32 = 9;
-/// `NORMAL_SCALE · LIGHT_SCALE / 2^DOT_SHIFT = 255`: the dot product's scale.
+/// `NORMAL_SCALE · LIGHT_SCALE / 2^DOT_SHIFT = 255`: the dot product's fractional bits.
 const DOT_SHIFT: u32 = 6;
 /// Bits of a dot product of an 8-bit normal and a 9-bit light: signed 17.
 const DOT_BITS: u32 = 17;
+/// An intensity in 8.6 fixed point (saturated at 2^14 - 1: [`IMAX`]).
+const I_BITS: u32 = 8 + DOT_SHIFT;
+/// The largest intensity, `(2^I_BITS - 1) / 2^DOT_SHIFT`: where `MEMsat` saturates.
+pub const IMAX: f64 = ((1u32 << I_BITS) - 1) as f64 / (1u32 << DOT_SHIFT) as f64;
+/// The specular term while it is squared: 8.8 fixed point.
+const S_FRAC: u32 = 8;
+const S_BITS: u32 = 8 + S_FRAC;
+/// A colour channel before rounding: `albedo · I` has 8 + 6 fractional bits (14).
+const C_FRAC: u32 = 8 + DOT_SHIFT;
+/// `albedo · I` (8 × 14 bits, as `MEMtimesMEM` multiplies equal lengths): 28 bits.
+const C_BITS: u32 = 2 * I_BITS;
+/// The specular term times the weight (`MEMtimesSCA`: 17 + 9 bits, signed), 16 fractional
+/// bits; its value is below 2^24 (16 bits × 8 bits), so the bits above are not read again.
+const SW_BITS: u32 = 24;
 
-// Scratch fields (above the attributes, below bit 208).
-/// A product.
-const P: u32 = SCRATCH;
-/// The diffuse dot product, later a temporary.
-const D: u32 = P + DOT_BITS;
-/// The specular dot product.
-const S: u32 = D + DOT_BITS;
-/// The intensity (10 bits for the sum, 8 after saturation).
-const I: u32 = S + DOT_BITS;
-/// The specular term (10 bits, 8 after saturation).
-const SP: u32 = I + 10;
+// Scratch fields (bits 100-207), by phase. The dot products: D (then the intensity I, its low
+// 14 bits), P (a product), S.
+const D: u32 = SCRATCH;
+const P: u32 = D + DOT_BITS;
+const S: u32 = P + DOT_BITS;
+/// The specular term, 8.8, with a 0 above it (`MEMtimesSCA` reads it as signed).
+const SA: u32 = S + DOT_BITS;
+/// Its square (over P and S, which are done with).
+const Q: u32 = P;
+/// The specular term times its weight (over Q, after the squarings).
+const SW: u32 = P;
+/// An albedo channel widened to 14 bits (over SW's unused top and SA, after SW is formed).
+const A14: u32 = SW + SW_BITS;
+/// A channel's `albedo · I + specular`, 14 fractional bits.
+const C: u32 = A14 + I_BITS;
 /// The shaded colour, R, G, B (8 bits each): what the output stage copies to bits 0-23.
-pub const COLOUR: u32 = SP + 10;
+pub const COLOUR: u32 = C + C_BITS;
 const _: () = assert!(COLOUR + 24 <= pp5_rtl::emc_array::MEM_BITS as u32);
+// The squares fit below SA; `MEMtimesSCA`'s window (17 + 9 bits) below SA as well.
+const _: () = assert!(Q + 2 * S_BITS <= SA && SW + S_BITS + 1 + LIGHT_BITS <= SA);
 
 /// The shading constants of a frame, as the commands carry them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,14 +102,14 @@ impl Shading {
         }
     }
 
-    /// The colour the shading maths gives a pixel whose interpolated normal is `normal` (in
-    /// stored units, ×`NORMAL_SCALE`) and albedo `albedo` (×`ALBEDO_SCALE`), in floating
-    /// point without the microcode's truncations.
+    /// The colour the shading maths gives a pixel whose normal is `normal` (in stored units,
+    /// ×`NORMAL_SCALE`) and albedo `albedo` (×`ALBEDO_SCALE`), in floating point without the
+    /// microcode's roundings, before the final rounding to 8 bits.
     pub fn colour(&self, normal: V3, albedo: V3) -> [f64; 3] {
         let dot = |l: [i32; 3]| (0..3).map(|k| normal[k] * f64::from(l[k])).sum::<f64>();
         let scale = f64::from(1u32 << DOT_SHIFT);
-        let i = (dot(self.light).max(0.0) / scale + f64::from(self.ambient)).min(255.0);
-        let mut s = (dot(self.half).max(0.0) / scale).min(255.0);
+        let i = (dot(self.light).max(0.0) / scale + f64::from(self.ambient)).min(IMAX);
+        let mut s = (dot(self.half).max(0.0) / scale).min(IMAX);
         for _ in 0..self.squarings {
             s = s * s / 256.0;
         }
@@ -120,43 +146,53 @@ fn dot(b: &mut Cmds, dst: u32, l: [i32; 3]) -> Result<(), EncodeError> {
     b.igc("MEMmaxZERO", &[dst, DOT_BITS])
 }
 
-/// `field[0:10] = dot >> DOT_SHIFT` for a non-negative dot product (below 2^16: at most
-/// 121·136·3, so 10 bits hold it).
-fn scaled(b: &mut Cmds, field: u32, dot_field: u32) -> Result<(), EncodeError> {
-    const { assert!(DOT_BITS - 1 - DOT_SHIFT == 10) };
-    b.igc("CPY", &[field, dot_field + DOT_SHIFT, 10])?;
-    Ok(())
-}
-
 /// The shading commands of a region: every PE enabled, lighting into [`COLOUR`], the
 /// background where z is 0 (nothing drawn).
 pub fn commands(b: &mut Cmds, s: &Shading) -> Result<(), EncodeError> {
     b.igc("SETENABS", &[])?;
-    // Diffuse: I = min(255, ambient + max(0, N·L)).
+    // Diffuse: I = min(IMAX, ambient + max(0, N·L)), 8.6 in D's low 14 bits.
     dot(b, D, s.light)?;
-    scaled(b, I, D)?;
-    b.igc("MEMplusseqSCA_S1", &[I, I, 10, s.ambient])?;
-    b.igc("MEMsat", &[I, 10, 8])?;
-    // Specular: s = min(255, max(0, N·H)), squared log2(shininess) times, weighted.
+    b.igc(
+        "MEMplusseqSCA_S1",
+        &[D, D, DOT_BITS, s.ambient << DOT_SHIFT],
+    )?;
+    b.igc("MEMsat", &[D, DOT_BITS, I_BITS])?;
+    // Specular: s = min(IMAX, max(0, N·H)), widened to 8.8, squared log2(shininess) times,
+    // each square rounded to 8 fractional bits.
     dot(b, S, s.half)?;
-    scaled(b, SP, S)?;
-    b.igc("MEMsat", &[SP, 10, 8])?;
+    b.igc("MEMsat", &[S, DOT_BITS, I_BITS])?;
+    b.igc("CPY", &[SA + S_FRAC - DOT_SHIFT, S, I_BITS])?;
+    b.igc("CLEAR", &[SA, S_FRAC - DOT_SHIFT])?;
+    b.igc("CLEAR", &[SA + S_BITS, 1])?;
     for _ in 0..s.squarings {
-        b.igc("MEMtimesMEM", &[P, SP, SP, 8])?;
-        b.igc("CPY", &[SP, P + 8, 8])?;
+        b.igc("MEMtimesMEM", &[Q, SA, SA, S_BITS])?;
+        b.igc(
+            "MEMplusseqSCA_S1",
+            &[Q, Q, 2 * S_BITS, 1 << (2 * S_FRAC - 1)],
+        )?;
+        b.igc("CPY", &[SA, Q + 2 * S_FRAC, S_BITS])?;
     }
-    b.igc("SCAIntoMEM_S1", &[D, 8, s.specular])?;
-    b.igc("MEMtimesMEM", &[P, SP, D, 8])?;
-    b.igc("CPY", &[SP, P + 8, 8])?;
-    b.igc("CLEAR", &[SP + 8, 2])?;
-    // Each channel: min(255, albedo·I/256 + specular).
+    // Its weight: SW = s·specular, 16 fractional bits.
+    b.igc(
+        "MEMtimesSCA_S1",
+        &[
+            SW,
+            SA,
+            S_BITS + 1,
+            LIGHT_BITS,
+            signed_field(s.specular as i32, LIGHT_BITS),
+        ],
+    )?;
+    // Each channel: round(min(255, albedo·I/256 + s·specular/256)), in 14 fractional bits.
     for c in 0..3u32 {
-        b.igc("MEMtimesMEM", &[P, ALBEDO + 8 * c, I, 8])?;
-        b.igc("CPY", &[D, P + 8, 8])?;
-        b.igc("CLEAR", &[D + 8, 2])?;
-        b.igc("MEMplusseqMEM", &[D, SP, 10, 8])?;
-        b.igc("MEMsat", &[D, 10, 8])?;
-        b.igc("CPY", &[COLOUR + 8 * c, D, 8])?;
+        b.igc("CPY", &[A14, ALBEDO + 8 * c, 8])?;
+        b.igc("CLEAR", &[A14 + 8, I_BITS - 8])?;
+        b.igc("MEMtimesMEM", &[C, A14, D, I_BITS])?;
+        let shift = 2 * S_FRAC - C_FRAC;
+        b.igc("MEMplusseqMEM", &[C, SW + shift, C_BITS, SW_BITS - shift])?;
+        b.igc("MEMplusseqSCA_S1", &[C, C, C_BITS, 1 << (C_FRAC - 1)])?;
+        b.igc("MEMsat", &[C + C_FRAC, C_BITS - C_FRAC, 8])?;
+        b.igc("CPY", &[COLOUR + 8 * c, C + C_FRAC, 8])?;
     }
     // The background where nothing was drawn.
     b.igc("MEMeqZERO", &[Z, Z_LEN])?;
