@@ -157,6 +157,7 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
             PolicyArg::RoundRobin => Policy::RoundRobin,
             PolicyArg::NextFree => Policy::NextFree,
         },
+        keep_streams: a.save_streams.is_some() || a.wave.is_some(),
     };
     opts.view.validate().map_err(input)?;
     let (cols, rows) = (a.screen.0.div_ceil(128), a.screen.1.div_ceil(128));
@@ -209,6 +210,19 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     };
     out!("{text}");
     errln!("frame: {}", a.output.display());
+    let errors = r.study.hardware_errors();
+    if !errors.is_empty() {
+        let list: Vec<String> = errors
+            .iter()
+            .map(|(k, bits)| format!("Renderer {k} ({bits:#010x})"))
+            .collect();
+        errln!(
+            "pp5: error bits set on {}: the frame is written but not to be trusted (see the \
+             diagnostics above)",
+            list.join(", ")
+        );
+        return Ok(EXIT_HW_ERROR);
+    }
     Ok(0)
 }
 

@@ -348,7 +348,10 @@ pub struct Sim {
     stable: u64,
     last_key: Option<[u64; 12]>,
     pub table: OpcodeTable,
+    /// The commands taken, from the first not yet handed over by [`Sim::take_ended_commands`].
     pub commands: Vec<CommandRecord>,
+    /// Records handed over by [`Sim::take_ended_commands`] (so indices keep counting).
+    commands_taken: u64,
     pub diagnostics: Vec<Diagnostic>,
     pub dropped_diagnostics: u64,
     pub tx: Vec<OutMessage>,
@@ -396,6 +399,7 @@ impl Sim {
             last_key: None,
             table,
             commands: Vec::new(),
+            commands_taken: 0,
             diagnostics: Vec::new(),
             dropped_diagnostics: 0,
             tx: Vec::new(),
@@ -570,7 +574,7 @@ impl Sim {
                     let operands: Vec<u32> = spec_args.into_iter().take(nargs).collect();
                     self.check_command(&name, opcode, &operands);
                     self.commands.push(CommandRecord {
-                        index: self.commands.len() as u64,
+                        index: self.commands_taken + self.commands.len() as u64,
                         name,
                         operands,
                         opcode,
@@ -1218,6 +1222,19 @@ impl Sim {
     /// Commands of the user's stream (after the boot).
     pub fn user_commands(&self) -> impl Iterator<Item = &CommandRecord> {
         self.commands.iter().filter(|c| !c.boot)
+    }
+
+    /// Hand over the records of the commands that have ended (all but the one executing),
+    /// in order, and forget them: a long run that reads its timing as it goes (`pp5 render`)
+    /// keeps memory bounded. [`Sim::commands`] keeps the open command; the records' `index`
+    /// keeps counting from the first command.
+    pub fn take_ended_commands(&mut self) -> Vec<CommandRecord> {
+        let ended = self.open.unwrap_or(self.commands.len());
+        let taken: Vec<CommandRecord> = self.commands.drain(..ended).collect();
+        self.commands_taken += taken.len() as u64;
+        self.open = self.open.map(|k| k - ended);
+        self.conflict_reported = self.conflict_reported.and_then(|k| k.checked_sub(ended));
+        taken
     }
 }
 

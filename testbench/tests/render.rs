@@ -29,6 +29,7 @@ fn draw(mesh: &Mesh, view: View, renderers: usize, policy: Policy) -> Rendered {
         view,
         renderers,
         policy,
+        keep_streams: false,
     };
     render(mesh, &mesh.name, &opts, image(), &|_| {}).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -54,6 +55,7 @@ const FLOAT_EXACT: f64 = 0.99;
 /// at least 99% of the pixels, the others within [`FLOAT_TOLERANCE`].
 fn check_against_reference(mesh: &Mesh, view: View) -> Rendered {
     let r = draw(mesh, view.clone(), 4, Policy::RoundRobin);
+    assert_eq!(r.study.hardware_errors(), vec![], "{}", mesh.name);
     let want = raster_reference::rasterise(&r.frame, &r.shading, view.width, view.height);
     let (worst, differing) = compare(&r.run.pixels, &want);
     assert_eq!(
@@ -250,6 +252,7 @@ fn bad_input_is_refused_not_panicked_on() {
             view: small_view(),
             renderers: n,
             policy: Policy::RoundRobin,
+            keep_streams: false,
         };
         match render(&m, "t", &opts, image(), &|_| {}) {
             Err(RenderError::Input(msg)) => assert!(msg.contains("1..=16"), "{msg}"),
@@ -277,6 +280,7 @@ fn bad_input_is_refused_not_panicked_on() {
             view,
             renderers: 1,
             policy: Policy::RoundRobin,
+            keep_streams: false,
         };
         assert!(matches!(
             render(mesh, "bad", &opts, image(), &|_| {}),
@@ -291,4 +295,19 @@ fn the_default_spheres_frame_matches_the_reference() {
     let r = check_against_reference(&m, View::default());
     assert_eq!((r.study.screen, r.study.renderers), ((1280, 1024), 4));
     assert_eq!(r.run.regions.len(), 80);
+}
+
+#[test]
+fn error_bits_left_on_a_renderer_are_reported() {
+    let m = builtin("triangle").expect("scene");
+    let mut r = draw(&m, small_view(), 2, Policy::RoundRobin);
+    assert_eq!(r.study.hardware_errors(), vec![]);
+    // Streams are kept only on request (--save-streams, --wave).
+    assert!(r.run.streams.is_empty());
+    r.study.renderer_runs[1].error_bits = 1 << 26;
+    assert_eq!(r.study.hardware_errors(), vec![(1, 1 << 26)]);
+    assert!(r
+        .study
+        .table()
+        .contains("renderer 1: error bits 0x04000000 set in its status word"));
 }

@@ -33,6 +33,9 @@ pub struct RenderOptions {
     /// Renderers in the system, 1..=16.
     pub renderers: usize,
     pub policy: Policy,
+    /// Keep each Renderer's whole command stream in the result (`--save-streams`, `--wave`);
+    /// off, a region's stream is dropped once sent, so memory does not grow with it.
+    pub keep_streams: bool,
 }
 
 impl Default for RenderOptions {
@@ -41,6 +44,7 @@ impl Default for RenderOptions {
             view: view::View::default(),
             renderers: system::MAX_RENDERERS,
             policy: Policy::RoundRobin,
+            keep_streams: false,
         }
     }
 }
@@ -95,6 +99,7 @@ pub fn render(
         policy: opts.policy,
         width: w,
         height: h,
+        keep_streams: opts.keep_streams,
     };
     let run = system::run_frame(&frame, &shading, image, &spec, progress)
         .map_err(|e| RenderError::Sim(e.to_string()))?;

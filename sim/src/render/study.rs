@@ -78,6 +78,16 @@ pub struct Stages {
 }
 
 impl Study {
+    /// The Renderers that ended the frame with error bits set in their status word, and the
+    /// bits: the frame is not to be trusted (`pp5 render` exits 4).
+    pub fn hardware_errors(&self) -> Vec<(usize, u32)> {
+        self.renderer_runs
+            .iter()
+            .filter(|r| r.error_bits != 0)
+            .map(|r| (r.index, r.error_bits))
+            .collect()
+    }
+
     pub fn new(
         scene: &str,
         screen: (u32, u32),
@@ -170,6 +180,13 @@ impl Study {
             );
         }
         for r in &self.renderer_runs {
+            if r.error_bits != 0 {
+                let _ = writeln!(
+                    s,
+                    "renderer {}: error bits {:#010x} set in its status word",
+                    r.index, r.error_bits
+                );
+            }
             for d in &r.diagnostics {
                 let _ = writeln!(s, "renderer {}: {d}", r.index);
             }

@@ -1,0 +1,218 @@
+//! One Renderer of the system being simulated: its board, the regions it was given, the
+//! streams sent to it as its Ring input runs dry, and each region's timing read off the
+//! engine's command records as they end (so memory stays bounded however many primitives a
+//! frame has).
+
+use super::{RegionRun, SystemError};
+use crate::engine::{Sim, StopReason};
+use crate::render::gp::Frame;
+use crate::render::region::{RendererStream, PRIM_COMMANDS};
+use crate::render::shading::Shading;
+use crate::stream::Stream;
+use pp5_rtl::igc::IgcState;
+use std::collections::VecDeque;
+
+/// Commands of a region's stages, in the order the stream has them.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Plan {
+    pub region: usize,
+    pub setup: usize,
+    pub prims: usize,
+    pub shading: usize,
+    pub output: usize,
+}
+
+impl Plan {
+    /// Commands in the region's stream.
+    fn commands(&self) -> usize {
+        self.setup + self.prims * PRIM_COMMANDS + self.shading + self.output
+    }
+}
+
+/// Command records the engine may hold before a board reads their timing off them.
+const RECORDS_KEPT: usize = 4096;
+
+/// Commands of the prologue (FBITS, SETENABS), before the first region.
+const PROLOGUE_COMMANDS: usize = 2;
+
+/// A Renderer being simulated.
+pub(super) struct Board<'f> {
+    pub index: usize,
+    pub sim: Sim,
+    pub stream: RendererStream<'f>,
+    /// Regions assigned to this Renderer and not yet sent: each is built and queued only when
+    /// the Ring input has sent everything before it, so one region's stream is in memory at a
+    /// time (the port sees the same words at the same cycles as if all were queued at once).
+    pub pending: VecDeque<usize>,
+    /// The regions sent, in order.
+    pub plans: Vec<Plan>,
+    /// Ended user commands' (first cycle, cycles) not yet measured: the prologue's, then the
+    /// commands of `plans[measured.len()..]`.
+    timing: VecDeque<(u64, u64)>,
+    prologue_left: usize,
+    /// The regions measured, in the order of `plans`.
+    pub measured: Vec<RegionRun>,
+    /// Cycles of each primitive-in-a-region, in the order drawn.
+    pub prim_cycles: Vec<u64>,
+    /// IGC cycles spent on regions (each region's first command to its last).
+    pub igc_busy: u64,
+    /// The whole stream sent, when the caller keeps it (`--save-streams`, `--wave`).
+    pub saved: Option<Stream>,
+    pub boot_end: u64,
+}
+
+impl<'f> Board<'f> {
+    pub fn new(index: usize, sim: Sim, stream: RendererStream<'f>, keep: bool) -> Board<'f> {
+        Board {
+            index,
+            sim,
+            stream,
+            pending: VecDeque::new(),
+            plans: Vec::new(),
+            timing: VecDeque::new(),
+            prologue_left: PROLOGUE_COMMANDS,
+            measured: Vec::new(),
+            prim_cycles: Vec::new(),
+            igc_busy: 0,
+            saved: keep.then(Stream::default),
+            boot_end: 0,
+        }
+    }
+
+    /// Whether the IGC has taken every command sent so far and waits for the next.
+    fn igc_free(&self) -> bool {
+        let b = &self.sim.board;
+        self.sim.source.is_empty()
+            && b.igc_port.rxfifo.is_empty()
+            && !b.igc_port.parser.busy()
+            && !b.llpr.go
+            && b.igc.state == IgcState::WaitCmd
+    }
+
+    /// Queue `s` on the Ring input (and keep it, when the stream is saved).
+    pub fn queue(&mut self, s: Stream) {
+        self.sim.queue_stream(&s);
+        if let Some(saved) = &mut self.saved {
+            saved.append(s);
+        }
+    }
+
+    /// Send region `r` to this Renderer.
+    pub fn send(&mut self, frame: &Frame, r: usize, shading: &Shading) -> Result<(), SystemError> {
+        let (s, counts) = self
+            .stream
+            .region(frame, r, shading)
+            .map_err(|e| SystemError(format!("region {r}: {e}")))?;
+        self.plans.push(Plan {
+            region: r,
+            setup: counts.0,
+            prims: frame.bins.regions[r].len(),
+            shading: counts.1,
+            output: counts.2,
+        });
+        self.queue(s);
+        Ok(())
+    }
+
+    /// Read the timing of the commands that ended, and measure every region whose commands
+    /// have all ended.
+    pub fn read_timing(&mut self, frame: &Frame) {
+        let ended = self.sim.take_ended_commands();
+        self.timing.extend(
+            ended
+                .iter()
+                .filter(|c| !c.boot)
+                .map(|c| (c.start, c.cycles)),
+        );
+        let prologue = self.prologue_left.min(self.timing.len());
+        self.timing.drain(..prologue);
+        self.prologue_left -= prologue;
+        while let Some(plan) = self.plans.get(self.measured.len()) {
+            if self.timing.len() < plan.commands() {
+                break;
+            }
+            let cmds: Vec<(u64, u64)> = self.timing.drain(..plan.commands()).collect();
+            let run = measure(plan, &cmds, &mut self.prim_cycles);
+            self.igc_busy += run.end - run.start;
+            self.measured.push(RegionRun {
+                origin: frame.bins.origin(plan.region),
+                renderer: self.index,
+                start: run.start - self.boot_end,
+                end: run.end - self.boot_end,
+                ..run
+            });
+        }
+    }
+
+    /// Step until the IGC is free (`to_end`: until the whole board is done), sending the
+    /// pending regions as the Ring input runs dry.
+    pub fn run(
+        &mut self,
+        frame: &Frame,
+        shading: &Shading,
+        to_end: bool,
+    ) -> Result<(), SystemError> {
+        loop {
+            if self.sim.source.is_empty() {
+                if let Some(r) = self.pending.pop_front() {
+                    self.send(frame, r, shading)?;
+                }
+            }
+            if self.sim.commands.len() > RECORDS_KEPT {
+                self.read_timing(frame);
+            }
+            if !to_end && self.igc_free() {
+                return Ok(());
+            }
+            match self.sim.tick() {
+                None => {}
+                Some(StopReason::Done) => return Ok(()),
+                Some(stop) => {
+                    let diag: Vec<String> = self
+                        .sim
+                        .diagnostics
+                        .iter()
+                        .rev()
+                        .take(5)
+                        .map(|d| format!("{}: {}", d.level, d.msg))
+                        .collect();
+                    return Err(SystemError(format!(
+                        "Renderer {} stopped at cycle {}: {stop:?} ({})",
+                        self.index,
+                        self.sim.board.cycle,
+                        diag.join("; ")
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// A region's stage cycles from its commands' `(start, cycles)` (absolute cycles; the caller
+/// sets the origin, the Renderer and the times relative to the boot's end).
+fn measure(plan: &Plan, cmds: &[(u64, u64)], prim_cycles: &mut Vec<u64>) -> RegionRun {
+    let sum = |c: &[(u64, u64)]| c.iter().map(|r| r.1).sum::<u64>();
+    let (setup, rest) = cmds.split_at(plan.setup);
+    let (prims, rest) = rest.split_at(plan.prims * PRIM_COMMANDS);
+    let (shading, output) = rest.split_at(plan.shading);
+    let mut primitives = 0;
+    for p in prims.chunks(PRIM_COMMANDS) {
+        let c = sum(p);
+        prim_cycles.push(c);
+        primitives += c;
+    }
+    let first = cmds.first().map_or(0, |c| c.0);
+    let end = cmds.last().map_or(first, |c| c.0 + c.1);
+    RegionRun {
+        region: plan.region,
+        origin: (0, 0),
+        renderer: 0,
+        prims: plan.prims,
+        start: first,
+        end,
+        setup: sum(setup),
+        primitives,
+        shading: sum(shading),
+        output: sum(output),
+    }
+}

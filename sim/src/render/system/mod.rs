@@ -1,0 +1,246 @@
+//! A Pixel-Planes 5 system of N Renderers drawing one frame (docs/rendering.md, "The
+//! system"): regions assigned to Renderers, each Renderer a full simulated board running its
+//! regions' command streams one after the other, the Renderers simulated in parallel (rayon;
+//! the results do not depend on the number of threads), and the frame assembled from what
+//! the Renderers' BS ports sent to the frame buffer.
+//!
+//! - **Round robin** (static): region `k` (row-major) goes to Renderer `k mod N`.
+//! - **Next free** (dynamic): the next region goes to the Renderer whose IGC has finished its
+//!   last region first (the lowest index on a tie), at that cycle. Simulated exactly: every
+//!   region's IGC time is at least that of an empty region (the same fixed commands, no
+//!   waits), so every Renderer free before the earliest free one's time plus that bound is
+//!   certain to be handed its region first, and those Renderers run at once.
+
+mod assemble;
+mod board;
+
+use super::gp::Frame;
+use super::region::RendererStream;
+use super::shading::Shading;
+use crate::asm::microcode::McImage;
+use crate::engine::{Sim, SimOptions};
+use crate::stream::Stream;
+use board::Board;
+use rayon::prelude::*;
+
+/// The most Renderers a Pixel-Planes 5 system has (SIGGRAPH 1989).
+pub const MAX_RENDERERS: usize = 16;
+
+/// How regions are handed to Renderers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Policy {
+    RoundRobin,
+    NextFree,
+}
+
+/// One region as drawn: where, by whom, when (IGC cycles from the Renderer's boot end).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RegionRun {
+    pub region: usize,
+    pub origin: (i64, i64),
+    pub renderer: usize,
+    pub prims: usize,
+    /// Cycle of its first command and the cycle after its last (VBSlater).
+    pub start: u64,
+    pub end: u64,
+    /// Its IGC cycles by stage: set-up (SEPCFG, CLEAR), primitives, shading, output (PIGC,
+    /// BSWAIT, CPY, BSSTORE: the waits for the previous region's transfer included).
+    pub setup: u64,
+    pub primitives: u64,
+    pub shading: u64,
+    pub output: u64,
+}
+
+/// One Renderer over the frame.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RendererRun {
+    pub index: usize,
+    pub regions: Vec<usize>,
+    /// Cycles from the end of its boot to its last activity (its last transmission).
+    pub cycles: u64,
+    /// Cycles its IGC spent on regions (first command to last), and its BS port sending.
+    pub igc_busy: u64,
+    pub bs_busy: u64,
+    pub boot_cycles: u64,
+    /// What the simulator reported about this Renderer's run (warnings, errors), the first
+    /// [`MAX_REPORTED`], and how many there were in all.
+    pub diagnostics: Vec<String>,
+    pub diagnostics_total: usize,
+    /// The status word's error bits at the end of the frame (seed §III.4.1-5; sticky until
+    /// a Ring reset): non-zero means the frame went wrong on this Renderer.
+    pub error_bits: u32,
+}
+
+/// Diagnostics kept per Renderer in the report.
+pub const MAX_REPORTED: usize = 10;
+
+/// A simulated frame.
+pub struct FrameRun {
+    pub regions: Vec<RegionRun>,
+    pub renderers: Vec<RendererRun>,
+    /// Cycles of every primitive-in-a-region (the commands that draw it there).
+    pub prim_cycles: Vec<u64>,
+    /// The frame as the frame buffer received it, row-major RGB.
+    pub pixels: Vec<[u8; 3]>,
+    /// The frame's cycles: the last Renderer's.
+    pub cycles: u64,
+    /// Each Renderer's stream, for `--save-streams` (empty unless
+    /// [`SystemSpec::keep_streams`]).
+    pub streams: Vec<Stream>,
+}
+
+/// A problem that stopped a Renderer.
+#[derive(Debug)]
+pub struct SystemError(pub String);
+
+impl std::fmt::Display for SystemError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The system a frame is drawn on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SystemSpec {
+    /// Renderers, 1..=[`MAX_RENDERERS`].
+    pub renderers: usize,
+    pub policy: Policy,
+    /// The screen.
+    pub width: u32,
+    pub height: u32,
+    /// Keep every Renderer's whole stream in [`FrameRun::streams`] (to save or re-run it);
+    /// otherwise each region's stream is dropped once sent.
+    pub keep_streams: bool,
+}
+
+/// Simulate `frame` on the Renderers of `system`. `progress(regions_done)` is called as
+/// regions finish.
+pub fn run_frame(
+    frame: &Frame,
+    shading: &Shading,
+    image: &McImage,
+    system: &SystemSpec,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<FrameRun, SystemError> {
+    let SystemSpec {
+        renderers: n,
+        policy,
+        width,
+        height,
+        keep_streams,
+    } = *system;
+    if !(1..=MAX_RENDERERS).contains(&n) {
+        return Err(SystemError(format!(
+            "{n} Renderers: a system has 1..={MAX_RENDERERS}"
+        )));
+    }
+    let opts = SimOptions {
+        probes: Vec::new(),
+        max_cycles: u64::MAX,
+        ..SimOptions::default()
+    };
+    let mut boards: Vec<Board> = (0..n)
+        .map(|index| {
+            let mut sim = Sim::new(&opts, image.table.clone());
+            sim.queue_boot(image);
+            let stream = RendererStream::new(&image.table);
+            Ok(Board::new(index, sim, stream, keep_streams))
+        })
+        .collect::<Result<_, SystemError>>()?;
+    boards.par_iter_mut().try_for_each(|b| {
+        if let Some(stop) = b.sim.run_boot() {
+            return Err(SystemError(format!("Renderer {}: boot: {stop:?}", b.index)));
+        }
+        b.boot_end = b.sim.board.cycle;
+        let prologue = b
+            .stream
+            .prologue()
+            .map_err(|e| SystemError(format!("stream: {e}")))?;
+        b.queue(prologue);
+        Ok(())
+    })?;
+    let regions = frame.bins.regions.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    match policy {
+        Policy::RoundRobin => {
+            for r in 0..regions {
+                boards[r % n].pending.push_back(r);
+            }
+            boards.par_iter_mut().try_for_each(|b| {
+                b.run(frame, shading, true)?;
+                let n = b.plans.len();
+                progress(done.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n);
+                Ok(())
+            })?;
+        }
+        Policy::NextFree => {
+            let bound = empty_region_cycles(frame, shading, image, &opts)?;
+            boards
+                .par_iter_mut()
+                .try_for_each(|b| b.run(frame, shading, false))?;
+            let mut next = 0;
+            while next < regions {
+                // The Renderers by the cycle their IGC became free, then by index.
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by_key(|&i| (boards[i].sim.board.cycle, i));
+                let first = boards[order[0]].sim.board.cycle;
+                let mut batch = Vec::new();
+                for &i in &order {
+                    if next < regions
+                        && (batch.is_empty() || boards[i].sim.board.cycle < first + bound)
+                    {
+                        boards[i].send(frame, next, shading)?;
+                        next += 1;
+                        batch.push(i);
+                    }
+                }
+                boards
+                    .par_iter_mut()
+                    .filter(|b| batch.contains(&b.index))
+                    .try_for_each(|b| b.run(frame, shading, false))?;
+                progress(next);
+            }
+            boards
+                .par_iter_mut()
+                .try_for_each(|b| b.run(frame, shading, true))?;
+        }
+    }
+    assemble::assemble(frame, boards, width, height)
+}
+
+/// The IGC cycles of a region without primitives on a fresh board whose array is already
+/// mapped there: no region can take fewer.
+fn empty_region_cycles(
+    frame: &Frame,
+    shading: &Shading,
+    image: &McImage,
+    opts: &SimOptions,
+) -> Result<u64, SystemError> {
+    let mut sim = Sim::new(opts, image.table.clone());
+    sim.queue_boot(image);
+    if let Some(stop) = sim.run_boot() {
+        return Err(SystemError(format!("boot: {stop:?}")));
+    }
+    let mut stream = RendererStream::new(&image.table);
+    let prologue = stream
+        .prologue()
+        .map_err(|e| SystemError(format!("stream: {e}")))?;
+    sim.queue_stream(&prologue);
+    let empty = Frame {
+        bins: super::gp::Bins {
+            cols: 1,
+            rows: 1,
+            regions: vec![Vec::new()],
+        },
+        ..frame.clone()
+    };
+    let (s, _) = stream
+        .region(&empty, 0, shading)
+        .map_err(|e| SystemError(e.to_string()))?;
+    let start = sim.board.cycle;
+    sim.queue_stream(&s);
+    let mut board = Board::new(0, sim, stream, false);
+    board.boot_end = start;
+    board.run(frame, shading, false)?;
+    Ok(board.sim.board.cycle - start)
+}
