@@ -112,6 +112,66 @@ fn demo_writes_an_fst_too() {
     assert!(fst.is_file() && dir.path("d.gtkw").is_file());
 }
 
+/// The times GTKWave shows for a waveform's first `n` time steps: for an FST, as GTKWave's
+/// own `fst2vcd` prints them, with the header's time zero added as GTKWave adds it.
+fn gtkwave_times(path: &Path, n: usize) -> Option<Vec<u64>> {
+    let text = if path.extension().is_some_and(|e| e == "fst") {
+        match Command::new("fst2vcd").arg(path).output() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!("note: fst2vcd not installed (Debian package gtkwave); check skipped");
+                return None;
+            }
+            Err(e) => panic!("fst2vcd: {e}"),
+            Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        }
+    } else {
+        std::fs::read_to_string(path).expect("read vcd")
+    };
+    let mut words = text.split_whitespace();
+    let mut zero = 0;
+    while let Some(w) = words.next() {
+        if w == "$timezero" {
+            zero = words
+                .next()
+                .and_then(|z| z.parse().ok())
+                .expect("time zero");
+        }
+        if w == "$enddefinitions" {
+            break;
+        }
+    }
+    let times = text
+        .lines()
+        .filter_map(|l| l.strip_prefix('#'))
+        .filter_map(|t| t.trim().parse::<u64>().ok())
+        .map(|t| t + zero)
+        .take(n)
+        .collect();
+    Some(times)
+}
+
+#[test]
+fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
+    // The trace starts after the microcode boot (111.2 us): GTKWave must show the FST's
+    // changes there, not 111.2 us later (issue 21, item 1).
+    let dir = Scratch::new();
+    let s = dir.path("s.pp5s");
+    std::fs::write(&s, "SETENABS\nMEMplusMEM 0 8 16 8 8\n").expect("write stream");
+    let (vcd, fst) = (dir.path("a.vcd"), dir.path("a.fst"));
+    for w in [&vcd, &fst] {
+        let o = pp5(&[&"run", &s, &"--vcd", w]);
+        assert_eq!(code(&o), 0, "{}", show(&o));
+    }
+    let want = gtkwave_times(&vcd, 5).expect("vcd");
+    assert!(
+        want[0] > 100_000_000,
+        "the trace starts after the boot: {want:?}"
+    );
+    if let Some(got) = gtkwave_times(&fst, 5) {
+        assert_eq!(got, want);
+    }
+}
+
 #[test]
 fn syntax_error_exits_3_with_file_and_line() {
     let dir = Scratch::new();

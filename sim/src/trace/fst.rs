@@ -40,13 +40,8 @@ pub(crate) struct FstSink {
 }
 
 impl FstSink {
-    pub(crate) fn create(
-        path: &Path,
-        items: &[DeclItem],
-        nslots: usize,
-        start_ps: u64,
-    ) -> io::Result<FstSink> {
-        Self::create_with_flush(path, items, nslots, FLUSH_BYTES, start_ps)
+    pub(crate) fn create(path: &Path, items: &[DeclItem], nslots: usize) -> io::Result<FstSink> {
+        Self::create_with_flush(path, items, nslots, FLUSH_BYTES)
     }
 
     pub(crate) fn create_with_flush(
@@ -54,10 +49,12 @@ impl FstSink {
         items: &[DeclItem],
         nslots: usize,
         flush_at: usize,
-        start_ps: u64,
     ) -> io::Result<FstSink> {
         let info = FstInfo {
-            start_time: start_ps,
+            // fst-writer writes this field as the header's *time zero* (libfst's `timezero`),
+            // which GTKWave adds to every timestamp: our times are absolute already, so 0
+            // (a trace that starts after the boot has its first time change there).
+            start_time: 0,
             timescale_exponent: -12,
             version: concat!("pp5-sim ", env!("CARGO_PKG_VERSION")).to_string(),
             date: String::new(),
@@ -233,7 +230,7 @@ mod tests {
             DeclItem::Up,
         ];
         // Flush after every few bytes: many blocks.
-        let mut sink = FstSink::create_with_flush(&path, &items, 2, 16, 0).unwrap();
+        let mut sink = FstSink::create_with_flush(&path, &items, 2, 16).unwrap();
         for cycle in 0..50u64 {
             let t = cycle * 25_000;
             sink.begin(t, cycle == 0).unwrap();

@@ -678,10 +678,9 @@ impl WaveWriter {
                 vcd::VcdSink::create(path, &layout.items, n, start_ps)?,
                 decoder,
             )?,
-            WaveFormat::Fst => worker::Worker::start(
-                fst::FstSink::create(path, &layout.items, n, start_ps)?,
-                decoder,
-            )?,
+            WaveFormat::Fst => {
+                worker::Worker::start(fst::FstSink::create(path, &layout.items, n)?, decoder)?
+            }
         };
         Ok(WaveWriter {
             worker,
