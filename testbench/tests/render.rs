@@ -311,3 +311,32 @@ fn error_bits_left_on_a_renderer_are_reported() {
         .table()
         .contains("renderer 1: error bits 0x04000000 set in its status word"));
 }
+
+#[test]
+fn a_scene_is_framed_whatever_its_scale() {
+    // The default camera frames the scene's bounding sphere: the same picture at any scale
+    // (a scene a millionth or 10^-20 of a unit across once vanished behind a fixed near
+    // plane).
+    let m = builtin("spheres:n=2,sub=1").expect("scene");
+    let drawn = |scale: f32| {
+        let mut s = m.clone();
+        for p in &mut s.positions {
+            *p = p.map(|c| c * scale);
+        }
+        let r = draw(&s, small_view(), 1, Policy::RoundRobin);
+        r.run
+            .pixels
+            .iter()
+            .filter(|p| **p != r.shading.background)
+            .count()
+    };
+    let unit = drawn(1.0);
+    assert!(unit > 1000, "{unit} pixels drawn");
+    for scale in [1e-5, 1e-12, 1e-20, 1e5] {
+        let n = drawn(scale);
+        assert!(
+            n.abs_diff(unit) * 100 <= unit,
+            "scale {scale}: {n} pixels drawn, {unit} at scale 1"
+        );
+    }
+}

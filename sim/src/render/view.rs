@@ -119,7 +119,9 @@ impl View {
         self.validate()?;
         let (centre, radius) = mesh.bounding_sphere();
         let centre = centre.map(f64::from);
-        let radius = f64::from(radius).max(1e-6);
+        // Relative to the scene only: no fixed size or distance, so a scene is framed the
+        // same at any scale (above f32's smallest normal numbers).
+        let radius = f64::from(radius).max(1e-30);
         let target = self.target.unwrap_or(centre);
         let fov = self.fov.to_radians();
         let aspect = f64::from(self.width) / f64::from(self.height);
@@ -143,7 +145,7 @@ impl View {
             return Err("the camera's eye and target are the same point".into());
         }
         let dist = math::length(math::sub(centre, eye));
-        let near = (dist - radius * 1.01).max(dist * 1e-3).max(1e-4);
+        let near = (dist - radius * 1.01).max(dist * 1e-3).max(radius * 1e-3);
         let far = dist + radius * 1.01;
         Ok(Camera {
             view: math::look_at(eye, target, self.up),

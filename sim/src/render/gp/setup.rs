@@ -27,7 +27,7 @@ pub struct ScreenVertex {
 
 /// Map a clipped vertex (w > 0) to the screen.
 pub fn to_screen(v: &ClipVertex, width: u32, height: u32) -> ScreenVertex {
-    let w = v.pos[3].max(1e-12);
+    let w = v.pos[3].max(f64::MIN_POSITIVE);
     let (nx, ny, nz) = (v.pos[0] / w, v.pos[1] / w, v.pos[2] / w);
     let snap = |p: f64| (p * SUBPIXEL).round() / SUBPIXEL;
     ScreenVertex {
