@@ -897,6 +897,14 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let csv = stdout(&o);
+    // One header for both kinds of row, every row as long as it.
+    let columns = |l: &str| l.split(',').count();
+    let header = csv.lines().next().expect("header");
+    assert!(
+        header.ends_with(",regions,igc_busy,bs_busy,idle,error_bits"),
+        "{header}"
+    );
+    assert!(csv.lines().all(|l| columns(l) == columns(header)), "{csv}");
     assert_eq!(csv.lines().filter(|l| l.starts_with("region,")).count(), 1);
     assert_eq!(
         csv.lines().filter(|l| l.starts_with("renderer,")).count(),
@@ -1563,6 +1571,53 @@ fn render_save_streams_are_outputs_and_the_goal_counts_drawn_primitives() {
 }
 
 /// `pp5 render` of one triangle on a 128×128 screen and one Renderer (add `-o` and the rest).
+#[test]
+fn next_free_streams_rerun_with_the_frame_timing() {
+    // Next free hands a region to a Renderer when its IGC becomes free: the saved stream says
+    // when (`at=`), so `pp5 run` of each Renderer's stream takes that Renderer's cycles.
+    let s = Scratch::new();
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([
+            "render",
+            "--scene",
+            "spheres:n=3,sub=1",
+            "--screen",
+            "512x256",
+        ])
+        .args([
+            "--renderers",
+            "3",
+            "--policy",
+            "next-free",
+            "--report",
+            "json",
+        ])
+        .arg("-o")
+        .arg(s.0.join("f.png"))
+        .arg("--save-streams")
+        .arg(s.0.join("streams"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let study: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let runs = study["renderer_runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 3);
+    for r in runs {
+        let k = r["index"].as_u64().expect("index");
+        let rerun = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .arg("run")
+            .arg(s.0.join(format!("streams/renderer-{k}.pp5s")))
+            .arg("--microcode")
+            .arg(s.0.join("streams/render.pp5uc"))
+            .args(["--report", "json"])
+            .output()
+            .expect("run pp5");
+        assert_eq!(code(&rerun), 0, "{}", stderr(&rerun));
+        let run: serde_json::Value = serde_json::from_str(&stdout(&rerun)).expect("json");
+        assert_eq!(run["user_cycles"], r["cycles"], "Renderer {k}");
+    }
+}
+
 fn small_render() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pp5"));
     c.args([

@@ -260,12 +260,13 @@ impl Study {
     /// One CSV row per region, then one per Renderer.
     pub fn csv(&self) -> String {
         let mut s = String::from(
-            "kind,index,renderer,origin_x,origin_y,prims,start,end,cycles,setup,primitives,shading,output\n",
+            "kind,index,renderer,origin_x,origin_y,prims,start,end,cycles,setup,primitives,\
+             shading,output,regions,igc_busy,bs_busy,idle,error_bits\n",
         );
         for r in &self.regions {
             let _ = writeln!(
                 s,
-                "region,{},{},{},{},{},{},{},{},{},{},{},{}",
+                "region,{},{},{},{},{},{},{},{},{},{},{},{},,,,,",
                 r.region,
                 r.renderer,
                 r.origin.0,
@@ -280,11 +281,29 @@ impl Study {
                 r.output
             );
         }
+        // A Renderer's row: its frame from the end of its boot to its last transmission, the
+        // sums of its regions' columns, and its busy and idle time (idle: the frame's cycles
+        // its IGC did not work on a region).
         for r in &self.renderer_runs {
+            let mine = || self.regions.iter().filter(|x| x.renderer == r.index);
+            let sum = |f: fn(&RegionRun) -> u64| mine().map(f).sum::<u64>();
             let _ = writeln!(
                 s,
-                "renderer,{},{},,,,0,{},{},,,,",
-                r.index, r.index, r.cycles, r.igc_busy
+                "renderer,{},{},,,{},0,{},{},{},{},{},{},{},{},{},{},{:#x}",
+                r.index,
+                r.index,
+                sum(|x| x.prims as u64),
+                r.cycles,
+                r.cycles,
+                sum(|x| x.setup),
+                sum(|x| x.primitives),
+                sum(|x| x.shading),
+                sum(|x| x.output),
+                r.regions.len(),
+                r.igc_busy,
+                r.bs_busy,
+                self.frame_cycles.saturating_sub(r.igc_busy),
+                r.error_bits
             );
         }
         s

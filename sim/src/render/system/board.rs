@@ -99,7 +99,20 @@ impl<'f> Board<'f> {
 
     /// Send region `r` to this Renderer.
     pub fn send(&mut self, frame: &Frame, r: usize, shading: &Shading) -> Result<(), SystemError> {
-        let (s, counts) = self
+        self.send_at(frame, r, shading, None)
+    }
+
+    /// Send region `r`, its first message offered to the Ring at cycle `at` (`None`: right
+    /// after the previous one): a region handed out when the Renderer became free says when,
+    /// so that its saved stream re-runs with the same timing.
+    pub fn send_at(
+        &mut self,
+        frame: &Frame,
+        r: usize,
+        shading: &Shading,
+        at: Option<u64>,
+    ) -> Result<(), SystemError> {
+        let (mut s, counts) = self
             .stream
             .region(frame, r, shading)
             .map_err(|e| SystemError(format!("region {r}: {e}")))?;
@@ -110,6 +123,9 @@ impl<'f> Board<'f> {
             shading: counts.1,
             output: counts.2,
         });
+        if let Some(first) = s.messages.first_mut() {
+            first.at = at;
+        }
         self.queue(s);
         Ok(())
     }

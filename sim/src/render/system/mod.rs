@@ -189,7 +189,8 @@ pub fn run_frame(
                     if next < regions
                         && (batch.is_empty() || boards[i].sim.board.cycle < first + bound)
                     {
-                        boards[i].send(frame, next, shading)?;
+                        let now = boards[i].sim.board.cycle;
+                        boards[i].send_at(frame, next, shading, Some(now))?;
                         next += 1;
                         batch.push(i);
                     }
