@@ -7,6 +7,7 @@
 //! - [`asm`]: the microcode assembler and the opcode table it generates.
 //! - [`stream`]: command streams: text format, binary Ring-message format, builder API.
 //! - [`report`]: run summaries as tables, JSON and CSV.
+//! - [`input`]: input files read with bounded memory.
 //! - [`image`]: PNG pictures of pixel-memory fields and Enable (`--image`).
 //! - [`demo`], [`bench`]: the built-in examples (registers, shaded triangles) and the speed
 //!   benchmark.
@@ -16,6 +17,7 @@ pub mod bench;
 pub mod demo;
 pub mod engine;
 pub mod image;
+pub mod input;
 pub mod render;
 pub mod report;
 pub mod session;

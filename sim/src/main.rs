@@ -285,6 +285,20 @@ fn run_outputs(common: &Common, wave: Option<&Path>, vcd: bool) -> Vec<(&'static
     out
 }
 
+/// An input file's bytes: a file that cannot be read exits 1, one over the input limit 3.
+fn read_input(path: &Path) -> Result<Vec<u8>, Fail> {
+    pp5_sim::input::read_file(path).map_err(|e| match e {
+        pp5_sim::input::ReadError::Io(_) => Fail(EXIT_IO, format!("{}: {e}", path.display())),
+        pp5_sim::input::ReadError::TooLarge => input(format!("{}: {e}", path.display())),
+    })
+}
+
+/// An input file as UTF-8 text (a byte-order mark stays for the parsers to strip).
+fn read_text(path: &Path) -> Result<String, Fail> {
+    String::from_utf8(read_input(path)?)
+        .map_err(|_| input(format!("{}: not UTF-8 text", path.display())))
+}
+
 fn load_microcode(paths: &[PathBuf]) -> Result<McImage, Fail> {
     if paths.is_empty() {
         return Ok(microcode::default_image());
@@ -292,8 +306,7 @@ fn load_microcode(paths: &[PathBuf]) -> Result<McImage, Fail> {
     let mut parts = Vec::new();
     for p in paths {
         // A file that cannot be read is an I/O error (exit 1), not bad input.
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
+        let text = read_text(p)?;
         parts.push((p.display().to_string(), text));
     }
     match &parts[..] {
@@ -307,8 +320,7 @@ fn load_microcode(paths: &[PathBuf]) -> Result<McImage, Fail> {
 }
 
 fn load_stream(path: &Path, image: &McImage) -> Result<Stream, Fail> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())))?;
+    let bytes = read_input(path)?;
     if binary::is_binary(&bytes) {
         binary::read(&bytes[..]).map_err(|mut e| {
             e.file = path.display().to_string();
@@ -573,8 +585,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
                 output.clone().map(|p| ("-o", p)).into_iter().collect();
             cli_files::check_distinct(&inputs, &outputs)?;
             let image = load_microcode(&microcode)?;
-            let bytes = std::fs::read(&inp)
-                .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", inp.display())))?;
+            let bytes = read_input(&inp)?;
             if binary::is_binary(&bytes) {
                 let s = binary::read(&bytes[..]).map_err(|mut e| {
                     e.file = inp.display().to_string();

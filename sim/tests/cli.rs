@@ -173,6 +173,36 @@ fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
 }
 
 #[test]
+fn endless_input_is_refused_with_bounded_memory() {
+    // /dev/zero as a stream, a stream to convert, microcode and a scene: read up to the input
+    // limit, then exit 3 naming the file (it once grew past 4 GB).
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let dir = Scratch::new();
+    let s = dir.path("s.pp5s");
+    std::fs::write(&s, "SETENABS\n").expect("write stream");
+    for args in [
+        vec!["run", "/dev/zero"],
+        vec!["stream", "/dev/zero"],
+        vec!["render", "/dev/zero"],
+        vec!["run", s.to_str().expect("path"), "--microcode", "/dev/zero"],
+    ] {
+        let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args
+            .iter()
+            .map(|a| a as &dyn AsRef<std::ffi::OsStr>)
+            .collect();
+        let o = pp5(&args);
+        assert_eq!(code(&o), 3, "{}", show(&o));
+        assert!(
+            stderr(&o).contains("/dev/zero: larger than the input limit of 64 MiB"),
+            "{}",
+            show(&o)
+        );
+    }
+}
+
+#[test]
 fn syntax_error_exits_3_with_file_and_line() {
     let dir = Scratch::new();
     let s = dir.file("bad.pp5s", "SETENABS\n# a comment\nCLEAR 0\nNOOP\n");

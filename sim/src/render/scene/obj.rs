@@ -56,7 +56,14 @@ pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
             "is a directory",
         )));
     }
-    let mut data = std::fs::read(path).map_err(io_error)?;
+    let mut data = crate::input::read_file(path).map_err(|e| match e {
+        crate::input::ReadError::Io(e) => io_error(e),
+        crate::input::ReadError::TooLarge => SceneError::Malformed {
+            path: path.to_path_buf(),
+            line: None,
+            reason: e.to_string(),
+        },
+    })?;
     blank_polylines(&mut data);
     if let Some(e) = absurd_index(path, &data) {
         return Err(e);
@@ -220,7 +227,8 @@ fn albedo(c: &[f32; 3]) -> [f32; 3] {
 /// The material loader given to `tobj`: the `.mtl` file with colours of one value repeated to
 /// three (`tobj` 4.0.5 panics on fewer than three).
 fn load_mtl(path: &Path) -> tobj::MTLLoadResult {
-    let text = std::fs::read_to_string(path).map_err(|_| tobj::LoadError::OpenFileFailed)?;
+    let bytes = crate::input::read_file(path).map_err(|_| tobj::LoadError::OpenFileFailed)?;
+    let text = String::from_utf8(bytes).map_err(|_| tobj::LoadError::ReadError)?;
     let mut fixed = String::with_capacity(text.len() + 64);
     for line in text.lines() {
         let mut words = line.split_whitespace();
