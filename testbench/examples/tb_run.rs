@@ -3,18 +3,26 @@
 //! and cycles, as JSON; with a second argument, write all pixel memory there in the layout of
 //! `pp5 run --dump-mem` (16,384 pixels row-major × 26 bytes, bit 0 first).
 //!
-//! `cargo run --release -p pp5-testbench --example tb_run -- STREAM [MEM_OUT]`. The pytest
-//! suite (testbench/python/tests/test_parity.py) runs the same stream through Python, this
-//! and the CLI.
+//! `cargo run --release -p pp5-testbench --example tb_run -- [--no-boot] STREAM [MEM_OUT]`;
+//! `--no-boot` writes the store directly, as `pp5 run --no-boot`. The pytest suite
+//! (testbench/python/tests/test_parity.py) runs the same stream through Python, this and the
+//! CLI.
 
-use pp5_sim::asm::microcode;
+use pp5_sim::asm::microcode::{self, McImage};
+use pp5_sim::engine::SimOptions;
+use pp5_sim::session::{self, RunSpec};
+use pp5_sim::stream::Stream;
 use pp5_testbench::Testbench;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let no_boot = args.first().is_some_and(|a| a == "--no-boot");
+    if no_boot {
+        args.remove(0);
+    }
     let Some(path) = args.first() else {
-        eprintln!("usage: tb_run STREAM [MEM_OUT]");
+        eprintln!("usage: tb_run [--no-boot] STREAM [MEM_OUT]");
         return ExitCode::from(2);
     };
     let bytes = match std::fs::read(path) {
@@ -24,7 +32,18 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut tb = Testbench::boot(microcode::default_image());
+    let image = microcode::default_image();
+    let mut tb = if no_boot {
+        match unbooted(image) {
+            Ok(tb) => tb,
+            Err(e) => {
+                eprintln!("tb_run: {e}");
+                return ExitCode::from(3);
+            }
+        }
+    } else {
+        Testbench::boot(image)
+    };
     let boot_cycles = tb.sim.board.cycle;
     let stream = match pp5_sim::stream::load(&bytes, path, &tb.image.table) {
         Ok(s) => s,
@@ -63,4 +82,21 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// A testbench whose store was written directly (`pp5 run --no-boot`).
+fn unbooted(image: McImage) -> Result<Testbench, String> {
+    let empty = Stream::default();
+    let spec = RunSpec {
+        image: &image,
+        boot: false,
+        stream: &empty,
+        opts: SimOptions {
+            probes: vec![],
+            ..SimOptions::default()
+        },
+        wave: None,
+    };
+    let sim = session::prepare(&spec).map_err(|e| e.to_string())?;
+    Ok(Testbench { sim, image })
 }

@@ -5,7 +5,7 @@ use crate::arrays;
 use crate::errors::{os_error, value_error, Deadlock, SimulationError, Stuck};
 use crate::image::{image_arg, Image};
 use crate::machine::{BuildError, Machine, CHUNK_CYCLES};
-use crate::outcome::{outcome, Diagnostic, Marks, Outcome};
+use crate::outcome::{outcome, Diagnostic, Marks, Outcome, SentMessage};
 use crate::signals;
 use crate::status::Status;
 use crate::streams::stream_arg;
@@ -356,6 +356,13 @@ impl Board {
     #[getter]
     fn diagnostics(&self) -> Vec<Diagnostic> {
         self.m.sim.diagnostics.iter().map(Diagnostic::of).collect()
+    }
+
+    /// Every Ring message the board sent since it was built (status and error messages,
+    /// BS_TRANSMIT data), in the order their last word went out.
+    #[getter]
+    fn sent(&self) -> Vec<SentMessage> {
+        self.m.sim.tx.iter().map(SentMessage::of).collect()
     }
 
     /// Diagnostics not kept because 1000 already were.

@@ -163,6 +163,22 @@ pub struct SentMessage {
 
 #[pymethods]
 impl SentMessage {
+    /// The ID word of a status or error message (None for data).
+    #[getter]
+    fn id(&self) -> Option<u32> {
+        self.words.get(1).copied().filter(|_| self.kind != "DATA")
+    }
+
+    /// The status word of a status or error message, with its bits by name (None for data).
+    #[getter]
+    fn status(&self) -> Option<Status> {
+        self.words
+            .get(2)
+            .copied()
+            .filter(|_| self.kind != "DATA")
+            .map(|word| Status { word })
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "SentMessage({} {} cycles {}..{}, {} words)",
@@ -172,6 +188,18 @@ impl SentMessage {
             self.end,
             self.words.len()
         )
+    }
+}
+
+impl SentMessage {
+    pub fn of(t: &pp5_rtl::renderer::OutMessage) -> SentMessage {
+        SentMessage {
+            port: t.port.name().into(),
+            kind: t.kind.name().into(),
+            start: t.start,
+            end: t.end,
+            words: t.words.clone(),
+        }
     }
 }
 
@@ -304,13 +332,7 @@ pub fn outcome(sim: &Sim, m: Marks, stop: &StopReason) -> Outcome {
             .collect(),
         sent: sim.tx[tail(sim.tx.len(), m.sent)..]
             .iter()
-            .map(|t| SentMessage {
-                port: t.port.name().into(),
-                kind: t.kind.name().into(),
-                start: t.start,
-                end: t.end,
-                words: t.words.clone(),
-            })
+            .map(SentMessage::of)
             .collect(),
         status: Status { word: status },
         error_bits: error_bits(status),
