@@ -149,6 +149,23 @@ impl Image {
             })
     }
 
+    /// encode(macro, args, coefs=()) -> list[int]
+    ///
+    /// The stream words of one command (opcode, P word, coefficient words), as the seed's
+    /// `IGC_*` macros build them: `encode("SCAIntoMEM_S1", [0, 8], [0x77])`. Coefficients
+    /// are raw 32-bit words (floats as their IEEE bits).
+    #[pyo3(signature = (r#macro, args, coefs = Vec::new()))]
+    fn encode(&self, r#macro: &str, args: Vec<u32>, coefs: Vec<u32>) -> PyResult<Vec<u32>> {
+        let (spec, form) = self.inner.table.resolve(r#macro).ok_or_else(|| {
+            value_error(format!(
+                "{}: not a macro of this image's opcode table",
+                r#macro
+            ))
+        })?;
+        spec.encode(form, &args, &coefs)
+            .map_err(|e| value_error(e.to_string()))
+    }
+
     fn __contains__(&self, name: &str) -> bool {
         let t = &self.inner.table;
         t.get(name).is_some() || t.resolve(name).is_some()
