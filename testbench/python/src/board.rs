@@ -122,13 +122,7 @@ impl Board {
                 Ok(Board::from_machine(m))
             }
             Err(BuildError::Input(msg)) => Err(value_error(msg)),
-            Err(BuildError::Boot(stop, sim)) => {
-                let mut msg = format!("the microcode boot did not finish: {}", stop_text(&stop));
-                for d in &sim.diagnostics {
-                    msg.push_str(&format!("\n  cycle {}: {}: {}", d.cycle, d.level, d.msg));
-                }
-                Err(SimulationError::new_err(msg))
-            }
+            Err(BuildError::Boot(msg)) => Err(SimulationError::new_err(msg)),
         }
     }
 
@@ -165,7 +159,10 @@ impl Board {
     /// Raises `pp5.StreamError` for a stream that does not parse, `pp5.Deadlock` or
     /// `pp5.Stuck` (with `.outcome`) when the run cannot go on. Arrival times (`at=`) are
     /// board cycles, counted from the board's power-on (see `cycle`).
-    #[pyo3(signature = (stream = None, max_cycles = Some(DEFAULT_MAX_CYCLES), *, name = "<stream>"))]
+    #[pyo3(
+        signature = (stream = None, max_cycles = Some(DEFAULT_MAX_CYCLES), *, name = "<stream>"),
+        text_signature = "(self, stream=None, max_cycles=100_000_000, *, name='<stream>')"
+    )]
     fn run(
         &mut self,
         py: Python<'_>,

@@ -5,6 +5,7 @@
 use crate::tracing::Wave;
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::engine::{Sim, SimOptions, StopReason};
+use pp5_sim::report::stop_text;
 use pp5_sim::session::{self, RunSpec};
 use pp5_sim::stream::Stream;
 use std::io;
@@ -28,8 +29,8 @@ pub struct Machine {
 pub enum BuildError {
     /// The image cannot be written to the store (`no_boot`).
     Input(String),
-    /// The boot did not finish: why.
-    Boot(StopReason, Sim),
+    /// The boot did not finish: why (the CLI's stop text, then the diagnostics).
+    Boot(String),
 }
 
 impl Machine {
@@ -65,7 +66,11 @@ impl Machine {
                 }
             };
             if stop != StopReason::Done {
-                return Err(BuildError::Boot(stop, sim));
+                let mut msg = format!("the microcode boot did not finish: {}", stop_text(&stop));
+                for d in &sim.diagnostics {
+                    msg.push_str(&format!("\n  cycle {}: {}: {}", d.cycle, d.level, d.msg));
+                }
+                return Err(BuildError::Boot(msg));
             }
             boot_cycles = sim.boot_end.map(|c| c + 1);
         }

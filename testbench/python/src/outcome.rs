@@ -80,13 +80,17 @@ impl Command {
 #[pyclass(module = "pp5", frozen, get_all)]
 #[derive(Clone)]
 pub struct BsCommand {
+    /// Sequence number among the BS commands.
     pub index: u64,
     /// The macro name (`BS_RECEIVE`, ...).
     pub name: String,
     /// Its first word.
     pub word: u32,
+    /// Cycle its first word was read.
     pub start: u64,
+    /// Cycles until the port was ready for the next command.
     pub cycles: u64,
+    /// Its cycles by cause (`executing`, `semaphore_wait`, `tx_hold`, ...).
     pub causes: BTreeMap<String, u64>,
 }
 
@@ -117,9 +121,11 @@ impl BsCommand {
 #[pyclass(module = "pp5", frozen, get_all)]
 #[derive(Clone)]
 pub struct Diagnostic {
+    /// The cycle it happened in.
     pub cycle: u64,
     /// `error` (a hardware error bit was set), `fault`, `warning` or `note`.
     pub level: String,
+    /// The message, as the CLI prints it.
     pub msg: String,
 }
 
@@ -154,8 +160,9 @@ pub struct SentMessage {
     pub port: String,
     /// `STATUS`, `ERROR` or `DATA`.
     pub kind: String,
-    /// Cycles of its first and last word.
+    /// Cycle of its first word.
     pub start: u64,
+    /// Cycle of its last word.
     pub end: u64,
     /// Every word, the destination first.
     pub words: Vec<u32>,
@@ -214,8 +221,9 @@ pub struct Outcome {
     pub stop_text: String,
     /// 40 MHz cycles of this run: from the board's cycle when it started to when it stopped.
     pub cycles: u64,
-    /// The board's cycle counter at the start and at the end of the run.
+    /// The board's cycle counter when the run started.
     pub start_cycle: u64,
+    /// The board's cycle counter when the run stopped.
     pub end_cycle: u64,
     /// The IGC commands taken in this run, in order.
     pub commands: Vec<Command>,
