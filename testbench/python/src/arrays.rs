@@ -65,7 +65,8 @@ pub fn check_field(addr: i64, len: i64, signed: bool) -> PyResult<(usize, usize)
             }
         )));
     }
-    if addr < 0 || addr + len > MEM_BITS as i64 {
+    // `len` is 1..=64 here; compare without adding, so no address overflows.
+    if addr < 0 || addr > MEM_BITS as i64 - len {
         return Err(value_error(format!(
             "field mem[{addr}:{len}] is not inside pixel memory: bits 0..={}",
             MEM_BITS - 1
