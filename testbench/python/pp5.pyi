@@ -1,0 +1,318 @@
+"""The Pixel-Planes 5 Renderer model (pp5-rtl) for Python testbenches.
+
+One board per `Board`: microcode booted through the command stream as `pp5 run` does,
+streams run on the same engine as the CLI and the Rust `Testbench`, pixel memory and
+Enable/Carry as NumPy arrays indexed [y, x] (row y, column x: the orientation of the PNG
+pictures and of `pp5 run --dump-mem`), registers by their waveform names. Tutorial:
+docs/python.md.
+"""
+
+import os
+from types import TracebackType
+from typing import Literal, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+ARRAY_DIM: int
+"""Width and height of the pixel-processor array: 128."""
+MEM_BITS: int
+"""Bits of pixel memory per pixel: 208 (26 bytes)."""
+CYCLE_NS: float
+"""One 40 MHz cycle in ns: 25.0."""
+
+MicrocodePart = Union[str, os.PathLike]
+Microcode = Union[None, "Image", str, os.PathLike, Sequence[MicrocodePart]]
+"""None (the image `pp5 run` boots by default), an Image, a path (a str without a newline, or
+os.PathLike: a .json image or a .pp5uc source), source text (a str holding a newline), or a
+list of paths and sources assembled together in order (as a repeated `--microcode`)."""
+StreamInput = Union[str, bytes, bytearray, os.PathLike]
+"""Text in the .pp5s format (str), a binary Ring-message file's bytes (or UTF-8 text as
+bytes), or a path to either."""
+StopName = Literal["done", "max_cycles", "stuck", "deadlock", "interrupted"]
+
+class AsmError(ValueError):
+    """Microcode that does not assemble; str() lists `file:line: message` per error."""
+
+    errors: list[tuple[str, int, str]]
+
+class StreamError(ValueError):
+    """A stream that does not parse or read; str() is `file:line: message`."""
+
+    file: str
+    line: int
+    """1-based; 0 for a binary stream."""
+    msg: str
+
+class SimulationError(RuntimeError):
+    """A run that cannot go on; str() is the CLI's `stopped:` text."""
+
+    outcome: Outcome
+
+class Deadlock(SimulationError):
+    """No block can make progress and some block waits (the CLI exits 6)."""
+
+    since: int
+    waits: list[tuple[str, str, int]]
+    """(block, what it waits for, since which cycle), as the CLI's report lists them."""
+
+class Stuck(SimulationError):
+    """The IGC is stuck: HANG, an illegal microinstruction, a microcode self-loop."""
+
+class Status:
+    """The 32-bit status word (seed 003 §III.4.1-5); int(status) is the word."""
+
+    word: int
+    aeo_stripes: tuple[bool, bool, bool, bool]
+    """Bits 0-3: the stripe ORs of Enable (inverses of AEO0..AEO3)."""
+    aeo: bool
+    """AEO: no pixel enabled (bits 0-3 clear)."""
+    fc_error: bool
+    """Bit 4 (sticky): flow-control error (model extension)."""
+    txready_bs: bool
+    """Bit 6."""
+    txready_igc: bool
+    """Bit 7."""
+    bs_semaphore: int
+    """Bits 8-15."""
+    igc_semaphore: int
+    """Bits 16-23."""
+    bs_sem_overflow: bool
+    """Bit 24 (sticky)."""
+    igc_sem_overflow: bool
+    """Bit 25 (sticky)."""
+    bs_rxfifo_overwritten: bool
+    """Bit 26 (sticky)."""
+    igc_rxfifo_overwritten: bool
+    """Bit 27 (sticky)."""
+    bs_format_error: bool
+    """Bit 28 (sticky): formatting error or bogus command in the BS stream."""
+    igc_format_error: bool
+    """Bit 29 (sticky): formatting error in the IGC stream."""
+    igc_timeout: bool
+    """Bit 30 (sticky)."""
+    indicator: bool
+    """Bit 31: INDON / INDOFF."""
+    errors: list[str]
+    """Set error bits 24-30 as the CLI lists them: "29: IGC formatting error"."""
+    def __getitem__(self, bit: int) -> bool: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+
+class Command:
+    """An IGC command a run took (a row of the CLI's command table)."""
+
+    index: int
+    name: str
+    operands: list[int]
+    opcode: int
+    start: int
+    """First cycle of its routine."""
+    cycles: int
+    """From its first microinstruction through the one that dispatched the next command."""
+    waited: int
+    """Of those, cycles waiting on a semaphore, a transfer or the transmitter."""
+    causes: dict[str, int]
+    """Its cycles by cause (executing, semaphore_wait, ...), as --report json names them."""
+
+class BsCommand:
+    """A BS port command a run took."""
+
+    index: int
+    name: str
+    word: int
+    start: int
+    cycles: int
+    causes: dict[str, int]
+
+class Diagnostic:
+    """What the CLI lists under `diagnostics:`."""
+
+    cycle: int
+    level: Literal["error", "fault", "warning", "note"]
+    msg: str
+
+class SentMessage:
+    """A Ring message the board sent."""
+
+    port: Literal["igc", "bs"]
+    kind: Literal["STATUS", "ERROR", "DATA"]
+    start: int
+    end: int
+    words: list[int]
+    """Every word, the destination first."""
+    id: Optional[int]
+    """ID word of a status or error message."""
+    status: Optional[Status]
+    """Status word of a status or error message."""
+
+class Outcome:
+    """The result of Board.run."""
+
+    stop: StopName
+    stop_text: str
+    """Why it stopped, in the CLI's words."""
+    cycles: int
+    """40 MHz cycles of this run."""
+    start_cycle: int
+    end_cycle: int
+    commands: list[Command]
+    bs_commands: list[BsCommand]
+    diagnostics: list[Diagnostic]
+    sent: list[SentMessage]
+    status: Status
+    error_bits: list[str]
+    """Error bits 24-30 set at the end, as the CLI lists them."""
+    ok: bool
+    """stop == "done" and no error bit (what makes `pp5 run` exit 0)."""
+    command_cycles: list[tuple[str, int]]
+    """(name, cycles) per command, as the Rust testbench's Outcome."""
+    def by_name(self) -> dict[str, tuple[int, int]]:
+        """name -> (count, total cycles), as the CLI's `by command` table."""
+
+class CommandInfo:
+    """One command of an opcode table."""
+
+    name: str
+    cmd: int
+    args: list[tuple[str, str]]
+    """(name, kind) per argument; kinds as `pp5 asm` prints them (addr, len, ...)."""
+    operand_class: Literal["plain", "scalar", "tree", "hardwired_c"]
+    entry: Optional[int]
+    long: bool
+    forms: list[str]
+    """Macro names a stream may use (SCAIntoMEM_S0, SCAIntoMEM_S1, SCAIntoMEM_TBL)."""
+
+class Image:
+    """An assembled microcode image: store words and the opcode table it declares."""
+
+    @staticmethod
+    def load(path: Union[str, os.PathLike]) -> Image:
+        """A .json image (`pp5 asm -o`) or a .pp5uc source, by content."""
+    @staticmethod
+    def default() -> Image:
+        """The image Board() boots by default: standard + qee + flow microcode."""
+    uinsts: int
+    words: list[tuple[int, int]]
+    """(store address, word) in MCWRITE order."""
+    labels: dict[str, int]
+    commands: list[CommandInfo]
+    def command(self, name: str) -> CommandInfo:
+        """A command by mnemonic or macro name (KeyError if absent)."""
+    def encode(self, macro: str, args: Sequence[int], coefs: Sequence[int] = ()) -> list[int]:
+        """Stream words of one command: opcode, P word, coefficient words (raw bits)."""
+    def opcode_table(self) -> str:
+        """The table `pp5 asm` prints."""
+    def c_header(self) -> str:
+        """The C header `pp5 asm --header` writes (I_, P_, Ix_ macros)."""
+    def to_json(self) -> str: ...
+    def save(self, path: Union[str, os.PathLike]) -> None: ...
+    def boot_messages(self) -> list[list[int]]:
+        """Message bodies of the boot: NOOP, NOOP, RMODEON, MCWRITE..., NOOP, RMODEOFF."""
+    def __contains__(self, name: str) -> bool: ...
+    def __len__(self) -> int: ...
+
+class Trace:
+    """An open waveform; a context manager that closes it (and writes the .gtkw) on exit."""
+
+    path: str
+    gtkwave_command: str
+    """The shell command that opens the waveform with its save file."""
+    def close(self) -> Optional[tuple[str, str]]:
+        """Close the waveform, write the .gtkw; (waveform path, .gtkw path)."""
+    def __enter__(self) -> Trace: ...
+    def __exit__(
+        self,
+        t: Optional[type[BaseException]],
+        v: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+class Board:
+    """One Renderer board with its microcode loaded through the command stream."""
+
+    def __init__(
+        self,
+        microcode: Microcode = None,
+        *,
+        no_boot: bool = False,
+        probes: Optional[Sequence[tuple[int, int]]] = None,
+    ) -> None:
+        """Boot `microcode` as `pp5 run` does (NOOP, NOOP, RMODEON, MCWRITE..., NOOP,
+        RMODEOFF through the Ring) and run until idle; `no_boot` writes the store directly
+        (`--no-boot`). `probes`: pixels traced as renderer.pixel_X_Y (default (0,0), (1,0),
+        added when a trace starts; given ones are added at once)."""
+    boot_cycles: Optional[int]
+    """Cycles of the boot, as `pp5 run` reports them (None with no_boot)."""
+    cycle: int
+    """The board's 40 MHz cycle counter."""
+    image: Image
+    done: bool
+    """Every queued message delivered and the board idle."""
+    diagnostics: list[Diagnostic]
+    dropped_diagnostics: int
+    sent: list[SentMessage]
+    """Every Ring message the board sent."""
+    def run(
+        self,
+        stream: Optional[StreamInput] = None,
+        max_cycles: Optional[int] = 100_000_000,
+        *,
+        name: str = "<stream>",
+    ) -> Outcome:
+        """Queue `stream` and clock until idle (or max_cycles more cycles; None: no limit).
+        Releases the GIL; Ctrl-C raises KeyboardInterrupt, leaving the board consistent.
+        Raises StreamError, Deadlock, Stuck. `at=` times are board cycles."""
+    def queue(self, stream: StreamInput, *, name: str = "<stream>") -> None:
+        """Put a stream on the Ring without clocking."""
+    def step(self, n: int = 1) -> int:
+        """Clock n cycles whatever the board does; returns the cycle counter."""
+    def memory(self) -> npt.NDArray[np.uint8]:
+        """All pixel memory, shape (128, 128, 26), [y, x, byte]: bits 8k..8k+7 in byte k."""
+    def set_memory(self, values: npt.ArrayLike) -> None: ...
+    def field(self, addr: int, len: int, signed: bool = False) -> npt.NDArray[np.int64]:
+        """mem[addr:len] of every pixel, shape (128, 128), [y, x]."""
+    def set_field(self, addr: int, len: int, values: npt.ArrayLike) -> None:
+        """Write mem[addr:len]: an int or an integer array broadcasting to (128, 128)."""
+    def peek(self, x: int, y: int, addr: int, len: int) -> int: ...
+    def poke(self, x: int, y: int, addr: int, len: int, value: int) -> None: ...
+    def enable(self) -> npt.NDArray[np.bool_]:
+        """Enable registers, (128, 128), [y, x]."""
+    def carry(self) -> npt.NDArray[np.bool_]:
+        """Carry registers, (128, 128), [y, x]."""
+    def set_enable(self, values: npt.ArrayLike) -> None: ...
+    def set_carry(self, values: npt.ArrayLike) -> None: ...
+    def signal(self, name: str) -> Union[int, str]:
+        """A register or signal by its waveform name, e.g. "renderer.igc.pc"."""
+    def signals(self, prefix: str = "") -> dict[str, Union[int, str]]:
+        """Every signal under a scope prefix (all by default)."""
+    def status(self) -> Status: ...
+    def trace(
+        self,
+        path: Union[str, os.PathLike],
+        scopes: Optional[Sequence[str]] = None,
+        window: Optional[tuple[int, int]] = None,
+        emcs: Union[None, Sequence[int], Literal["all"]] = None,
+        view: Optional[int] = None,
+    ) -> Trace:
+        """Write a .vcd or .fst of what follows (and a .gtkw when closed)."""
+    def close_trace(self) -> Optional[tuple[str, str]]: ...
+    def copy(self) -> Board:
+        """An independent copy of the board now, without its waveform."""
+    def __copy__(self) -> Board: ...
+
+def assemble(source: str, name: str = "<microcode>") -> Image:
+    """Assemble microcode source text; AsmError lists `name:line: message`."""
+
+def assemble_files(parts: Sequence[Union[str, os.PathLike, tuple[str, str]]]) -> Image:
+    """Assemble paths or (name, source) parts as one, in order."""
+
+def microcode_source(which: Literal["standard", "flow", "shade"]) -> str:
+    """The shipped microcode's source text, to copy and alter."""
+
+def stream(text: StreamInput, microcode: Microcode = None, name: str = "<stream>") -> bytes:
+    """Assemble a text stream into a binary Ring-message file (`pp5 stream -o`)."""
+
+def disassemble(data: StreamInput, microcode: Microcode = None) -> str:
+    """A stream as .pp5s text (`pp5 stream IN`)."""

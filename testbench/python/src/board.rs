@@ -1,0 +1,542 @@
+//! `pp5.Board`: one Renderer board with microcode booted through its command stream, run from
+//! Python. Every method wraps the engine `pp5 run` and the Rust `Testbench` use.
+
+use crate::arrays;
+use crate::errors::{os_error, value_error, Deadlock, SimulationError, Stuck};
+use crate::image::{image_arg, Image};
+use crate::machine::{BuildError, Machine, CHUNK_CYCLES};
+use crate::outcome::{outcome, Diagnostic, Marks, Outcome, SentMessage};
+use crate::signals;
+use crate::status::Status;
+use crate::streams::stream_arg;
+use crate::tracing::{open_command, TraceRequest, Wave};
+use numpy::{IntoPyArray, PyArray2, PyArray3};
+use pp5_sim::engine::StopReason;
+use pp5_sim::report::stop_text;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+/// The probe pixels a trace shows when `Board(probes=...)` was not given: as `pp5 run`.
+const DEFAULT_PROBES: [(usize, usize); 2] = [(0, 0), (1, 0)];
+
+/// The CLI's default cycle limit (`pp5 run --max-cycles`), per `Board.run`.
+const DEFAULT_MAX_CYCLES: u64 = 100_000_000;
+
+/// One Pixel-Planes 5 Renderer board with its microcode loaded.
+#[pyclass(module = "pp5")]
+pub struct Board {
+    m: Machine,
+}
+
+impl Board {
+    fn from_machine(m: Machine) -> Board {
+        Board { m }
+    }
+
+    /// Raise the exception a stop reason calls for, or give the outcome.
+    fn finish(&self, py: Python<'_>, marks: Marks, stop: StopReason) -> PyResult<Outcome> {
+        let out = outcome(&self.m.sim, marks, &stop);
+        let err = match &stop {
+            StopReason::Deadlock { since, waits } => {
+                let e = Deadlock::new_err(stop_text(&stop));
+                let v = e.value(py);
+                v.setattr("since", *since)?;
+                let waits: Vec<(String, String, u64)> = waits
+                    .iter()
+                    .map(|w| (w.block.clone(), w.waits_for.clone(), w.since))
+                    .collect();
+                v.setattr("waits", waits)?;
+                e
+            }
+            StopReason::Stuck(_) => Stuck::new_err(stop_text(&stop)),
+            _ => return Ok(out),
+        };
+        err.value(py).setattr("outcome", out)?;
+        Err(err)
+    }
+
+    /// Run until a stop, releasing the GIL for each chunk of cycles and checking for
+    /// Ctrl-C between chunks.
+    fn run_loop(&mut self, py: Python<'_>, limit: u64) -> PyResult<StopReason> {
+        loop {
+            let m = &mut self.m;
+            let r = py.detach(|| m.run_for(CHUNK_CYCLES, limit));
+            match r {
+                Err(e) => return Err(os_error("writing the waveform", &e)),
+                Ok(Some(stop)) => return Ok(stop),
+                Ok(None) => py.check_signals()?,
+            }
+        }
+    }
+
+    fn check_xy(x: i64, y: i64) -> PyResult<(usize, usize)> {
+        arrays::check_xy(x, y)
+    }
+}
+
+impl Drop for Board {
+    fn drop(&mut self) {
+        // A waveform left open is closed with its .gtkw (nobody is left to hear an error).
+        if let Some(w) = self.m.wave.take() {
+            let _ = w.finish();
+        }
+    }
+}
+
+#[pymethods]
+impl Board {
+    /// Board(microcode=None, *, no_boot=False, probes=None)
+    ///
+    /// A board after Ring reset with `microcode` loaded through the command stream (NOOP,
+    /// NOOP, RMODEON, one MCWRITE per store word, NOOP, RMODEOFF), exactly as `pp5 run`
+    /// boots it, and run until idle. `microcode`: None (the image `pp5 run` boots by
+    /// default), a `pp5.Image`, a path (str without a newline, or os.PathLike: a .json image
+    /// or a .pp5uc source), source text (a str holding a newline), or a list of paths and
+    /// sources assembled together in order (as a repeated `--microcode`). `no_boot=True`
+    /// writes the store directly (`pp5 run --no-boot`). `probes`: pixels (x, y) traced as
+    /// `renderer.pixel_X_Y` (default (0, 0) and (1, 0), added when a trace starts).
+    #[new]
+    #[pyo3(signature = (microcode = None, *, no_boot = false, probes = None))]
+    fn new(
+        py: Python<'_>,
+        microcode: Option<&Bound<'_, PyAny>>,
+        no_boot: bool,
+        probes: Option<Vec<(i64, i64)>>,
+    ) -> PyResult<Board> {
+        let image = image_arg(py, microcode)?;
+        let given = probes.is_some();
+        let probes = match probes {
+            Some(p) => p
+                .into_iter()
+                .map(|(x, y)| arrays::check_xy(x, y))
+                .collect::<PyResult<Vec<_>>>()?,
+            None => DEFAULT_PROBES.to_vec(),
+        };
+        let now: &[(usize, usize)] = if given { &probes } else { &[] };
+        let built = py.detach(|| Machine::build(image, no_boot, now));
+        match built {
+            Ok(mut m) => {
+                if !given {
+                    m.pending_probes = probes;
+                }
+                Ok(Board::from_machine(m))
+            }
+            Err(BuildError::Input(msg)) => Err(value_error(msg)),
+            Err(BuildError::Boot(msg)) => Err(SimulationError::new_err(msg)),
+        }
+    }
+
+    /// Cycles the microcode boot took, as `pp5 run` reports them (None with `no_boot`).
+    #[getter]
+    fn boot_cycles(&self) -> Option<u64> {
+        self.m.boot_cycles
+    }
+
+    /// The board's 40 MHz cycle counter (25 ns per cycle).
+    #[getter]
+    fn cycle(&self) -> u64 {
+        self.m.sim.board.cycle
+    }
+
+    /// The microcode image the board booted (its opcode table names the commands).
+    #[getter]
+    fn image(&self) -> Image {
+        Image::from(self.m.image.clone())
+    }
+
+    /// Whether every queued message was delivered and the board is idle.
+    #[getter]
+    fn done(&self) -> bool {
+        self.m.sim.done()
+    }
+
+    /// run(stream=None, max_cycles=100_000_000, *, name="<stream>") -> Outcome
+    ///
+    /// Put `stream` on the Ring (text, a binary Ring-message file's bytes, or a path) behind
+    /// anything queued, and clock the board until it is idle again or `max_cycles` more
+    /// cycles have passed (None: no limit; Ctrl-C stops a run with KeyboardInterrupt, the
+    /// board left consistent at a cycle boundary). The GIL is released while it runs.
+    /// Raises `pp5.StreamError` for a stream that does not parse, `pp5.Deadlock` or
+    /// `pp5.Stuck` (with `.outcome`) when the run cannot go on. Arrival times (`at=`) are
+    /// board cycles, counted from the board's power-on (see `cycle`).
+    #[pyo3(
+        signature = (stream = None, max_cycles = Some(DEFAULT_MAX_CYCLES), *, name = "<stream>"),
+        text_signature = "(self, stream=None, max_cycles=100_000_000, *, name='<stream>')"
+    )]
+    fn run(
+        &mut self,
+        py: Python<'_>,
+        stream: Option<&Bound<'_, PyAny>>,
+        max_cycles: Option<u64>,
+        name: &str,
+    ) -> PyResult<Outcome> {
+        if let Some(s) = stream {
+            let s = stream_arg(py, s, &self.m.image.table, name)?;
+            self.m.queue(&s);
+        }
+        let marks = Marks::of(&self.m.sim);
+        let limit = max_cycles.map_or(u64::MAX, |n| marks.cycle.saturating_add(n));
+        let stop = self.run_loop(py, limit)?;
+        self.finish(py, marks, stop)
+    }
+
+    /// queue(stream, *, name="<stream>")
+    ///
+    /// Put `stream` on the Ring without clocking the board (then `step` or `run`).
+    #[pyo3(signature = (stream, *, name = "<stream>"))]
+    fn queue(&mut self, py: Python<'_>, stream: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
+        let s = stream_arg(py, stream, &self.m.image.table, name)?;
+        self.m.queue(&s);
+        Ok(())
+    }
+
+    /// step(n=1) -> int
+    ///
+    /// Clock the board `n` cycles (the Ring delivering what is queued), whatever it is doing,
+    /// and return the cycle counter. No deadlock detection: see `run`.
+    #[pyo3(signature = (n = 1))]
+    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<u64> {
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(CHUNK_CYCLES);
+            let m = &mut self.m;
+            py.detach(|| m.step(k))
+                .map_err(|e| os_error("writing the waveform", &e))?;
+            left -= k;
+            if left > 0 {
+                py.check_signals()?;
+            }
+        }
+        Ok(self.m.sim.board.cycle)
+    }
+
+    /// memory() -> numpy.ndarray[uint8, (128, 128, 26)]
+    ///
+    /// All pixel memory, indexed [y, x, byte]: byte k holds bits 8k..8k+7 (bit 8k in its
+    /// LSB), the layout of `pp5 run --dump-mem`. A copy: writing it changes nothing.
+    fn memory<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<u8>> {
+        arrays::memory(&self.m.sim.board.array).into_pyarray(py)
+    }
+
+    /// set_memory(values)
+    ///
+    /// Write all pixel memory from bytes indexed [y, x, byte] (anything that broadcasts to
+    /// (128, 128, 26), values 0..=255).
+    fn set_memory(&mut self, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = arrays::memory_values(values)?;
+        arrays::set_memory(&mut self.m.sim.board.array, &v);
+        self.m.touched();
+        Ok(())
+    }
+
+    /// field(addr, len, signed=False) -> numpy.ndarray[int64, (128, 128)]
+    ///
+    /// `mem[addr:len]` of every pixel, indexed [y, x]; `signed` sign-extends from bit
+    /// addr+len-1. len is 1..=63 (1..=64 signed), the field inside the 208 bits.
+    #[pyo3(signature = (addr, len, signed = false))]
+    fn field<'py>(
+        &self,
+        py: Python<'py>,
+        addr: i64,
+        len: i64,
+        signed: bool,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let (a, l) = arrays::check_field(addr, len, signed)?;
+        Ok(arrays::field(&self.m.sim.board.array, a, l, signed).into_pyarray(py))
+    }
+
+    /// set_field(addr, len, values)
+    ///
+    /// Write `mem[addr:len]` of every pixel: `values` is an int (every pixel) or an integer
+    /// array that broadcasts to (128, 128), indexed [y, x]; each value must fit `len` bits,
+    /// as unsigned (0..2**len) or signed (-2**(len-1)..).
+    fn set_field(&mut self, addr: i64, len: i64, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (a, l) = arrays::check_field(addr, len, true)?;
+        let v = arrays::field_values(values, l)?;
+        arrays::set_field(&mut self.m.sim.board.array, a, l, &v);
+        self.m.touched();
+        Ok(())
+    }
+
+    /// peek(x, y, addr, len) -> int
+    ///
+    /// `mem[addr:len]` (len 1..=64, unsigned) of pixel (x, y).
+    fn peek(&self, x: i64, y: i64, addr: i64, len: i64) -> PyResult<u64> {
+        let (x, y) = Self::check_xy(x, y)?;
+        let (a, l) = arrays::check_field(addr, len, true)?;
+        Ok(self.m.sim.board.array.peek(x, y, a, l))
+    }
+
+    /// poke(x, y, addr, len, value)
+    ///
+    /// Write `mem[addr:len]` of pixel (x, y); `value` must fit `len` bits (unsigned or signed).
+    fn poke(&mut self, x: i64, y: i64, addr: i64, len: i64, value: i128) -> PyResult<()> {
+        let (x, y) = Self::check_xy(x, y)?;
+        let (a, l) = arrays::check_field(addr, len, true)?;
+        let (lo, hi) = (-(1i128 << (l - 1)), (1i128 << l) - 1);
+        if value < lo || value > hi {
+            return Err(value_error(format!(
+                "value {value} does not fit a {l}-bit field ({lo}..={hi})"
+            )));
+        }
+        self.m.sim.board.array.poke(x, y, a, l, value as u64);
+        self.m.touched();
+        Ok(())
+    }
+
+    /// enable() -> numpy.ndarray[bool, (128, 128)]
+    ///
+    /// The Enable registers, indexed [y, x].
+    fn enable<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
+        arrays::plane_array(&self.m.sim.board.array.enable).into_pyarray(py)
+    }
+
+    /// carry() -> numpy.ndarray[bool, (128, 128)]
+    ///
+    /// The Carry registers, indexed [y, x].
+    fn carry<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
+        arrays::plane_array(&self.m.sim.board.array.carry).into_pyarray(py)
+    }
+
+    /// set_enable(values)
+    ///
+    /// Write the Enable registers (a bool, or a bool array broadcasting to (128, 128),
+    /// [y, x]); AEO and the status stripe bits follow.
+    fn set_enable(&mut self, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = arrays::bool_values(values, "enable")?;
+        let a = &mut self.m.sim.board.array;
+        a.enable.0 = arrays::array_plane(&v);
+        a.refresh_aeo();
+        self.m.touched();
+        Ok(())
+    }
+
+    /// set_carry(values)
+    ///
+    /// Write the Carry registers (a bool, or a bool array broadcasting to (128, 128), [y, x]).
+    fn set_carry(&mut self, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = arrays::bool_values(values, "carry")?;
+        self.m.sim.board.array.carry.0 = arrays::array_plane(&v);
+        self.m.touched();
+        Ok(())
+    }
+
+    /// signal(name) -> int | str
+    ///
+    /// The value of a register or signal by its waveform name (`renderer.igc.pc`,
+    /// `renderer.igc_port.parser.state`): an int, or a str for FSM states and decoded
+    /// fields. A KeyError names the signals near an unknown name.
+    fn signal(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        signals::signal(py, &self.m.sim.board, name)
+    }
+
+    /// signals(prefix="") -> dict[str, int | str]
+    ///
+    /// Every signal whose path is `prefix` or lies under it (all, by default), as the
+    /// waveform names them.
+    #[pyo3(signature = (prefix = ""))]
+    fn signals<'py>(&self, py: Python<'py>, prefix: &str) -> PyResult<Bound<'py, PyDict>> {
+        signals::signals(py, &self.m.sim.board, prefix)
+    }
+
+    /// status() -> Status
+    ///
+    /// The 32-bit status word, with its bits by name.
+    fn status(&self) -> Status {
+        Status {
+            word: self.m.sim.board.status(),
+        }
+    }
+
+    /// Every diagnostic since the board was built (the CLI's `diagnostics:`; at most 1000
+    /// are kept, `dropped_diagnostics` counts the rest).
+    #[getter]
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.m.sim.diagnostics.iter().map(Diagnostic::of).collect()
+    }
+
+    /// Every Ring message the board sent since it was built (status and error messages,
+    /// BS_TRANSMIT data), in the order their last word went out.
+    #[getter]
+    fn sent(&self) -> Vec<SentMessage> {
+        self.m.sim.tx.iter().map(SentMessage::of).collect()
+    }
+
+    /// Diagnostics not kept because 1000 already were.
+    #[getter]
+    fn dropped_diagnostics(&self) -> u64 {
+        self.m.sim.dropped_diagnostics
+    }
+
+    /// trace(path, scopes=None, window=None, emcs=None, view=None) -> Trace
+    ///
+    /// Write a waveform of what the board does from now on to `path` (.vcd or .fst) and,
+    /// when the trace is closed (`Trace.close()`, the end of a `with` block, or the board
+    /// going away), a GTKWave save file beside it (.gtkw). `scopes`: path prefixes to trace
+    /// (default all); `window`: (first, last) board cycles to record; `emcs`: EMC numbers
+    /// 0..=63 (or "all") whose QEE is traced as `renderer.emc[K].qee` (default: EMC 0 and the
+    /// probe pixels' EMCs); `view`: cycles the .gtkw shows across the wave pane.
+    #[pyo3(signature = (path, scopes = None, window = None, emcs = None, view = None))]
+    fn trace(
+        slf: Bound<'_, Self>,
+        path: std::path::PathBuf,
+        scopes: Option<Vec<String>>,
+        window: Option<(u64, u64)>,
+        emcs: Option<&Bound<'_, PyAny>>,
+        view: Option<u64>,
+    ) -> PyResult<Trace> {
+        let mut this = slf.borrow_mut();
+        if let Some(w) = &this.m.wave {
+            return Err(value_error(format!(
+                "a trace to {} is open: close it first",
+                w.path.display()
+            )));
+        }
+        let mask = match emcs {
+            None => None,
+            Some(e) => Some(emc_mask(e)?),
+        };
+        let m = &mut this.m;
+        for (x, y) in std::mem::take(&mut m.pending_probes) {
+            m.sim.board.array.add_probe(x, y);
+        }
+        if mask.is_some() {
+            m.sim.board.qee.trace_emcs = mask;
+        }
+        let req = TraceRequest {
+            path: path.clone(),
+            scopes: scopes.unwrap_or_default(),
+            window,
+            view_cycles: view,
+        };
+        let format = req.check(&m.sim.board).map_err(value_error)?;
+        m.sim.board.track_quiet = true;
+        m.sim.board.slow_version += 1;
+        let wave = Wave::start(req, format, &m.sim.board)
+            .map_err(|e| os_error(&path.display().to_string(), &e))?;
+        m.wave = Some(wave);
+        drop(this);
+        Ok(Trace {
+            board: slf.unbind(),
+            path,
+        })
+    }
+
+    /// close_trace() -> tuple[str, str] | None
+    ///
+    /// Close the open waveform and write its .gtkw; returns the two paths (None if no trace
+    /// was open).
+    fn close_trace(&mut self) -> PyResult<Option<(String, String)>> {
+        let Some(w) = self.m.wave.take() else {
+            return Ok(None);
+        };
+        self.m.sim.board.track_quiet = false;
+        let path = w.path.display().to_string();
+        let (wave, gtkw) = w.finish().map_err(|e| os_error(&path, &e))?;
+        Ok(Some((
+            wave.display().to_string(),
+            gtkw.display().to_string(),
+        )))
+    }
+
+    /// copy() -> Board
+    ///
+    /// An independent copy of the board as it is now (memory, registers, queued input,
+    /// logs), without its waveform: to try several continuations from one state.
+    fn copy(&self) -> Board {
+        Board::from_machine(Machine {
+            sim: self.m.sim.clone(),
+            image: self.m.image.clone(),
+            wave: None,
+            boot_cycles: self.m.boot_cycles,
+            pending_probes: self.m.pending_probes.clone(),
+        })
+    }
+
+    fn __copy__(&self) -> Board {
+        self.copy()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<pp5.Board cycle={} boot_cycles={} status={:#010x}{}>",
+            self.m.sim.board.cycle,
+            self.m
+                .boot_cycles
+                .map_or("None".to_string(), |b| b.to_string()),
+            self.m.sim.board.status(),
+            match &self.m.wave {
+                Some(w) => format!(" tracing to {}", w.path.display()),
+                None => String::new(),
+            }
+        )
+    }
+}
+
+/// The EMC selection of `Board.trace(emcs=...)`: "all" or numbers 0..=63.
+fn emc_mask(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return if s.to_str()?.eq_ignore_ascii_case("all") {
+            Ok(u64::MAX)
+        } else {
+            Err(value_error(
+                "emcs: a list of EMC numbers 0..=63, or \"all\"",
+            ))
+        };
+    }
+    let ks: Vec<i64> = obj.extract()?;
+    ks.into_iter().try_fold(0u64, |m, k| {
+        if (0..pp5_rtl::emc_array::NUM_EMCS as i64).contains(&k) {
+            Ok(m | 1 << k)
+        } else {
+            Err(value_error(format!(
+                "emcs: EMC {k} does not exist: EMCs are numbered 0..=63"
+            )))
+        }
+    })
+}
+
+/// An open waveform of a board: a context manager (`with board.trace("x.vcd"): ...`) whose
+/// exit, like `close()`, closes the file and writes the .gtkw.
+#[pyclass(module = "pp5")]
+pub struct Trace {
+    board: Py<Board>,
+    path: std::path::PathBuf,
+}
+
+#[pymethods]
+impl Trace {
+    /// close() -> tuple[str, str] | None
+    ///
+    /// Close the waveform and write its .gtkw; returns (waveform path, .gtkw path).
+    fn close(&self, py: Python<'_>) -> PyResult<Option<(String, String)>> {
+        self.board.borrow_mut(py).close_trace()
+    }
+
+    /// The shell command that opens the waveform with its save file in GTKWave.
+    #[getter]
+    fn gtkwave_command(&self) -> String {
+        open_command(&self.path, &self.path.with_extension("gtkw"))
+    }
+
+    /// The waveform's path.
+    #[getter]
+    fn path(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        _t: Option<&Bound<'_, PyAny>>,
+        _v: Option<&Bound<'_, PyAny>>,
+        _tb: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+}

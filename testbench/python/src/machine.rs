@@ -1,0 +1,139 @@
+//! The board behind `pp5.Board`, without Python: the engine's [`Sim`] booted as `pp5 run`
+//! boots it ([`session::prepare`]), its waveform, and the run loop the Python methods call
+//! with the GIL released, a chunk of cycles at a time.
+
+use crate::tracing::Wave;
+use pp5_sim::asm::microcode::McImage;
+use pp5_sim::engine::{Sim, SimOptions, StopReason};
+use pp5_sim::report::stop_text;
+use pp5_sim::session::{self, RunSpec};
+use pp5_sim::stream::Stream;
+use std::io;
+
+/// Cycles run between two checks for Ctrl-C (`KeyboardInterrupt`), with the GIL released:
+/// the engine's progress period (2^16 cycles, a few milliseconds).
+pub const CHUNK_CYCLES: u64 = 1 << 16;
+
+/// A board, its image and its waveform.
+pub struct Machine {
+    pub sim: Sim,
+    pub image: McImage,
+    pub wave: Option<Wave>,
+    /// Cycles of the microcode boot, as `pp5 run` reports them (`None` without a boot).
+    pub boot_cycles: Option<u64>,
+    /// Probe pixels to add when a trace starts, if not yet added.
+    pub pending_probes: Vec<(usize, usize)>,
+}
+
+/// Why a board could not be built.
+pub enum BuildError {
+    /// The image cannot be written to the store (`no_boot`).
+    Input(String),
+    /// The boot did not finish: why (the CLI's stop text, then the diagnostics).
+    Boot(String),
+}
+
+impl Machine {
+    /// A board with `image` loaded: through the stream (NOOP, NOOP, RMODEON, MCWRITE...,
+    /// NOOP, RMODEOFF, as `pp5 run` does) and run until idle, or written directly into the
+    /// store (`no_boot`, as `pp5 run --no-boot`). `probes` are added now.
+    pub fn build(
+        image: McImage,
+        no_boot: bool,
+        probes: &[(usize, usize)],
+    ) -> Result<Machine, BuildError> {
+        let empty = Stream::default();
+        let spec = RunSpec {
+            image: &image,
+            boot: !no_boot,
+            stream: &empty,
+            opts: SimOptions {
+                max_cycles: u64::MAX,
+                probes: Vec::new(),
+                ..SimOptions::default()
+            },
+            wave: None,
+        };
+        let mut sim = session::prepare(&spec).map_err(|e| BuildError::Input(e.to_string()))?;
+        for &(x, y) in probes {
+            sim.board.array.add_probe(x, y);
+        }
+        let mut boot_cycles = None;
+        if !no_boot {
+            let stop = loop {
+                if let Some(stop) = sim.tick() {
+                    break stop;
+                }
+            };
+            if stop != StopReason::Done {
+                let mut msg = format!("the microcode boot did not finish: {}", stop_text(&stop));
+                for d in &sim.diagnostics {
+                    msg.push_str(&format!("\n  cycle {}: {}: {}", d.cycle, d.level, d.msg));
+                }
+                return Err(BuildError::Boot(msg));
+            }
+            boot_cycles = sim.boot_end.map(|c| c + 1);
+        }
+        Ok(Machine {
+            sim,
+            image,
+            wave: None,
+            boot_cycles,
+            pending_probes: Vec::new(),
+        })
+    }
+
+    /// Put a stream's messages, Ring resets and TxReady changes on the Ring, behind anything
+    /// queued before.
+    pub fn queue(&mut self, stream: &Stream) {
+        self.sim.queue_stream(stream);
+    }
+
+    /// Run at most `n` cycles, stopping at cycle `limit`: `Some(reason)` when the run is over
+    /// (done, the limit, a deadlock, a stuck IGC), `None` when the `n` cycles ran out first.
+    /// The loop of [`Sim::run`], with the waveform sampled after every cycle.
+    pub fn run_for(&mut self, n: u64, limit: u64) -> io::Result<Option<StopReason>> {
+        let sim = &mut self.sim;
+        match self.wave.as_mut() {
+            None => {
+                for _ in 0..n {
+                    if sim.board.cycle >= limit && !sim.done() {
+                        return Ok(Some(StopReason::MaxCycles));
+                    }
+                    if let Some(stop) = sim.tick() {
+                        return Ok(Some(stop));
+                    }
+                }
+            }
+            Some(w) => {
+                for _ in 0..n {
+                    if sim.board.cycle >= limit && !sim.done() {
+                        return Ok(Some(StopReason::MaxCycles));
+                    }
+                    let stop = sim.tick();
+                    w.sample(&sim.board)?;
+                    if stop.is_some() {
+                        return Ok(stop);
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Clock the board `n` cycles whatever it does (idle or not), sampling the waveform.
+    pub fn step(&mut self, n: u64) -> io::Result<()> {
+        for _ in 0..n {
+            self.sim.step();
+            if let Some(w) = self.wave.as_mut() {
+                w.sample(&self.sim.board)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After a testbench wrote the array directly: let a waveform see the change.
+    pub fn touched(&mut self) {
+        self.sim.board.slow_version += 1;
+    }
+}

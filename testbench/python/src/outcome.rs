@@ -1,0 +1,348 @@
+//! What a run gives back to Python: `pp5.Outcome` with its per-command records, the
+//! diagnostics and the messages the board sent, built from the engine's logs.
+
+use crate::status::{error_bits, Status};
+use pp5_rtl::bs_port::Cause;
+use pp5_sim::engine::{BsCommandRecord, CauseCounts, CommandRecord, Diagnostic as EngineDiag};
+use pp5_sim::engine::{Sim, StopReason};
+use pp5_sim::report::stop_text;
+use pyo3::prelude::*;
+use std::collections::BTreeMap;
+
+/// Cycles by cause, named as in `pp5 run --report json`.
+fn causes(c: &CauseCounts) -> BTreeMap<String, u64> {
+    Cause::ALL
+        .iter()
+        .map(|&k| (k.name().to_string(), c.get(k)))
+        .collect()
+}
+
+/// Cycles a command waited on the board (a semaphore, a transfer, the transmitter): the
+/// `waited` column of the CLI's table.
+fn waited(c: &CauseCounts) -> u64 {
+    c.get(Cause::SemWait) + c.get(Cause::XferStall) + c.get(Cause::TxHold)
+}
+
+/// One IGC command the run took (a row of the CLI's command table).
+#[pyclass(module = "pp5", frozen, get_all)]
+#[derive(Clone)]
+pub struct Command {
+    /// Sequence number among all commands the board took (the boot's included).
+    pub index: u64,
+    /// Mnemonic from the opcode table (or `CMD 0x..`).
+    pub name: String,
+    /// Operand registers as latched.
+    pub operands: Vec<u32>,
+    /// The opcode word.
+    pub opcode: u32,
+    /// First cycle of its routine.
+    pub start: u64,
+    /// Cycles from its first microinstruction through its dispatching one.
+    pub cycles: u64,
+    /// Of those, cycles waiting on a semaphore, a transfer or the transmitter.
+    pub waited: u64,
+    /// Its cycles by cause (`executing`, `sem_wait`, ...).
+    pub causes: BTreeMap<String, u64>,
+}
+
+#[pymethods]
+impl Command {
+    fn __repr__(&self) -> String {
+        let ops: Vec<String> = self.operands.iter().map(u32::to_string).collect();
+        format!(
+            "Command(#{} {}({}) start={} cycles={} waited={})",
+            self.index,
+            self.name,
+            ops.join(", "),
+            self.start,
+            self.cycles,
+            self.waited
+        )
+    }
+}
+
+impl Command {
+    pub fn of(c: &CommandRecord) -> Command {
+        Command {
+            index: c.index,
+            name: c.name.clone(),
+            operands: c.operands.clone(),
+            opcode: c.opcode,
+            start: c.start,
+            cycles: c.cycles,
+            waited: waited(&c.causes),
+            causes: causes(&c.causes),
+        }
+    }
+}
+
+/// One BS port command (a row of the CLI's BS command table).
+#[pyclass(module = "pp5", frozen, get_all)]
+#[derive(Clone)]
+pub struct BsCommand {
+    /// Sequence number among the BS commands.
+    pub index: u64,
+    /// The macro name (`BS_RECEIVE`, ...).
+    pub name: String,
+    /// Its first word.
+    pub word: u32,
+    /// Cycle its first word was read.
+    pub start: u64,
+    /// Cycles until the port was ready for the next command.
+    pub cycles: u64,
+    /// Its cycles by cause (`executing`, `semaphore_wait`, `tx_hold`, ...).
+    pub causes: BTreeMap<String, u64>,
+}
+
+#[pymethods]
+impl BsCommand {
+    fn __repr__(&self) -> String {
+        format!(
+            "BsCommand(#{} {} start={} cycles={})",
+            self.index, self.name, self.start, self.cycles
+        )
+    }
+}
+
+impl BsCommand {
+    fn of(c: &BsCommandRecord) -> BsCommand {
+        BsCommand {
+            index: c.index,
+            name: c.name.clone(),
+            word: c.word,
+            start: c.start,
+            cycles: c.cycles,
+            causes: causes(&c.causes),
+        }
+    }
+}
+
+/// A diagnostic: what the CLI lists under `diagnostics:`.
+#[pyclass(module = "pp5", frozen, get_all)]
+#[derive(Clone)]
+pub struct Diagnostic {
+    /// The cycle it happened in.
+    pub cycle: u64,
+    /// `error` (a hardware error bit was set), `fault`, `warning` or `note`.
+    pub level: String,
+    /// The message, as the CLI prints it.
+    pub msg: String,
+}
+
+#[pymethods]
+impl Diagnostic {
+    fn __repr__(&self) -> String {
+        format!(
+            "Diagnostic(cycle {}: {}: {})",
+            self.cycle, self.level, self.msg
+        )
+    }
+    fn __str__(&self) -> String {
+        format!("cycle {}: {}: {}", self.cycle, self.level, self.msg)
+    }
+}
+
+impl Diagnostic {
+    pub fn of(d: &EngineDiag) -> Diagnostic {
+        Diagnostic {
+            cycle: d.cycle,
+            level: d.level.to_string(),
+            msg: d.msg.clone(),
+        }
+    }
+}
+
+/// A Ring message the board sent (status, error, or BS_TRANSMIT data).
+#[pyclass(module = "pp5", frozen, get_all)]
+#[derive(Clone)]
+pub struct SentMessage {
+    /// `igc` or `bs`.
+    pub port: String,
+    /// `STATUS`, `ERROR` or `DATA`.
+    pub kind: String,
+    /// Cycle of its first word.
+    pub start: u64,
+    /// Cycle of its last word.
+    pub end: u64,
+    /// Every word, the destination first.
+    pub words: Vec<u32>,
+}
+
+#[pymethods]
+impl SentMessage {
+    /// The ID word of a status or error message (None for data).
+    #[getter]
+    fn id(&self) -> Option<u32> {
+        self.words.get(1).copied().filter(|_| self.kind != "DATA")
+    }
+
+    /// The status word of a status or error message, with its bits by name (None for data).
+    #[getter]
+    fn status(&self) -> Option<Status> {
+        self.words
+            .get(2)
+            .copied()
+            .filter(|_| self.kind != "DATA")
+            .map(|word| Status { word })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "SentMessage({} {} cycles {}..{}, {} words)",
+            self.port,
+            self.kind,
+            self.start,
+            self.end,
+            self.words.len()
+        )
+    }
+}
+
+impl SentMessage {
+    pub fn of(t: &pp5_rtl::renderer::OutMessage) -> SentMessage {
+        SentMessage {
+            port: t.port.name().into(),
+            kind: t.kind.name().into(),
+            start: t.start,
+            end: t.end,
+            words: t.words.clone(),
+        }
+    }
+}
+
+/// The result of `Board.run`: why it stopped, its cycles, and what happened in it.
+#[pyclass(module = "pp5", frozen, get_all)]
+#[derive(Clone)]
+pub struct Outcome {
+    /// `done` (the stream was consumed and the board is idle), `max_cycles`, `stuck` or
+    /// `deadlock` (those two raise `pp5.Stuck` / `pp5.Deadlock` carrying this outcome).
+    pub stop: String,
+    /// Why it stopped, in the CLI's words (`pp5 run`'s `stopped:` line).
+    pub stop_text: String,
+    /// 40 MHz cycles of this run: from the board's cycle when it started to when it stopped.
+    pub cycles: u64,
+    /// The board's cycle counter when the run started.
+    pub start_cycle: u64,
+    /// The board's cycle counter when the run stopped.
+    pub end_cycle: u64,
+    /// The IGC commands taken in this run, in order.
+    pub commands: Vec<Command>,
+    /// The BS port commands of this run.
+    pub bs_commands: Vec<BsCommand>,
+    /// Diagnostics reported during this run.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Ring messages the board sent during this run.
+    pub sent: Vec<SentMessage>,
+    /// The status word when the run stopped.
+    pub status: Status,
+    /// Error bits 24-30 set at the end, as the CLI lists them (`"29: IGC formatting error"`).
+    pub error_bits: Vec<String>,
+}
+
+#[pymethods]
+impl Outcome {
+    /// Whether the run finished cleanly: `done` and no error bit (what makes `pp5 run` exit 0).
+    #[getter]
+    fn ok(&self) -> bool {
+        self.stop == "done" && self.error_bits.is_empty()
+    }
+
+    /// `(name, cycles)` of each command, as the Rust testbench's `Outcome::command_cycles`.
+    #[getter]
+    fn command_cycles(&self) -> Vec<(String, u64)> {
+        self.commands
+            .iter()
+            .map(|c| (c.name.clone(), c.cycles))
+            .collect()
+    }
+
+    /// Cycles by command name: name → (count, total cycles), as the CLI's `by command` table.
+    fn by_name(&self) -> BTreeMap<String, (u64, u64)> {
+        let mut m: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for c in &self.commands {
+            let e = m.entry(c.name.clone()).or_default();
+            e.0 += 1;
+            e.1 += c.cycles;
+        }
+        m
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Outcome(stop={:?}, cycles={}, commands={}, status={:#010x}{})",
+            self.stop,
+            self.cycles,
+            self.commands.len(),
+            self.status.word,
+            if self.error_bits.is_empty() {
+                String::new()
+            } else {
+                format!(", errors: {}", self.error_bits.join(", "))
+            }
+        )
+    }
+}
+
+/// Where the engine's logs stood when a run started, to report only what the run added.
+#[derive(Clone, Copy, Debug)]
+pub struct Marks {
+    pub cycle: u64,
+    pub commands: usize,
+    pub bs_commands: usize,
+    pub diagnostics: usize,
+    pub sent: usize,
+}
+
+impl Marks {
+    pub fn of(sim: &Sim) -> Marks {
+        Marks {
+            cycle: sim.board.cycle,
+            commands: sim.commands.len(),
+            bs_commands: sim.bs_commands.len(),
+            diagnostics: sim.diagnostics.len(),
+            sent: sim.tx.len(),
+        }
+    }
+}
+
+/// The short name of a stop reason.
+pub fn stop_name(s: &StopReason) -> &'static str {
+    match s {
+        StopReason::Done => "done",
+        StopReason::MaxCycles => "max_cycles",
+        StopReason::Stuck(_) => "stuck",
+        StopReason::Deadlock { .. } => "deadlock",
+        StopReason::Interrupted => "interrupted",
+    }
+}
+
+/// The outcome of the run that started at `m` and stopped for `stop`.
+pub fn outcome(sim: &Sim, m: Marks, stop: &StopReason) -> Outcome {
+    let status = sim.board.status();
+    let tail = |n: usize, at: usize| at.min(n);
+    Outcome {
+        stop: stop_name(stop).into(),
+        stop_text: stop_text(stop),
+        cycles: sim.board.cycle - m.cycle.min(sim.board.cycle),
+        start_cycle: m.cycle,
+        end_cycle: sim.board.cycle,
+        commands: sim.commands[tail(sim.commands.len(), m.commands)..]
+            .iter()
+            .map(Command::of)
+            .collect(),
+        bs_commands: sim.bs_commands[tail(sim.bs_commands.len(), m.bs_commands)..]
+            .iter()
+            .map(BsCommand::of)
+            .collect(),
+        diagnostics: sim.diagnostics[tail(sim.diagnostics.len(), m.diagnostics)..]
+            .iter()
+            .map(Diagnostic::of)
+            .collect(),
+        sent: sim.tx[tail(sim.tx.len(), m.sent)..]
+            .iter()
+            .map(SentMessage::of)
+            .collect(),
+        status: Status { word: status },
+        error_bits: error_bits(status),
+    }
+}
