@@ -179,7 +179,9 @@ impl Renderer {
         let (rdy_igc, rdy_bs) = (self.tx_ready_igc, self.tx_ready_bs);
         let (fc_version, slow_version) = (self.igc.fc.version, self.slow_version);
         let track_quiet = self.track_quiet;
+        let names = std::mem::take(&mut self.igc.command_names);
         *self = Renderer::new(self.config);
+        self.igc.command_names = names;
         // Trace keys that are version counters must not repeat an old value.
         self.igc.fc.version = fc_version + 1;
         self.slow_version = slow_version + 1;
@@ -606,6 +608,9 @@ impl Traced for Renderer {
         if !t.enter("renderer", None) {
             return;
         }
+        // The cycle number, as the reports count cycles (a simulation annotation: the
+        // hardware has no such counter), so a cursor in the viewer reads the report's cycles.
+        t.bits("cycle", 64, self.cycle);
         // Changes every other cycle: cheaper walked than in the record.
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
         t.record_group(

@@ -379,6 +379,10 @@ impl Sim {
         for &(x, y) in &opts.probes {
             board.array.add_probe(x, y);
         }
+        // The waveform's `renderer.igc.command`: the table's names by dispatch index.
+        board.igc.command_names = (0..=u8::MAX)
+            .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())
+            .collect();
         Sim {
             board,
             source: RingSource::default(),

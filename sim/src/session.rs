@@ -6,7 +6,7 @@
 use crate::asm::microcode::McImage;
 use crate::engine::{Sim, SimOptions, StopReason};
 use crate::stream::Stream;
-use crate::trace::{write_gtkw, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
+use crate::trace::{write_gtkw_view, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -240,7 +240,16 @@ pub fn run(
     };
     if let Some(w) = &spec.wave {
         if w.gtkw {
-            write_gtkw(&w.gtkw_path(), &w.path, &signals, start_ps, w.view_cycles)?;
+            // Without a scope selection the view opens on the IGC and the array.
+            let focus = w.cfg.scopes.is_empty();
+            write_gtkw_view(
+                &w.gtkw_path(),
+                &w.path,
+                &signals,
+                start_ps,
+                w.view_cycles,
+                focus,
+            )?;
         }
     }
     let stop = stop?;

@@ -203,6 +203,61 @@ fn endless_input_is_refused_with_bounded_memory() {
 }
 
 #[test]
+fn the_default_view_opens_on_the_igc_and_the_array() {
+    // Without --scope, the .gtkw lists the IGC (with the command's name and the cycle number)
+    // and the array first, open, and the ports, semaphores and transfer after them, closed.
+    let dir = Scratch::new();
+    let s = dir.path("s.pp5s");
+    std::fs::write(&s, "SETENABS\nMEMplusMEM 0 8 16 8 8\n").expect("write stream");
+    let vcd = dir.path("a.vcd");
+    let o = pp5(&[&"run", &s, &"--vcd", &vcd]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let gtkw = std::fs::read_to_string(dir.path("a.gtkw")).expect("gtkw");
+    let mut groups = Vec::new();
+    let mut flags = "";
+    for line in gtkw.lines() {
+        if let Some(f) = line.strip_prefix('@') {
+            flags = f;
+        } else if let Some(name) = line.strip_prefix('-') {
+            match flags {
+                "800200" => groups.push((name, false)),
+                "c00200" => groups.push((name, true)),
+                _ => {}
+            }
+        }
+    }
+    let closed: Vec<&str> = groups.iter().filter(|g| g.1).map(|g| g.0).collect();
+    let open: Vec<&str> = groups.iter().filter(|g| !g.1).map(|g| g.0).collect();
+    for g in [
+        "renderer",
+        "renderer.igc",
+        "renderer.qee",
+        "renderer.emc_array",
+    ] {
+        assert!(open.contains(&g), "{g} open in {groups:?}");
+    }
+    for g in [
+        "renderer.igc_port",
+        "renderer.bs_port",
+        "renderer.transfer",
+        "renderer.bs_sem",
+    ] {
+        assert!(closed.contains(&g), "{g} closed in {groups:?}");
+    }
+    assert!(
+        groups.iter().skip_while(|g| !g.1).all(|g| g.1),
+        "{groups:?}"
+    );
+    assert!(gtkw.contains("\nrenderer.igc.command\n") && gtkw.contains("\nrenderer.cycle[63:0]\n"));
+    // The command's name and the cycle number in the waveform, as the report has them.
+    let text = std::fs::read_to_string(&vcd).expect("vcd");
+    assert!(
+        text.contains("sMEMplusMEM "),
+        "the command's name as a string signal"
+    );
+}
+
+#[test]
 fn syntax_error_exits_3_with_file_and_line() {
     let dir = Scratch::new();
     let s = dir.file("bad.pp5s", "SETENABS\n# a comment\nCLEAR 0\nNOOP\n");

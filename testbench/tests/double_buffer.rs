@@ -200,16 +200,21 @@ fn changes(w: &mut wellen::simple::Waveform, path: &str) -> Vec<(u64, String)> {
 }
 
 /// The signal names a `.gtkw` lists (ranges dropped), and its group names.
-fn gtkw_signals_and_groups(text: &str) -> (Vec<String>, Vec<String>) {
+/// The signals of a `.gtkw` and its groups in order, each with whether it starts closed.
+fn gtkw_signals_and_groups(text: &str) -> (Vec<String>, Vec<(String, bool)>) {
     let mut sigs = Vec::new();
     let mut groups = Vec::new();
-    let mut next_is_group = false;
+    let mut next_group = None;
     for line in text.lines() {
         if let Some(flags) = line.strip_prefix('@') {
-            next_is_group = flags == "800200";
+            next_group = match flags {
+                "800200" => Some(false),
+                "c00200" => Some(true),
+                _ => None,
+            };
         } else if let Some(name) = line.strip_prefix('-') {
-            if next_is_group {
-                groups.push(name.to_string());
+            if let Some(closed) = next_group {
+                groups.push((name.to_string(), closed));
             }
         } else if !line.starts_with(['[', '*']) && !line.is_empty() {
             sigs.push(line.split('[').next().unwrap_or(line).to_string());
@@ -246,6 +251,7 @@ fn the_waveform_groups_ports_semaphores_and_transfer_and_reads_back() {
     // The save file: one group per block, every listed signal in the waveform.
     let gtkw = std::fs::read_to_string(dir.join("db.gtkw")).expect("gtkw");
     let (sigs, groups) = gtkw_signals_and_groups(&gtkw);
+    // The ports, semaphores and transfer were selected (--scope): their groups are open.
     for g in [
         "renderer.bs_port.parser",
         "renderer.bs_port.tx",
@@ -254,7 +260,10 @@ fn the_waveform_groups_ports_semaphores_and_transfer_and_reads_back() {
         "renderer.transfer",
         "renderer.igc_port.messages",
     ] {
-        assert!(groups.iter().any(|x| x == g), "group {g} in {groups:?}");
+        assert!(
+            groups.contains(&(g.to_string(), false)),
+            "group {g} in {groups:?}"
+        );
     }
     let mut w = wellen::simple::read(&vcd).expect("wellen reads the VCD");
     for s in &sigs {

@@ -30,6 +30,7 @@ use opcode::{
     OpcodeWord, CMD_FBITS, CMD_MCREAD, CMD_MCWRITE, CMD_NOOP, CMD_RMODEOFF, CMD_RMODEON, FBITS_MAX,
     HARDWIRED_BASE,
 };
+use std::sync::Arc;
 use store::{McStore, CONTROL_STORE_UINSTS, FC_BOOL_WORD, FC_CONST_BASE, FC_CTRL_WORD};
 
 /// What the IGC is doing this cycle (an FSM, traced by name).
@@ -227,6 +228,11 @@ pub struct Igc {
     pub inputs: IgcInputs,
     /// The handshake the executed microinstruction asks for this cycle.
     pub misc_ctl: MiscCtl,
+    /// The commands' names by dispatch index (the opcode's `cmd` field), from the opcode table
+    /// the microcode was assembled with: not a register of the hardware, a simulation
+    /// annotation the waveform shows as `renderer.igc.command` (docs/model-choices.md,
+    /// "Waveform annotations"). Empty: `CMD 0x..`. Kept across a Ring reset.
+    pub command_names: Arc<[Box<str>]>,
 }
 
 /// The IGC's control of the QEE for one cycle.
@@ -276,6 +282,7 @@ impl Igc {
             fc_changed: false,
             inputs: IgcInputs::default(),
             misc_ctl: MiscCtl::None,
+            command_names: Arc::from(Vec::new()),
         }
     }
 
@@ -879,6 +886,16 @@ impl Traced for Igc {
             self.sca() as u64 | self.commands << 32,
         ];
         t.record_group(&loaded, decode_loaded);
+        // The latched command's name: a function of its dispatch index (the names are fixed
+        // for a run), so it is walked only when another command is latched.
+        let cmd = OpcodeWord(self.opcode).cmd();
+        if t.group(&[u64::from(cmd)]) {
+            match self.command_names.get(usize::from(cmd)) {
+                Some(name) if !name.is_empty() => t.text("command", name),
+                _ => t.text("command", &format!("CMD_0x{cmd:02x}")),
+            }
+            t.end_group();
+        }
         t.record_group(&[self.i as u64 | (self.l as u64) << 8], decode_counters);
         // Everything in `uinst` follows from the words the executed microinstruction was
         // decoded from and the store's words at its address now.

@@ -9,10 +9,13 @@
 //! | flags      | meaning                                             |
 //! |------------|-----------------------------------------------------|
 //! | `22`       | hex, right-justified (multi-bit signals)            |
+//! | `24`       | decimal, right-justified (`cycle` counters)         |
 //! | `28`       | binary, right-justified (1-bit signals, VCD strings) |
 //! | `820`      | ASCII, right-justified (FST text vectors)           |
 //! | `800200`   | group begin (blank trace carrying the group name)   |
 //! | `1000200`  | group end                                           |
+//! | `c00200`   | group begin, closed (`TR_CLOSED`)                   |
+//! | `1401200`  | group end, closed and collapsed                     |
 //!
 //! The zoom line is `*<z> <marker>`: GTKWave shows `2^-z / 200` time units per pixel.
 
@@ -22,10 +25,34 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 const FLAGS_HEX: u32 = 0x22;
+/// Decimal, right-justified: counts such as `renderer.cycle`.
+const FLAGS_DEC: u32 = 0x24;
 const FLAGS_BIN: u32 = 0x28;
 const FLAGS_ASCII: u32 = 0x820;
 const FLAGS_GROUP_BEGIN: u32 = 0x80_0200;
 const FLAGS_GROUP_END: u32 = 0x100_0200;
+const FLAGS_GROUP_BEGIN_CLOSED: u32 = 0xc0_0200;
+const FLAGS_GROUP_END_CLOSED: u32 = 0x140_1200;
+
+/// Scopes (and the scopes inside them) that are idle most of the time or of second interest
+/// when reading what the commands do: the Ring ports, the semaphores, the background transfer
+/// and the flow-control unit's loop registers. Their groups start closed, one row each after
+/// the others, when the waveform also shows something else (the IGC, the QEE, the array, the
+/// probe pixels), so the view opens on the commands and the pixels; a waveform of only these
+/// scopes shows them open.
+const CLOSED_SCOPES: &[&str] = &[
+    "renderer.igc_port",
+    "renderer.bs_port",
+    "renderer.bs_sem",
+    "renderer.igc_sem",
+    "renderer.transfer",
+    "renderer.igc.fc.loop",
+];
+
+/// Whether `scope`'s group starts closed in a focused view (see [`CLOSED_SCOPES`]).
+fn closed_by_default(scope: &str) -> bool {
+    CLOSED_SCOPES.iter().any(|c| scope.starts_with(c))
+}
 
 /// Window size written to `[size]`, and the panes.
 const WINDOW_W: u32 = 1400;
@@ -51,6 +78,8 @@ fn flags_for(s: &SignalInfo) -> u32 {
         } else {
             FLAGS_BIN
         }
+    } else if s.width > 1 && s.path.ends_with(".cycle") {
+        FLAGS_DEC
     } else if s.width > 1 {
         FLAGS_HEX
     } else {
@@ -100,6 +129,7 @@ pub(crate) fn render_gtkw(
     signals: &[SignalInfo],
     start_ps: u64,
     visible: u64,
+    focus: bool,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "[*]");
@@ -160,7 +190,10 @@ pub(crate) fn render_gtkw(
         let _ = writeln!(out, "{}", gtkwave_name(&signals[i]));
     }
 
-    // One group per scope, in first-seen order.
+    // One group per scope, in first-seen order: the open ones first, then the closed ones.
+    let any_open = focus && scopes.iter().any(|s| !closed_by_default(s));
+    let closed = |scope: &str| any_open && closed_by_default(scope);
+    scopes.sort_by_key(|s| closed(s));
     for scope in scopes {
         let members: Vec<&SignalInfo> = signals
             .iter()
@@ -172,13 +205,18 @@ pub(crate) fn render_gtkw(
             continue;
         }
         let label = if scope.is_empty() { "(root)" } else { scope };
-        set_flags(&mut out, FLAGS_GROUP_BEGIN);
+        let (begin, end) = if closed(scope) {
+            (FLAGS_GROUP_BEGIN_CLOSED, FLAGS_GROUP_END_CLOSED)
+        } else {
+            (FLAGS_GROUP_BEGIN, FLAGS_GROUP_END)
+        };
+        set_flags(&mut out, begin);
         let _ = writeln!(out, "-{label}");
         for s in members {
             set_flags(&mut out, flags_for(s));
             let _ = writeln!(out, "{}", gtkwave_name(s));
         }
-        set_flags(&mut out, FLAGS_GROUP_END);
+        set_flags(&mut out, end);
         let _ = writeln!(out, "-{label}");
     }
     let _ = writeln!(out, "[pattern_trace] 1");
@@ -198,10 +236,31 @@ pub fn write_gtkw(
     start_ps: u64,
     visible_cycles: u64,
 ) -> io::Result<()> {
+    write_gtkw_view(
+        gtkw_path,
+        wave_path,
+        signals,
+        start_ps,
+        visible_cycles,
+        false,
+    )
+}
+
+/// [`write_gtkw`], and with `focus` the groups of [`CLOSED_SCOPES`] start closed after the
+/// others: the view of a waveform of every scope (no `--scope` selection), which opens on the
+/// IGC, the QEE and the array rather than on rows of idle ports.
+pub fn write_gtkw_view(
+    gtkw_path: &Path,
+    wave_path: &Path,
+    signals: &[SignalInfo],
+    start_ps: u64,
+    visible_cycles: u64,
+    focus: bool,
+) -> io::Result<()> {
     let dumpfile = dumpfile_path(gtkw_path, wave_path)?;
     std::fs::write(
         gtkw_path,
-        render_gtkw(&dumpfile, signals, start_ps, visible_cycles),
+        render_gtkw(&dumpfile, signals, start_ps, visible_cycles, focus),
     )
 }
 

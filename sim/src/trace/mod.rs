@@ -46,7 +46,7 @@ mod sampler;
 mod vcd;
 mod worker;
 
-pub use gtkw::{gtkwave_command, write_gtkw};
+pub use gtkw::{gtkwave_command, write_gtkw, write_gtkw_view};
 
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_rtl::trace::{Decode, Traced, Tracer};
