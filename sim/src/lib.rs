@@ -8,6 +8,7 @@
 //! - [`stream`]: command streams: text format, binary Ring-message format, builder API.
 //! - [`report`]: run summaries as tables, JSON and CSV.
 //! - [`image`]: PNG pictures of pixel-memory fields and Enable (`--image`).
+//! - [`out_file`]: output files written whole or not at all (temporary name, then rename).
 //! - [`demo`], [`bench`]: the built-in examples (registers, shaded triangles) and the speed
 //!   benchmark.
 
@@ -16,6 +17,7 @@ pub mod bench;
 pub mod demo;
 pub mod engine;
 pub mod image;
+pub mod out_file;
 pub mod render;
 pub mod report;
 pub mod session;
