@@ -1,6 +1,7 @@
 //! # pp5-sim: the simulation engine around the Renderer model
 //!
 //! - [`engine`]: the run loop, the Ring source, the timing log and diagnostics.
+//! - [`exit`]: the CLI's exit codes and how a run's end maps onto them.
 //! - [`session`]: one run from inputs to results (boot, stream, waveform, `.gtkw`).
 //! - [`trace`]: waveform writers (VCD, FST) and GTKWave save files, fed by the
 //!   [`pp5_rtl::trace::Tracer`] interface.
@@ -16,6 +17,7 @@ pub mod asm;
 pub mod bench;
 pub mod demo;
 pub mod engine;
+pub mod exit;
 pub mod image;
 pub mod out_file;
 pub mod render;

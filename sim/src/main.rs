@@ -28,7 +28,7 @@ mod cli_render;
 
 use clap::{Args, Parser, Subcommand};
 use pp5_sim::asm::microcode::{self, McImage};
-use pp5_sim::engine::{SimOptions, StopReason};
+use pp5_sim::engine::SimOptions;
 use pp5_sim::out_file;
 use pp5_sim::report::Summary;
 use pp5_sim::session::{run, RunError, RunSpec, WaveSpec};
@@ -39,12 +39,9 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-const EXIT_IO: u8 = 1;
-const EXIT_INPUT: u8 = 3;
-const EXIT_HW_ERROR: u8 = 4;
-const EXIT_LIMIT: u8 = 5;
-const EXIT_DEADLOCK: u8 = 6;
-const EXIT_INTERRUPTED: u8 = 130;
+const EXIT_IO: u8 = pp5_sim::exit::IO;
+const EXIT_INPUT: u8 = pp5_sim::exit::INPUT;
+const EXIT_HW_ERROR: u8 = pp5_sim::exit::HW_ERROR;
 
 #[derive(Parser)]
 #[command(name = "pp5", version, about = "Cycle-accurate signal-level model of the Pixel-Planes 5 Renderer", long_about = None)]
@@ -443,14 +440,7 @@ fn simulate(
         );
         errln!("open it:  {}", gtkwave_command(&w.path, &w.gtkw_path()));
     }
-    Ok(match r.stop {
-        StopReason::Interrupted => EXIT_INTERRUPTED,
-        StopReason::MaxCycles => EXIT_LIMIT,
-        StopReason::Stuck(_) => EXIT_HW_ERROR,
-        StopReason::Deadlock { .. } => EXIT_DEADLOCK,
-        StopReason::Done if !summary.error_bits.is_empty() => EXIT_HW_ERROR,
-        StopReason::Done => 0,
-    })
+    Ok(pp5_sim::exit::of_run(&r.stop, r.sim.board.status()))
 }
 
 fn write_or_print(path: &Option<PathBuf>, text: &str) -> Result<(), Fail> {
