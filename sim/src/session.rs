@@ -211,7 +211,8 @@ pub fn run(
     };
     if spec.boot && spec.wave.as_ref().is_some_and(|w| !w.trace_boot) {
         if let Some(stop) = sim.run_boot() {
-            // The boot itself did not finish: trace nothing more, report why.
+            // The boot itself did not finish: the waveform holds the state where it stopped
+            // (and its `.gtkw`), and the result says why.
             let mut signals = Vec::new();
             if let (Some(mut w), Some((ws, o))) = (create(&sim)?, out) {
                 w.sample(sim.board.cycle, &sim.board)
@@ -221,6 +222,12 @@ pub fn run(
                     })
                     .and_then(|()| o.commit())
                     .map_err(|e| named(&ws.path, e))?;
+                if ws.gtkw {
+                    let start_ps = sim.board.cycle.saturating_mul(pp5_rtl::clock::CYCLE_PS);
+                    out_file::write_with(&ws.gtkw_path(), |p| {
+                        write_gtkw(p, &ws.path, &signals, start_ps, ws.view_cycles)
+                    })?;
+                }
             }
             return Ok(RunResult { sim, stop, signals });
         }
