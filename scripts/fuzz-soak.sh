@@ -33,8 +33,10 @@ max_len() {
 
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked || exit 1
 cargo run --release -q -p pp5-testbench --example fuzz_seeds -- "$fuzz/corpus" >/dev/null || exit 1
-# Stable Rust: no sanitizer (AddressSanitizer needs nightly; safe Rust needs none).
-cargo fuzz build --fuzz-dir "$fuzz" --sanitizer none || exit 1
+# Stable Rust: no sanitizer (AddressSanitizer needs nightly; safe Rust needs none). Debug
+# assertions and overflow checks on (-a): an arithmetic overflow is a crash too.
+opts=(--fuzz-dir "$fuzz" --sanitizer none --debug-assertions)
+cargo fuzz build "${opts[@]}" || exit 1
 
 mkdir -p "$fuzz/logs"
 started="$fuzz/logs/.started"
@@ -47,7 +49,7 @@ for t in "${targets[@]}"; do
   [ -d "testbench/fixtures/fuzz/$t" ] && corpora+=("testbench/fixtures/fuzz/$t")
   log="$fuzz/logs/$t.log"
   echo "== $t: ${secs}s"
-  cargo fuzz run --fuzz-dir "$fuzz" --sanitizer none "$t" "${corpora[@]}" -- \
+  cargo fuzz run "${opts[@]}" "$t" "${corpora[@]}" -- \
     -max_total_time="$secs" -max_len="$(max_len "$t")" -timeout=30 -rss_limit_mb=2048 \
     -print_final_stats=1 >"$log" 2>&1
   rc=$?
