@@ -1,6 +1,6 @@
 //! Every file the `pp5` binary writes, sent where it cannot be written: a full device
-//! (`/dev/full`), a missing directory, a path under a regular file (`file/x`: ENOTDIR), and,
-//! when not running as root, a read-only directory. Each gives one line naming the file,
+//! (`/dev/full`), a missing directory, a path under a regular file (`file/x`: ENOTDIR), and a
+//! read-only directory (for root, an immutable one). Each gives one line naming the file,
 //! exit code 1, and leaves no file (nor a temporary one) behind. A run stopped by Ctrl-C
 //! leaves a complete waveform that ends at the cycle it stopped.
 
@@ -42,6 +42,11 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        // A read-only directory made immutable (see `read_only_dir`) must be released first.
+        let ro = self.0.join("ro");
+        if ro.exists() {
+            let _ = Command::new("chattr").arg("-i").arg(&ro).output();
+        }
         if !std::thread::panicking() {
             let _ = std::fs::remove_dir_all(&self.0);
         }
@@ -89,14 +94,23 @@ impl Dest {
     }
 }
 
-/// A directory this process cannot write into, or `None` (root writes anywhere).
+/// A directory this process cannot write into: mode 0555, and for root (who writes there
+/// all the same) also immutable (`chattr +i`, released when the scratch directory goes).
+/// `None` when neither works (root on a file system without the attribute).
 fn read_only_dir(s: &Scratch) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let d = s.path("ro");
     std::fs::create_dir_all(&d).expect("mkdir");
     std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o555)).expect("chmod");
-    if std::fs::write(d.join("probe"), "").is_ok() {
+    let writable = || {
+        let ok = std::fs::write(d.join("probe"), "").is_ok();
         let _ = std::fs::remove_file(d.join("probe"));
+        ok
+    };
+    if writable() {
+        let _ = Command::new("chattr").arg("+i").arg(&d).output();
+    }
+    if writable() {
         let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755));
         let _ = std::fs::remove_dir(&d);
         return None;
@@ -152,7 +166,7 @@ fn check_output_making(
     for &dest in dests {
         let s = with_streams();
         let Some(path) = dest.path(&s, name) else {
-            eprintln!("note: {what} {dest:?} skipped (running as root)");
+            eprintln!("note: {what} {dest:?} skipped (no read-only directory can be made)");
             continue;
         };
         let mut before = s.listing();
