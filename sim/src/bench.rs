@@ -84,14 +84,9 @@ pub fn save_streams(image: &McImage, reps: usize, dir: &Path) -> Result<[PathBuf
     let (alu, _) = streams(image, reps)?;
     let alu_path = dir.join("alu.bin");
     let tri_path = dir.join("triangles.pp5s");
-    let file =
-        std::fs::File::create(&alu_path).map_err(|e| format!("{}: {e}", alu_path.display()))?;
-    let mut w = std::io::BufWriter::new(file);
-    crate::stream::binary::write(&alu, &mut w)
-        .and_then(|()| std::io::Write::flush(&mut w))
-        .map_err(|e| format!("{}: {e}", alu_path.display()))?;
-    std::fs::write(&tri_path, triangles_text(reps))
-        .map_err(|e| format!("{}: {e}", tri_path.display()))?;
+    crate::out_file::write_buffered(&alu_path, |w| crate::stream::binary::write(&alu, w))
+        .map_err(|e| e.to_string())?;
+    crate::out_file::write(&tri_path, triangles_text(reps)).map_err(|e| e.to_string())?;
     Ok([alu_path, tri_path])
 }
 

@@ -226,23 +226,12 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     Ok(0)
 }
 
-/// Write `path` through a temporary file beside it, renamed into place when complete, so that
-/// a failed write leaves no partial file behind. A path that exists and is not a regular file
-/// (`/dev/null`, a FIFO) is written directly: renaming onto it would replace the device.
+/// Write `path` whole or not at all ([`pp5_sim::out_file`]); the error names the file.
 fn write_atomically(
     path: &Path,
     write: impl FnOnce(&Path) -> std::io::Result<()>,
 ) -> Result<(), Fail> {
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return write(path).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())));
-    }
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.partial"));
-    let result = write(&tmp).and_then(|()| std::fs::rename(&tmp, path));
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Fail(EXIT_IO, format!("{}: {e}", path.display()))
-    })
+    pp5_sim::out_file::write_with(path, write).map_err(|e| Fail(EXIT_IO, e.to_string()))
 }
 
 /// `--save-streams DIR`: each Renderer's stream as text and binary, and the microcode.
@@ -251,6 +240,9 @@ fn save_streams(
     r: &render::Rendered,
     image: &pp5_sim::asm::microcode::McImage,
 ) -> Result<(), Fail> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Fail(EXIT_IO, format!("{}: not a directory", dir.display())));
+    }
     std::fs::create_dir_all(dir).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", dir.display())))?;
     let src = dir.join("render.pp5uc");
     write_atomically(&src, |p| {
@@ -261,12 +253,8 @@ fn save_streams(
         let t = dir.join(format!("renderer-{k}.pp5s"));
         write_atomically(&t, |p| std::fs::write(p, &text))?;
         let b = dir.join(format!("renderer-{k}.bin"));
-        write_atomically(&b, |p| {
-            let f = std::fs::File::create(p)?;
-            let mut w = std::io::BufWriter::new(f);
-            pp5_sim::stream::binary::write(s, &mut w)?;
-            std::io::Write::flush(&mut w)
-        })?;
+        pp5_sim::out_file::write_buffered(&b, |w| pp5_sim::stream::binary::write(s, w))
+            .map_err(|e| Fail(EXIT_IO, e.to_string()))?;
     }
     errln!(
         "streams: {} (run one: pp5 run {} --microcode {})",
@@ -311,7 +299,7 @@ fn write_region_wave(
     };
     let out = run(spec, |_, _, _| {}, None).map_err(|e| match e {
         pp5_sim::session::RunError::Input(m) | pp5_sim::session::RunError::Selection(m) => input(m),
-        pp5_sim::session::RunError::Io(e) => Fail(EXIT_IO, format!("{}: {e}", path.display())),
+        pp5_sim::session::RunError::Io(e) => Fail(EXIT_IO, e.to_string()),
     })?;
     errln!(
         "waveform: {} (region {region} at {:?}, Renderer {k}, cycles {first}..={last}; {} signals)",

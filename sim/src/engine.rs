@@ -10,6 +10,7 @@ use crate::asm::opcodes::OpcodeTable;
 use crate::stream::{Port, RingEventKind, Stream};
 use crate::trace::WaveWriter;
 use pp5_rtl::bs_port::{BsEvent, BsState, Cause};
+use pp5_rtl::igc::microinstruction::Seq;
 use pp5_rtl::igc::opcode::OpcodeWord;
 use pp5_rtl::igc::{IgcEvent, IgcState};
 use pp5_rtl::igc_port::parser::ParserEvent;
@@ -960,8 +961,12 @@ impl Sim {
     fn check_stall(&mut self) -> Option<StopReason> {
         let b = &self.board;
         // Fast path: the IGC moved to another microinstruction, or loops on one with the
-        // loop counter running.
-        if b.igc.state == IgcState::Run && (b.igc.pc != b.igc.last_pc || b.igc.l > 1) {
+        // loop counter running (a LOOP/LOOPD with L > 1; L left over from an earlier loop
+        // does not run under a JUMP to itself).
+        let counting = b.igc.l > 1
+            && matches!(b.igc.store.uinst(b.igc.pc),
+                Ok(m) if matches!(m.seq, Seq::Loop | Seq::LoopD));
+        if b.igc.state == IgcState::Run && (b.igc.pc != b.igc.last_pc || counting) {
             self.stable = 0;
             return None;
         }

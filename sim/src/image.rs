@@ -168,6 +168,11 @@ pub fn write_png(path: &Path, w: u32, h: u32, rgb: &[u8]) -> io::Result<()> {
 
 /// Render `spec` from `array` and write it.
 pub fn write_image(array: &EmcArray, spec: &ImageSpec) -> io::Result<()> {
-    let rgb = render(array, spec.kind);
-    write_png(&spec.path, IMAGE_DIM as u32, IMAGE_DIM as u32, &rgb)
+    write_image_at(array, spec.kind, &spec.path)
+}
+
+/// Render `kind` from `array` and write it at `path`.
+pub fn write_image_at(array: &EmcArray, kind: ImageKind, path: &Path) -> io::Result<()> {
+    let rgb = render(array, kind);
+    write_png(path, IMAGE_DIM as u32, IMAGE_DIM as u32, &rgb)
 }

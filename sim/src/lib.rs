@@ -1,6 +1,7 @@
 //! # pp5-sim: the simulation engine around the Renderer model
 //!
 //! - [`engine`]: the run loop, the Ring source, the timing log and diagnostics.
+//! - [`exit`]: the CLI's exit codes and how a run's end maps onto them.
 //! - [`session`]: one run from inputs to results (boot, stream, waveform, `.gtkw`).
 //! - [`trace`]: waveform writers (VCD, FST) and GTKWave save files, fed by the
 //!   [`pp5_rtl::trace::Tracer`] interface.
@@ -9,6 +10,7 @@
 //! - [`report`]: run summaries as tables, JSON and CSV.
 //! - [`input`]: input files read with bounded memory.
 //! - [`image`]: PNG pictures of pixel-memory fields and Enable (`--image`).
+//! - [`out_file`]: output files written whole or not at all (temporary name, then rename).
 //! - [`demo`], [`bench`]: the built-in examples (registers, shaded triangles) and the speed
 //!   benchmark.
 
@@ -16,8 +18,10 @@ pub mod asm;
 pub mod bench;
 pub mod demo;
 pub mod engine;
+pub mod exit;
 pub mod image;
 pub mod input;
+pub mod out_file;
 pub mod render;
 pub mod report;
 pub mod session;

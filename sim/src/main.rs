@@ -28,7 +28,8 @@ mod cli_render;
 
 use clap::{Args, Parser, Subcommand};
 use pp5_sim::asm::microcode::{self, McImage};
-use pp5_sim::engine::{SimOptions, StopReason};
+use pp5_sim::engine::SimOptions;
+use pp5_sim::out_file;
 use pp5_sim::report::Summary;
 use pp5_sim::session::{run, RunError, RunSpec, WaveSpec};
 use pp5_sim::stream::{binary, text, Stream};
@@ -38,12 +39,9 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-const EXIT_IO: u8 = 1;
-const EXIT_INPUT: u8 = 3;
-const EXIT_HW_ERROR: u8 = 4;
-const EXIT_LIMIT: u8 = 5;
-const EXIT_DEADLOCK: u8 = 6;
-const EXIT_INTERRUPTED: u8 = 130;
+const EXIT_IO: u8 = pp5_sim::exit::IO;
+const EXIT_INPUT: u8 = pp5_sim::exit::INPUT;
+const EXIT_HW_ERROR: u8 = pp5_sim::exit::HW_ERROR;
 
 #[derive(Parser)]
 #[command(name = "pp5", version, about = "Cycle-accurate signal-level model of the Pixel-Planes 5 Renderer", long_about = None)]
@@ -268,6 +266,11 @@ fn stdout_write(args: std::fmt::Arguments) -> Result<(), Fail> {
     }
 }
 
+/// An I/O error (exit code 1); errors from [`out_file`] already name their file.
+fn io_fail(e: std::io::Error) -> Fail {
+    Fail(EXIT_IO, e.to_string())
+}
+
 fn input(msg: impl Into<String>) -> Fail {
     Fail(EXIT_INPUT, msg.into())
 }
@@ -401,7 +404,7 @@ fn simulate(
         Ok(r) => r,
         Err(RunError::Input(m)) => return Err(input(m)),
         Err(RunError::Selection(m)) => return Err(Fail(2, m)),
-        Err(RunError::Io(e)) => return Err(Fail(EXIT_IO, format!("writing the waveform: {e}"))),
+        Err(RunError::Io(e)) => return Err(Fail(EXIT_IO, e.to_string())),
     };
     let summary = Summary::of(&r.sim, &r.stop);
     match common.report.as_str() {
@@ -422,20 +425,19 @@ fn simulate(
                 }
             }
         }
-        std::fs::write(p, out).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
+        out_file::write(p, out).map_err(io_fail)?;
         errln!("pixel memory written to {}", p.display());
     }
     for spec in &common.image {
-        pp5_sim::image::write_image(&r.sim.board.array, spec)
-            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", spec.path.display())))?;
+        out_file::write_with(&spec.path, |p| {
+            pp5_sim::image::write_image_at(&r.sim.board.array, spec.kind, p)
+        })
+        .map_err(io_fail)?;
         errln!("image: {}", spec.path.display());
     }
     if let Some(p) = tx_out {
         let sent = pp5_sim::stream::sent_stream(&r.sim.tx);
-        let f =
-            std::fs::File::create(p).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
-        binary::write(&sent, std::io::BufWriter::new(f))
-            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))?;
+        out_file::write_buffered(p, |w| binary::write(&sent, w)).map_err(io_fail)?;
         errln!(
             "Ring messages sent: {} ({} messages)",
             p.display(),
@@ -450,21 +452,12 @@ fn simulate(
         );
         errln!("open it:  {}", gtkwave_command(&w.path, &w.gtkw_path()));
     }
-    Ok(match r.stop {
-        StopReason::Interrupted => EXIT_INTERRUPTED,
-        StopReason::MaxCycles => EXIT_LIMIT,
-        StopReason::Stuck(_) => EXIT_HW_ERROR,
-        StopReason::Deadlock { .. } => EXIT_DEADLOCK,
-        StopReason::Done if !summary.error_bits.is_empty() => EXIT_HW_ERROR,
-        StopReason::Done => 0,
-    })
+    Ok(pp5_sim::exit::of_run(&r.stop, r.sim.board.status()))
 }
 
 fn write_or_print(path: &Option<PathBuf>, text: &str) -> Result<(), Fail> {
     match path {
-        Some(p) => {
-            std::fs::write(p, text).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", p.display())))
-        }
+        Some(p) => out_file::write(p, text).map_err(io_fail),
         None => {
             out!("{text}");
             Ok(())
@@ -498,10 +491,8 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             let mut outputs = run_outputs(&common, Some(&wave), true);
             outputs.push(("the demo stream", src.clone()));
             cli_files::check_distinct(&inputs, &outputs)?;
-            match std::fs::write(&src, pp5_sim::demo::full_demo_text()) {
-                Ok(()) => errln!("demo stream: {} (edit it and `pp5 run` it)", src.display()),
-                Err(e) => return Err(Fail(EXIT_IO, format!("{}: {e}", src.display()))),
-            }
+            out_file::write(&src, pp5_sim::demo::full_demo_text()).map_err(io_fail)?;
+            errln!("demo stream: {} (edit it and `pp5 run` it)", src.display());
             simulate(&stream, &common, Some(wave), &image, None)
         }
         Cmd::Run {
@@ -595,10 +586,7 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
             } else {
                 let s = load_stream(&inp, &image)?;
                 let out = output.ok_or_else(|| Fail(2, "binary output needs -o FILE".into()))?;
-                let f = std::fs::File::create(&out)
-                    .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", out.display())))?;
-                binary::write(&s, std::io::BufWriter::new(f))
-                    .map_err(|e| Fail(EXIT_IO, e.to_string()))?;
+                out_file::write_buffered(&out, |w| binary::write(&s, w)).map_err(io_fail)?;
                 errln!(
                     "{}: {} messages, {} words",
                     out.display(),

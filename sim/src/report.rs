@@ -91,7 +91,7 @@ impl Summary {
             }
         }
         let status = sim.board.status();
-        let error_bits = (24..31)
+        let error_bits = (0..32)
             .filter(|b| status & ERROR_MASK & (1 << b) != 0)
             .map(|b| format!("{b}: {}", bit_name(b)))
             .collect();

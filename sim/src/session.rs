@@ -5,6 +5,7 @@
 
 use crate::asm::microcode::McImage;
 use crate::engine::{Sim, SimOptions, StopReason};
+use crate::out_file::{self, named, OutFile};
 use crate::stream::Stream;
 use crate::trace::{write_gtkw_view, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
 use std::io;
@@ -178,8 +179,11 @@ fn emc_mask(emcs: &[usize]) -> Result<u64, RunError> {
     })
 }
 
-/// Run `spec` to the end. The waveform is closed and its `.gtkw` written on every path out,
-/// including errors of the run itself.
+/// Run `spec` to the end. The waveform is closed and its `.gtkw` written however the run
+/// stopped (done, cycle limit, deadlock, stuck IGC, interrupt); both are written under
+/// temporary names and renamed into place when complete, so an error of the run itself (a
+/// write error: a full disk) leaves neither behind ([`crate::out_file`]). I/O errors name
+/// the file.
 pub fn run(
     spec: RunSpec,
     progress: impl FnMut(u64, u64, u64),
@@ -192,38 +196,44 @@ pub fn run(
     if let Some(flag) = interrupt {
         sim.set_interrupt_flag(flag.clone());
     }
-    if spec.boot && spec.wave.as_ref().is_some_and(|w| !w.trace_boot) {
-        if let Some(stop) = sim.run_boot() {
-            // The boot itself did not finish: trace nothing more, report why.
-            let wave = match &spec.wave {
-                Some(w) => Some(WaveWriter::create_at(
-                    &w.path,
-                    w.format,
-                    w.cfg.clone(),
-                    &sim.board,
-                    sim.board.cycle,
-                )?),
-                None => None,
-            };
-            let mut signals = Vec::new();
-            if let Some(mut w) = wave {
-                w.sample(sim.board.cycle, &sim.board)?;
-                signals = w.signals().to_vec();
-                w.finish()?;
-            }
-            return Ok(RunResult { sim, stop, signals });
-        }
-    }
-    let mut wave = match &spec.wave {
-        Some(w) => Some(WaveWriter::create_at(
-            &w.path,
+    let out = spec.wave.as_ref().map(|w| (w, OutFile::new(&w.path)));
+    let create = |sim: &Sim| match &out {
+        Some((w, o)) => WaveWriter::create_at(
+            o.path(),
             w.format,
             w.cfg.clone(),
             &sim.board,
             sim.board.cycle,
-        )?),
-        None => None,
+        )
+        .map(Some)
+        .map_err(|e| named(&w.path, e)),
+        None => Ok(None),
     };
+    if spec.boot && spec.wave.as_ref().is_some_and(|w| !w.trace_boot) {
+        if let Some(stop) = sim.run_boot() {
+            // The boot itself did not finish: the waveform holds the state where it stopped
+            // (and its `.gtkw`), and the result says why.
+            let mut signals = Vec::new();
+            if let (Some(mut w), Some((ws, o))) = (create(&sim)?, out) {
+                w.sample(sim.board.cycle, &sim.board)
+                    .and_then(|()| {
+                        signals = w.signals().to_vec();
+                        w.finish()
+                    })
+                    .and_then(|()| o.commit())
+                    .map_err(|e| named(&ws.path, e))?;
+                if ws.gtkw {
+                    let start_ps = sim.board.cycle.saturating_mul(pp5_rtl::clock::CYCLE_PS);
+                    out_file::write_with(&ws.gtkw_path(), |p| {
+                        let focus = ws.cfg.scopes.is_empty();
+                        write_gtkw_view(p, &ws.path, &signals, start_ps, ws.view_cycles, focus)
+                    })?;
+                }
+            }
+            return Ok(RunResult { sim, stop, signals });
+        }
+    }
+    let mut wave = create(&sim)?;
     let stop = sim.run(wave.as_mut(), progress);
     let signals = wave
         .as_ref()
@@ -238,35 +248,34 @@ pub fn run(
         Some(w) => w.finish(),
         None => Ok(()),
     };
-    if let Some(w) = &spec.wave {
-        if w.gtkw {
-            // Without a scope selection the view opens on the IGC and the array.
-            let focus = w.cfg.scopes.is_empty();
-            write_gtkw_view(
-                &w.gtkw_path(),
-                &w.path,
-                &signals,
-                start_ps,
-                w.view_cycles,
-                focus,
-            )?;
+    let Some((w, o)) = out else {
+        return Ok(RunResult {
+            sim,
+            stop: stop?,
+            signals,
+        });
+    };
+    // On an error the temporary waveform is removed (`o` dropped) and no `.gtkw` written.
+    let stop = stop
+        .and_then(|s| closed.map(|()| s))
+        .map_err(|e| named(&w.path, e))?;
+    if let Some((first, _)) = w.cfg.window {
+        let end = sim.board.cycle;
+        if first > end {
+            // Nothing was traced: the file would hold a header only.
+            return Err(RunError::Selection(format!(
+                "--window starts at cycle {first}, after the run ended at cycle {end}: \
+                 nothing to trace"
+            )));
         }
     }
-    let stop = stop?;
-    closed?;
-    if let Some(w) = &spec.wave {
-        if let Some((first, _)) = w.cfg.window {
-            let end = sim.board.cycle;
-            if first > end {
-                // Nothing was traced: the file holds a header only.
-                let _ = std::fs::remove_file(&w.path);
-                let _ = std::fs::remove_file(w.gtkw_path());
-                return Err(RunError::Selection(format!(
-                    "--window starts at cycle {first}, after the run ended at cycle {end}: \
-                     nothing to trace"
-                )));
-            }
-        }
+    o.commit().map_err(|e| named(&w.path, e))?;
+    if w.gtkw {
+        // Without a scope selection the view opens on the IGC and the array.
+        let focus = w.cfg.scopes.is_empty();
+        out_file::write_with(&w.gtkw_path(), |p| {
+            write_gtkw_view(p, &w.path, &signals, start_ps, w.view_cycles, focus)
+        })?;
     }
     Ok(RunResult { sim, stop, signals })
 }

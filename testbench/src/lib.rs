@@ -7,6 +7,7 @@
 
 pub mod fc_program;
 pub mod fc_reference;
+pub mod fuzz;
 pub mod raster_reference;
 pub mod reference;
 

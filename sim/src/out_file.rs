@@ -1,0 +1,196 @@
+//! Output files written whole or not at all.
+//!
+//! Every file the simulator writes (waveforms, `.gtkw`, PNG, memory dumps, streams, images,
+//! reports) is written under a temporary name beside it (`.NAME.PID.partial`) and renamed
+//! onto its name once complete. A write that fails (full disk, an error of the run, a
+//! second Ctrl-C) leaves no file under the name that looks complete: the temporary file is
+//! removed on every error path, and a process killed outright leaves only a `.partial` file.
+//!
+//! A path that exists and is not a regular file (`/dev/null`, `/dev/full`, a FIFO) is written
+//! as it is: renaming onto it would replace the device or the pipe. A symbolic link to a
+//! regular file keeps its link: the temporary file is made beside the file it points to.
+//!
+//! Errors name the file: an [`io::Error`] from here displays as `PATH: what went wrong`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// An output file being written: write to [`OutFile::path`], then [`OutFile::commit`].
+/// Dropped without a commit, it removes what was written.
+#[derive(Debug)]
+pub struct OutFile {
+    /// The name the file gets.
+    target: PathBuf,
+    /// The temporary name written to, or `None` when the target is written directly.
+    tmp: Option<PathBuf>,
+}
+
+impl OutFile {
+    /// Prepare writing `path` (nothing is created yet).
+    pub fn new(path: &Path) -> OutFile {
+        let direct = OutFile {
+            target: path.to_path_buf(),
+            tmp: None,
+        };
+        let target = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+                Ok(real) if real.is_file() => real,
+                // A dangling link, or a link to a device: write through it.
+                _ => return direct,
+            },
+            Ok(m) if !m.is_file() => return direct,
+            _ => path.to_path_buf(),
+        };
+        let Some(name) = target.file_name() else {
+            return direct;
+        };
+        let tmp = target.with_file_name(format!(
+            ".{}.{}.partial",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        OutFile {
+            target,
+            tmp: Some(tmp),
+        }
+    }
+
+    /// Where to write now: the temporary file, or the target itself.
+    pub fn path(&self) -> &Path {
+        self.tmp.as_deref().unwrap_or(&self.target)
+    }
+
+    /// The written file becomes the target.
+    pub fn commit(mut self) -> io::Result<()> {
+        match self.tmp.take() {
+            Some(tmp) => std::fs::rename(&tmp, &self.target).inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for OutFile {
+    fn drop(&mut self) {
+        if let Some(tmp) = &self.tmp {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// `e` with the file's name in front (`PATH: e`), same kind.
+pub fn named(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Write `path` whole or not at all: `write` writes the file at the path it is given (the
+/// temporary file), which then becomes `path`. The error names `path`.
+pub fn write_with(path: &Path, write: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<()> {
+    let out = OutFile::new(path);
+    write(out.path())
+        .and_then(|()| out.commit())
+        .map_err(|e| named(path, e))
+}
+
+/// Write `bytes` to `path` whole or not at all (see [`write_with`]).
+pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> io::Result<()> {
+    write_with(path, |p| std::fs::write(p, bytes.as_ref()))
+}
+
+/// Write `path` through a buffered writer whole or not at all: `fill` writes the contents,
+/// and the buffer is flushed before the file takes the name (a write error in the last
+/// buffer is not lost in a drop).
+pub fn write_buffered(
+    path: &Path,
+    fill: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>,
+) -> io::Result<()> {
+    write_with(path, |p| {
+        let mut w = io::BufWriter::new(std::fs::File::create(p)?);
+        fill(&mut w)?;
+        io::Write::flush(&mut w)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("pp5-outfile-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("scratch dir");
+        d
+    }
+
+    fn listing(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .expect("read dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_complete_write_takes_the_name_and_leaves_nothing_else() {
+        let d = scratch("ok");
+        let p = d.join("a.txt");
+        write(&p, "old").expect("write");
+        write(&p, "new").expect("write");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "new");
+        assert_eq!(listing(&d), ["a.txt"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_partial_one() {
+        let d = scratch("fail");
+        let p = d.join("a.txt");
+        write(&p, "old").expect("write");
+        let e = write_with(&p, |t| {
+            std::fs::write(t, "half")?;
+            Err(io::Error::other("disk full"))
+        })
+        .expect_err("fails");
+        assert_eq!(e.to_string(), format!("{}: disk full", p.display()));
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "old");
+        assert_eq!(listing(&d), ["a.txt"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn devices_are_written_in_place_and_links_keep_their_link() {
+        let full = write(Path::new("/dev/full"), [0u8; 100_000]).expect_err("full");
+        assert!(full.to_string().starts_with("/dev/full: "), "{full}");
+        assert!(std::fs::metadata("/dev/full").is_ok_and(|m| !m.is_file()));
+        let d = scratch("link");
+        let real = d.join("real.txt");
+        write(&real, "old").expect("write");
+        let link = d.join("link.txt");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        write(&link, "new").expect("write");
+        assert!(std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).expect("read"), "new");
+        assert_eq!(listing(&d), ["link.txt", "real.txt"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn missing_directories_and_files_used_as_directories_name_the_file() {
+        let d = scratch("missing");
+        for p in [d.join("no/such/a.txt"), d.join("file/a.txt")] {
+            std::fs::write(d.join("file"), "").expect("write");
+            let e = write_buffered(&p, |w| io::Write::write_all(w, b"x")).expect_err("fails");
+            assert!(
+                e.to_string().starts_with(&format!("{}: ", p.display())),
+                "{e}"
+            );
+        }
+        assert_eq!(listing(&d), ["file"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

@@ -1,0 +1,551 @@
+//! Every file the `pp5` binary writes, sent where it cannot be written: a full device
+//! (`/dev/full`), a missing directory, a path under a regular file (`file/x`: ENOTDIR), and a
+//! read-only directory (for root, an immutable one). Each gives one line naming the file,
+//! exit code 1, and leaves no file (nor a temporary one) behind. A run stopped by Ctrl-C
+//! leaves a complete waveform that ends at the cycle it stopped.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const EXIT_IO: i32 = 1;
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// A scratch directory under the system temp dir, removed when the test passes.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "pp5-out-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+    /// The names in the directory, sorted (hidden ones included).
+    fn listing(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&self.0)
+            .expect("read dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // A read-only directory made immutable (see `read_only_dir`) must be released first.
+        let ro = self.0.join("ro");
+        if ro.exists() {
+            let _ = Command::new("chattr").arg("-i").arg(&ro).output();
+        }
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn pp5() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pp5"))
+}
+
+fn show(o: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Where an output is sent.
+#[derive(Clone, Copy, Debug)]
+enum Dest {
+    /// `/dev/full` itself (or a link to it where the name is derived).
+    Full,
+    /// `scratch/no/such/NAME`.
+    MissingDir,
+    /// `scratch/file/NAME`, `file` a regular file.
+    UnderFile,
+    /// `scratch/ro/NAME`, `ro` a directory without write permission.
+    ReadOnly,
+}
+
+impl Dest {
+    /// The path for an output called `name` (`None`: this destination cannot be tried).
+    fn path(self, s: &Scratch, name: &str) -> Option<PathBuf> {
+        match self {
+            Dest::Full => Some(PathBuf::from("/dev/full")),
+            Dest::MissingDir => Some(s.path("no/such").join(name)),
+            Dest::UnderFile => {
+                std::fs::write(s.path("file"), "").expect("write");
+                Some(s.path("file").join(name))
+            }
+            Dest::ReadOnly => read_only_dir(s).map(|d| d.join(name)),
+        }
+    }
+}
+
+/// A directory this process cannot write into: mode 0555, and for root (who writes there
+/// all the same) also immutable (`chattr +i`, released when the scratch directory goes).
+/// `None` when neither works (root on a file system without the attribute).
+fn read_only_dir(s: &Scratch) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let d = s.path("ro");
+    std::fs::create_dir_all(&d).expect("mkdir");
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let writable = || {
+        let ok = std::fs::write(d.join("probe"), "").is_ok();
+        let _ = std::fs::remove_file(d.join("probe"));
+        ok
+    };
+    if writable() {
+        let _ = Command::new("chattr").arg("+i").arg(&d).output();
+    }
+    if writable() {
+        let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755));
+        let _ = std::fs::remove_dir(&d);
+        return None;
+    }
+    Some(d)
+}
+
+const ALL: [Dest; 4] = [
+    Dest::Full,
+    Dest::MissingDir,
+    Dest::UnderFile,
+    Dest::ReadOnly,
+];
+
+/// A scratch directory with a small text stream `s.pp5s` and its binary `s.bin`.
+fn with_streams() -> Scratch {
+    let s = Scratch::new();
+    std::fs::write(s.path("s.pp5s"), "SETENABS\nCLEAR 0 8\nINC 0 0 8\n").expect("write");
+    let o = pp5()
+        .arg("stream")
+        .arg(s.path("s.pp5s"))
+        .arg("-o")
+        .arg(s.path("s.bin"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    s
+}
+
+/// Run `args(path)` for every destination of `dests`: exit 1, the last stderr line is
+/// `pp5: <named>: ...` (`named(path)` is the file the message must name), and the scratch
+/// directory holds what it held before.
+fn check_output(
+    what: &str,
+    dests: &[Dest],
+    name: &str,
+    args: impl Fn(&Scratch, &Path) -> Vec<std::ffi::OsString>,
+    named: impl Fn(&Path) -> PathBuf,
+) {
+    check_output_making(what, dests, name, &[], args, named);
+}
+
+/// [`check_output`] for a command that writes the files `made` (complete) before the one
+/// that fails.
+fn check_output_making(
+    what: &str,
+    dests: &[Dest],
+    name: &str,
+    made: &[&str],
+    args: impl Fn(&Scratch, &Path) -> Vec<std::ffi::OsString>,
+    named: impl Fn(&Path) -> PathBuf,
+) {
+    for &dest in dests {
+        let s = with_streams();
+        let Some(path) = dest.path(&s, name) else {
+            eprintln!("note: {what} {dest:?} skipped (no read-only directory can be made)");
+            continue;
+        };
+        let mut before = s.listing();
+        before.extend(made.iter().map(|m| m.to_string()));
+        before.sort();
+        let o = pp5()
+            .args(args(&s, &path))
+            .current_dir(&s.0)
+            .output()
+            .expect("run pp5");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            o.status.code(),
+            Some(EXIT_IO),
+            "{what} {dest:?}: {}",
+            show(&o)
+        );
+        let last = err.lines().last().unwrap_or("");
+        let want = format!("pp5: {}: ", named(&path).display());
+        assert!(
+            last.starts_with(&want),
+            "{what} {dest:?}: `{want}`\n{}",
+            show(&o)
+        );
+        assert!(!err.contains("panicked"), "{what} {dest:?}: {}", show(&o));
+        assert_eq!(s.listing(), before, "{what} {dest:?}: files left behind");
+    }
+}
+
+fn os(v: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<std::ffi::OsString> {
+    v.iter().map(|a| a.as_ref().to_os_string()).collect()
+}
+
+fn same(p: &Path) -> PathBuf {
+    p.to_path_buf()
+}
+
+#[test]
+fn run_outputs_that_cannot_be_written_exit_1_naming_the_file() {
+    let st = |s: &Scratch| s.path("s.pp5s");
+    check_output(
+        "--vcd",
+        &ALL,
+        "w.vcd",
+        |s, p| os(&[&"run", &st(s), &"--vcd", &p]),
+        same,
+    );
+    check_output(
+        "--fst",
+        &ALL,
+        "w.fst",
+        |s, p| os(&[&"run", &st(s), &"--fst", &p]),
+        same,
+    );
+    check_output(
+        "--dump-mem",
+        &ALL,
+        "m.bin",
+        |s, p| os(&[&"run", &st(s), &"--dump-mem", &p]),
+        same,
+    );
+    check_output(
+        "--image",
+        &ALL,
+        "e.png",
+        |s, p| {
+            let spec = format!("{}=enable", p.display());
+            os(&[&"run", &st(s), &"--image", &spec])
+        },
+        same,
+    );
+    check_output(
+        "--tx-out",
+        &ALL,
+        "t.bin",
+        |s, p| os(&[&"run", &st(s), &"--tx-out", &p]),
+        same,
+    );
+}
+
+/// The `.gtkw` beside a waveform: a link to `/dev/full`, and a directory in its place. The
+/// waveform itself is complete and stays.
+#[test]
+fn an_unwritable_gtkw_exits_1_naming_it() {
+    for kind in ["full", "dir"] {
+        let s = with_streams();
+        let gtkw = s.path("w.gtkw");
+        match kind {
+            "full" => std::os::unix::fs::symlink("/dev/full", &gtkw).expect("symlink"),
+            _ => std::fs::create_dir(&gtkw).expect("mkdir"),
+        }
+        let o = pp5()
+            .arg("run")
+            .arg(s.path("s.pp5s"))
+            .arg("--vcd")
+            .arg(s.path("w.vcd"))
+            .output()
+            .expect("run pp5");
+        assert_eq!(o.status.code(), Some(EXIT_IO), "{kind}: {}", show(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let want = format!("pp5: {}: ", gtkw.display());
+        assert!(
+            err.lines().last().is_some_and(|l| l.starts_with(&want)),
+            "{kind}: {}",
+            show(&o)
+        );
+        let names = s.listing();
+        assert!(names.iter().all(|n| !n.ends_with(".partial")), "{names:?}");
+        assert!(wellen::simple::read(s.path("w.vcd")).is_ok(), "{kind}");
+    }
+}
+
+#[test]
+fn demo_outputs_that_cannot_be_written_exit_1_naming_the_file() {
+    // The demo writes its stream beside the waveform first (`/dev/full` has no "beside").
+    check_output(
+        "demo --wave",
+        &[Dest::MissingDir, Dest::UnderFile, Dest::ReadOnly],
+        "d.vcd",
+        |_, p| os(&[&"demo", &"--wave", &p]),
+        |p| p.with_extension("pp5s"),
+    );
+}
+
+#[test]
+fn stream_and_asm_outputs_that_cannot_be_written_exit_1_naming_the_file() {
+    check_output(
+        "stream -o (binary)",
+        &ALL,
+        "x.bin",
+        |s, p| os(&[&"stream", &s.path("s.pp5s"), &"-o", &p]),
+        same,
+    );
+    check_output(
+        "stream -o (text)",
+        &ALL,
+        "x.pp5s",
+        |s, p| os(&[&"stream", &s.path("s.bin"), &"-o", &p]),
+        same,
+    );
+    check_output(
+        "asm -o",
+        &ALL,
+        "x.json",
+        |_, p| os(&[&"asm", &"-o", &p]),
+        same,
+    );
+    check_output(
+        "asm --header",
+        &ALL,
+        "x.h",
+        |_, p| os(&[&"asm", &"--header", &p]),
+        same,
+    );
+}
+
+#[test]
+fn bench_and_render_outputs_that_cannot_be_written_exit_1_naming_the_file() {
+    check_output(
+        "bench --save-streams",
+        &ALL,
+        "streams",
+        |_, p| os(&[&"bench", &"--save-streams", &p]),
+        |p| p.join("alu.bin"),
+    );
+    let render = |extra: Vec<std::ffi::OsString>| {
+        let mut v = os(&[
+            &"render",
+            &"--scene",
+            &"triangle",
+            &"--screen",
+            &"128x128",
+            &"--renderers",
+            &"1",
+        ]);
+        v.extend(extra);
+        v
+    };
+    check_output(
+        "render -o",
+        &ALL,
+        "f.png",
+        |_, p| render(os(&[&"-o", &p])),
+        same,
+    );
+    // The frame is written first, and stays (it is complete); --save-streams creates a
+    // missing directory.
+    let with_frame = |s: &Scratch, extra: &[&dyn AsRef<std::ffi::OsStr>]| {
+        let mut v = render(os(&[&"-o", &s.path("f.png")]));
+        v.extend(os(extra));
+        v
+    };
+    check_output_making(
+        "render --save-streams",
+        &[Dest::Full, Dest::UnderFile, Dest::ReadOnly],
+        "streams",
+        &["f.png"],
+        |s, p| with_frame(s, &[&"--save-streams", &p]),
+        same,
+    );
+    check_output_making(
+        "render --wave",
+        &ALL,
+        "r.vcd",
+        &["f.png"],
+        |s, p| with_frame(s, &[&"--wave", &p, &"--region", &"0,0"]),
+        same,
+    );
+}
+
+/// Reports and disassembly on a full standard output: exit 1, `standard output: ...`.
+#[test]
+fn a_full_standard_output_exits_1() {
+    let s = with_streams();
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        os(&[&"run", &s.path("s.pp5s")]),
+        os(&[&"run", &s.path("s.pp5s"), &"--report", &"json"]),
+        os(&[&"run", &s.path("s.pp5s"), &"--report", &"csv"]),
+        os(&[&"stream", &s.path("s.bin")]),
+        os(&[&"asm"]),
+        os(&[
+            &"render",
+            &"--scene",
+            &"triangle",
+            &"--screen",
+            &"128x128",
+            &"--renderers",
+            &"1",
+            &"-o",
+            &s.path("f.png"),
+            &"--report",
+            &"csv",
+        ]),
+    ];
+    for args in cases {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let o = pp5()
+            .args(&args)
+            .stdout(Stdio::from(full))
+            .output()
+            .expect("run pp5");
+        assert_eq!(o.status.code(), Some(EXIT_IO), "{args:?}: {}", show(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.lines()
+                .last()
+                .is_some_and(|l| l.starts_with("pp5: standard output: ")),
+            "{args:?}: {}",
+            show(&o)
+        );
+    }
+}
+
+/// Ctrl-C (SIGINT) during a traced run: exit 130, and the waveform and its `.gtkw` are
+/// complete (read back with `wellen`), ending at the cycle the run stopped (the summary's
+/// `cycles`), with no temporary file left.
+#[test]
+fn sigint_leaves_a_complete_waveform_ending_where_the_run_stopped() {
+    let s = Scratch::new();
+    // Far more cycles than the test waits (each 128-bit add takes hundreds of cycles).
+    let stream = s.path("long.pp5s");
+    std::fs::write(
+        &stream,
+        "SETENABS\n".to_string() + &"MEMplusMEM 0 0 0 128 128\n".repeat(100_000),
+    )
+    .expect("write");
+    let vcd = s.path("w.vcd");
+    let child = pp5()
+        .arg("run")
+        .arg(&stream)
+        .arg("--vcd")
+        .arg(&vcd)
+        .args(["--scope", "renderer.igc", "--report", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pp5");
+    // Wait until the waveform is being written (its temporary file exists).
+    let started = std::time::Instant::now();
+    while !s.listing().iter().any(|n| n.ends_with(".partial")) {
+        assert!(started.elapsed().as_secs() < 60, "no waveform appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(EXIT_INTERRUPTED), "{}", show(&o));
+    let report: String = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        report.contains("\"stop\": \"Interrupted\""),
+        "{report:.300}"
+    );
+    let cycles: u64 = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("\"cycles\": "))
+        .and_then(|v| v.trim_end_matches(',').parse().ok())
+        .expect("cycles in the report");
+    assert_eq!(s.listing(), ["long.pp5s", "w.gtkw", "w.vcd"]);
+    let wave = wellen::simple::read(&vcd).expect("wellen reads the interrupted VCD");
+    let cycle_ps = pp5_rtl::clock::CYCLE_PS;
+    assert_eq!(
+        wave.time_table().last().copied(),
+        Some(cycles * cycle_ps + pp5_rtl::clock::HALF_CYCLE_PS),
+        "the last timestamp is the falling clock edge of the cycle the run stopped at"
+    );
+    // GTKWave's own reader converts it (when GTKWave is installed).
+    match Command::new("vcd2fst")
+        .arg(&vcd)
+        .arg(s.path("w.fst"))
+        .output()
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("note: vcd2fst not installed (Debian package gtkwave); check skipped");
+        }
+        Err(e) => panic!("cannot run vcd2fst: {e}"),
+        Ok(c) => assert!(c.status.success(), "vcd2fst: {}", show(&c)),
+    }
+}
+
+/// A disk that fills up in the middle of a file (a file-size limit of 1 KiB, `ulimit -f 1`,
+/// with SIGXFSZ ignored so that a write past it fails with EFBIG): exit 1 naming the file, the
+/// half-written temporary file removed, and the file of that name from before untouched.
+#[test]
+fn an_output_cut_short_is_removed_and_the_older_file_kept() {
+    let s = with_streams();
+    let long = s.path("long.pp5s");
+    std::fs::write(
+        &long,
+        "SETENABS\n".to_string() + &"CLEAR 0 8\n".repeat(2000),
+    )
+    .expect("write");
+    let render = "render --scene triangle --screen 128x128 --renderers 1 -o";
+    let cases = [
+        ("w.vcd", "run s.pp5s --vcd"),
+        ("w.fst", "run s.pp5s --fst"),
+        ("m.bin", "run s.pp5s --dump-mem"),
+        ("i.json", "asm -o"),
+        ("h.h", "asm --header"),
+        ("x.bin", "stream long.pp5s -o"),
+        ("f.png", render),
+        ("streams/alu.bin", "bench --save-streams streams #"),
+    ];
+    std::fs::create_dir(s.path("streams")).expect("mkdir");
+    std::fs::write(s.path("streams/alu.bin"), "older").expect("write");
+    for (name, cmd) in cases {
+        let target = s.path(name);
+        std::fs::write(&target, "older").expect("write");
+        let before = s.listing();
+        let script = format!("ulimit -f 1; trap '' XFSZ; exec \"$0\" {cmd} {name}",);
+        let o = Command::new("bash")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_pp5")])
+            .current_dir(&s.0)
+            .output()
+            .expect("run bash");
+        assert_eq!(o.status.code(), Some(EXIT_IO), "{cmd}: {}", show(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let want = format!("pp5: {name}: ");
+        assert!(
+            err.lines().last().is_some_and(|l| l.starts_with(&want)),
+            "{cmd}: {}",
+            show(&o)
+        );
+        assert_eq!(s.listing(), before, "{cmd}: files left behind");
+        let inner: Vec<String> = std::fs::read_dir(s.path("streams"))
+            .expect("read dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(inner, ["alu.bin"], "{cmd}");
+        assert_eq!(
+            std::fs::read_to_string(&target).expect("read"),
+            "older",
+            "{cmd}"
+        );
+    }
+}
