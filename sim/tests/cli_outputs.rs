@@ -428,6 +428,19 @@ fn a_full_standard_output_exits_1() {
 /// `cycles`), with no temporary file left.
 #[test]
 fn sigint_leaves_a_complete_waveform_ending_where_the_run_stopped() {
+    stopped_by_signal("-INT");
+}
+
+/// SIGTERM (and SIGHUP) stop a run as Ctrl-C does: the summary, exit 130, a complete
+/// waveform (issue 21, item 7).
+#[test]
+fn sigterm_stops_a_run_with_its_summary_like_ctrl_c() {
+    stopped_by_signal("-TERM");
+}
+
+/// Run a long traced stream, send `signal` (a `kill` option) once the waveform is being
+/// written, and check what the run leaves.
+fn stopped_by_signal(signal: &str) {
     let s = Scratch::new();
     // Far more cycles than the test waits (each 128-bit add takes hundreds of cycles).
     let stream = s.path("long.pp5s");
@@ -455,7 +468,7 @@ fn sigint_leaves_a_complete_waveform_ending_where_the_run_stopped() {
     }
     std::thread::sleep(std::time::Duration::from_millis(200));
     let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .expect("kill");
     assert!(killed.success());
