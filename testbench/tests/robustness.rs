@@ -216,20 +216,8 @@ fn random_image() -> impl Strategy<Value = Vec<(u32, u32)>> {
         })
 }
 
-const SOME_COMMANDS: [&str; 12] = [
-    "SETENABS",
-    "CLRENABS",
-    "CLEAR 0 8",
-    "SET 8 8",
-    "CPY 16 0 16",
-    "SCAIntoMEM_S1 0 16 77",
-    "MEMgtSCA_S1 0 8 3",
-    "INC 0 0 8",
-    "MEMplusMEM 32 0 8 8 8",
-    "NOOP",
-    "INDON",
-    "SCAIntoMEM_TBL 40 8 1 2 3",
-];
+/// The commands the microcode-run fuzz target runs after a reload.
+use pp5_testbench::fuzz::microcode_run::COMMANDS as SOME_COMMANDS;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]

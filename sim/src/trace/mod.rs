@@ -349,8 +349,8 @@ impl Collector {
 }
 
 /// Names become single tokens: whitespace and control characters turn into `_`, the empty
-/// name into `_`.
-fn sanitize_name(name: &str) -> String {
+/// name into `_` (what the writers make of a signal's or scope's name).
+pub fn sanitize_name(name: &str) -> String {
     if name.is_empty() {
         return "_".to_string();
     }

@@ -23,8 +23,9 @@ use pp5_sim::stream::{Message, Port, Stream};
 /// Cycles the commands may run after the reload.
 pub const CYCLE_BOUND: u64 = 60_000;
 
-/// Commands run after the reload (text, standard table), chosen by the input.
-const COMMANDS: [&str; 12] = [
+/// Commands run after the reload (text, standard table), chosen by the input (and by the
+/// reload proptest in testbench/tests/robustness.rs).
+pub const COMMANDS: [&str; 12] = [
     "SETENABS",
     "CLRENABS",
     "CLEAR 0 8",

@@ -67,21 +67,8 @@ impl Traced for Block {
     }
 }
 
-/// What the writers make of a name: whitespace and control characters become `_`.
-fn token(name: &str) -> String {
-    if name.is_empty() {
-        return "_".into();
-    }
-    name.chars()
-        .map(|c| {
-            if c.is_whitespace() || c.is_control() {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect()
-}
+/// What the writers make of a name.
+use pp5_sim::trace::sanitize_name as token;
 
 fn path_of(s: &Sig) -> String {
     let mut p = vec!["fz".to_string()];
