@@ -358,6 +358,9 @@ pub struct Sim {
     pub tx: Vec<OutMessage>,
     /// Cycle at which the boot sequence ended (RMODEOFF executed), if a boot was queued.
     pub boot_end: Option<u64>,
+    /// Cycles the microcode boot took, from its first Ring word to the board idle again: the
+    /// cycle the user's stream starts on (set by [`crate::session::boot`]).
+    pub boot_cycles: Option<u64>,
     boot_pending: bool,
     open: Option<usize>,
     interrupt: Arc<AtomicBool>,
@@ -409,6 +412,7 @@ impl Sim {
             dropped_diagnostics: 0,
             tx: Vec::new(),
             boot_end: None,
+            boot_cycles: None,
             boot_pending: false,
             open: None,
             interrupt: Arc::new(AtomicBool::new(false)),
@@ -1200,32 +1204,6 @@ impl Sim {
             }
         }
         Some(stop)
-    }
-
-    /// Run (untraced) until the queued microcode boot has finished, i.e. the IGC left RMode
-    /// after loading the store. Returns `None` when the boot finished, or why it did not.
-    pub fn run_boot(&mut self) -> Option<StopReason> {
-        while self.boot_pending {
-            if self.board.cycle >= self.max_cycles {
-                return Some(StopReason::MaxCycles);
-            }
-            if self.interrupt.load(Ordering::Relaxed) {
-                return Some(StopReason::Interrupted);
-            }
-            if self.done() {
-                return Some(StopReason::Done);
-            }
-            self.step();
-            if self.board.igc.stuck() {
-                return Some(StopReason::Stuck(
-                    "the IGC stopped during the microcode boot".into(),
-                ));
-            }
-            if let Some(stop) = self.check_stall() {
-                return Some(stop);
-            }
-        }
-        None
     }
 
     /// Commands of the user's stream (after the boot).

@@ -78,7 +78,7 @@ impl Summary {
     /// Collect the summary of a finished simulation.
     pub fn of(sim: &Sim, stop: &StopReason) -> Summary {
         let cycles = sim.board.cycle;
-        let boot = sim.boot_end.map(|c| c + 1);
+        let boot = sim.boot_cycles;
         let commands: Vec<CommandRecord> = sim.user_commands().cloned().collect();
         let mut by_name: Vec<(String, u64, u64)> = Vec::new();
         for c in &commands {

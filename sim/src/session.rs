@@ -1,7 +1,11 @@
-//! One simulation run from inputs to results: boot the microcode through the stream, queue
-//! the user's messages, run with or without a waveform, and close the waveform (and write
-//! its `.gtkw`) however the run ended. The CLI, the demo, the benchmark and the tests all go
-//! through here.
+//! One simulation run from inputs to results: boot the microcode through the stream and run
+//! the board until it is idle, then queue the user's messages and run them, with or without a
+//! waveform, and close the waveform (and write its `.gtkw`) however the run ended. The CLI,
+//! the demo, the benchmark, the Rust [`Testbench`] and the Python `pp5.Board` all boot through
+//! [`prepare`] and [`boot`], so a stream starts on the same cycle in each
+//! (docs/model-choices.md, "The boot").
+//!
+//! [`Testbench`]: https://docs.rs/pp5-testbench
 
 use crate::asm::microcode::McImage;
 use crate::engine::{Sim, SimOptions, StopReason};
@@ -134,7 +138,9 @@ impl From<io::Error> for RunError {
     }
 }
 
-/// Build the simulation for `spec` without running it.
+/// Build the board of `spec` without running it: the microcode boot queued on the IGC port
+/// (or, with `boot: false`, the store written directly). The stream is not queued: a run
+/// boots first ([`boot`]), then queues `spec.stream` ([`Sim::queue_stream`]).
 pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
     // Probe pixels exist for the waveform only; without one they would cost array time.
     let mut sim = if spec.wave.is_none() && !spec.opts.probes.is_empty() {
@@ -162,8 +168,23 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
         sim.board.qee.trace_emcs = Some(emc_mask(emcs)?);
     }
-    sim.queue_stream(spec.stream);
     Ok(sim)
+}
+
+/// Run a [`prepare`]d board's boot until the board is idle again (sampling `wave`, if any):
+/// `Done` when the microcode is loaded, otherwise why the boot stopped (the cycle limit, an
+/// interrupt, a stuck IGC, a deadlock). The user's stream is queued after this returns, so its
+/// first word enters the port on the first cycle after the boot (`boot_cycles`).
+pub fn boot(
+    sim: &mut Sim,
+    wave: Option<&mut WaveWriter>,
+    progress: impl FnMut(u64, u64, u64),
+) -> io::Result<StopReason> {
+    let stop = sim.run(wave, progress)?;
+    if stop == StopReason::Done {
+        sim.boot_cycles = Some(sim.board.cycle);
+    }
+    Ok(stop)
 }
 
 /// The selection mask (bit k = EMC k) of a list of EMC numbers.
@@ -186,7 +207,7 @@ fn emc_mask(emcs: &[usize]) -> Result<u64, RunError> {
 /// the file.
 pub fn run(
     spec: RunSpec,
-    progress: impl FnMut(u64, u64, u64),
+    mut progress: impl FnMut(u64, u64, u64),
     interrupt: Option<&std::sync::Arc<std::sync::atomic::AtomicBool>>,
 ) -> Result<RunResult, RunError> {
     let mut sim = prepare(&spec)?;
@@ -209,32 +230,31 @@ pub fn run(
         .map_err(|e| named(&w.path, e)),
         None => Ok(None),
     };
-    if spec.boot && spec.wave.as_ref().is_some_and(|w| !w.trace_boot) {
-        if let Some(stop) = sim.run_boot() {
-            // The boot itself did not finish: the waveform holds the state where it stopped
-            // (and its `.gtkw`), and the result says why.
-            let mut signals = Vec::new();
-            if let (Some(mut w), Some((ws, o))) = (create(&sim)?, out) {
-                w.sample(sim.board.cycle, &sim.board)
-                    .and_then(|()| {
-                        signals = w.signals().to_vec();
-                        w.finish()
-                    })
-                    .and_then(|()| o.commit())
-                    .map_err(|e| named(&ws.path, e))?;
-                if ws.gtkw {
-                    let start_ps = sim.board.cycle.saturating_mul(pp5_rtl::clock::CYCLE_PS);
-                    out_file::write_with(&ws.gtkw_path(), |p| {
-                        let focus = ws.cfg.scopes.is_empty();
-                        write_gtkw_view(p, &ws.path, &signals, start_ps, ws.view_cycles, focus)
-                    })?;
-                }
-            }
-            return Ok(RunResult { sim, stop, signals });
+    let traced_boot = spec.wave.as_ref().is_some_and(|w| w.trace_boot);
+    let mut wave = if spec.boot && !traced_boot {
+        None
+    } else {
+        create(&sim)?
+    };
+    let mut stop = if spec.boot {
+        boot(&mut sim, wave.as_mut(), &mut progress)
+    } else {
+        Ok(StopReason::Done)
+    };
+    if matches!(stop, Ok(StopReason::Done)) {
+        sim.queue_stream(spec.stream);
+        if wave.is_none() {
+            wave = create(&sim)?;
+        }
+        stop = sim.run(wave.as_mut(), progress);
+    } else if wave.is_none() {
+        // The boot itself did not finish: the waveform holds the state where it stopped
+        // (and its `.gtkw`), and the result says why.
+        wave = create(&sim)?;
+        if let Some(w) = wave.as_mut() {
+            stop = w.sample(sim.board.cycle, &sim.board).and(stop);
         }
     }
-    let mut wave = create(&sim)?;
-    let stop = sim.run(wave.as_mut(), progress);
     let signals = wave
         .as_ref()
         .map(|w| w.signals().to_vec())

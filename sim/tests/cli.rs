@@ -152,8 +152,8 @@ fn gtkwave_times(path: &Path, n: usize) -> Option<Vec<u64>> {
 
 #[test]
 fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
-    // The trace starts after the microcode boot (111.2 us): GTKWave must show the FST's
-    // changes there, not 111.2 us later (issue 21, item 1).
+    // The trace starts after the microcode boot (111.225 us): GTKWave must show the FST's
+    // changes there, not 111.225 us later (issue 21, item 1).
     let dir = Scratch::new();
     let s = dir.path("s.pp5s");
     std::fs::write(&s, "SETENABS\nMEMplusMEM 0 8 16 8 8\n").expect("write stream");

@@ -44,7 +44,7 @@ fn main() -> ExitCode {
     } else {
         Testbench::boot(image)
     };
-    let boot_cycles = tb.sim.board.cycle;
+    let boot_cycles = tb.sim.boot_cycles;
     let stream = match pp5_sim::stream::load(&bytes, path, &tb.image.table) {
         Ok(s) => s,
         Err(e) => {

@@ -14,6 +14,7 @@ pub mod reference;
 use pp5_rtl::emc_array::plane;
 use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::engine::{Sim, SimOptions, StopReason};
+use pp5_sim::session::{self, RunSpec};
 use pp5_sim::stream::builder::StreamBuilder;
 use pp5_sim::stream::Stream;
 
@@ -40,17 +41,22 @@ impl Testbench {
         Self::boot(microcode::standard())
     }
 
-    /// Boot `image` through the stream (RMODEON, MCWRITE..., RMODEOFF) and run until idle.
+    /// Boot `image` through the stream (RMODEON, MCWRITE..., RMODEOFF) and run until idle,
+    /// as `pp5 run` and `pp5.Board` do ([`session::prepare`], [`session::boot`]).
     pub fn boot(image: McImage) -> Testbench {
-        let opts = SimOptions {
-            probes: vec![],
-            ..SimOptions::default()
+        let empty = Stream::default();
+        let spec = RunSpec {
+            image: &image,
+            boot: true,
+            stream: &empty,
+            opts: SimOptions {
+                probes: vec![],
+                ..SimOptions::default()
+            },
+            wave: None,
         };
-        let mut sim = Sim::new(&opts, image.table.clone());
-        sim.queue_boot(&image);
-        let stop = sim
-            .run(None, |_, _, _| {})
-            .unwrap_or(StopReason::Interrupted);
+        let mut sim = session::prepare(&spec).expect("a booted image always prepares");
+        let stop = session::boot(&mut sim, None, |_, _, _| {}).unwrap_or(StopReason::Interrupted);
         assert_eq!(
             stop,
             StopReason::Done,

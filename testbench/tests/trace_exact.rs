@@ -6,8 +6,8 @@
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::trace::{Recorder, Traced};
 use pp5_sim::asm::microcode::{self, McImage};
-use pp5_sim::engine::SimOptions;
-use pp5_sim::session::{prepare, RunSpec, WaveSpec};
+use pp5_sim::engine::{SimOptions, StopReason};
+use pp5_sim::session::{boot, prepare, RunSpec, WaveSpec};
 use pp5_sim::stream::Stream;
 use pp5_sim::trace::{TraceConfig, WaveFormat, WaveWriter};
 use std::collections::HashMap;
@@ -53,7 +53,11 @@ fn check_stream_with(name: &str, stream: &Stream, max_cycles: u64, img: &McImage
         wave: Some(WaveSpec::new(&path)),
     };
     let mut sim = prepare(&spec).expect("prepare");
-    assert!(sim.run_boot().is_none(), "boot finished");
+    assert_eq!(
+        boot(&mut sim, None, |_, _, _| {}).ok(),
+        Some(StopReason::Done)
+    );
+    sim.queue_stream(stream);
     let first = sim.board.cycle;
     let mut w = WaveWriter::create_at(
         &path,
@@ -204,7 +208,11 @@ fn store_writes_over_the_last_microinstruction_show_in_uinst() {
             wave: None,
         };
         let mut sim = prepare(&spec).expect("prepare");
-        assert!(sim.run_boot().is_none(), "boot finished");
+        assert_eq!(
+            boot(&mut sim, None, |_, _, _| {}).ok(),
+            Some(StopReason::Done)
+        );
+        sim.queue_stream(stream);
         while !sim.done() && sim.board.cycle < 200_000 {
             sim.step();
             if check {

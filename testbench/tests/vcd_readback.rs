@@ -307,11 +307,11 @@ fn demo_vcd_reads_back_with_exact_times() {
     );
     let boot = s.boot_cycles.expect("booted");
     let mut wave = read(&path);
-    // By default the trace starts where the boot ended: the RMODEOFF has just executed, so
-    // the first state is RUN, at boot_cycles * 25 ns.
+    // By default the trace starts where the boot ended, the board idle again: the IGC waits
+    // for the stream's first command at boot_cycles * 25 ns, and takes it a few cycles later.
     let states = wave.changes("renderer.igc.state");
-    assert_eq!(states[0], (boot * CYCLE_PS, "RUN".to_string()));
-    assert_eq!(states[1], ((boot + 1) * CYCLE_PS, "WAIT_CMD".to_string()));
+    assert_eq!(states[0], (boot * CYCLE_PS, "WAIT_CMD".to_string()));
+    assert!(states[1].0 > boot * CYCLE_PS, "{states:?}");
     check_demo_wave(&mut wave, &s, boot);
     // The VCD text itself: timescale and $dumpvars at the start time.
     let text = std::fs::read_to_string(&path).expect("read");
@@ -330,14 +330,19 @@ fn demo_vcd_with_the_boot_starts_at_time_zero() {
     assert_eq!(r.stop, StopReason::Done);
     let boot = s.boot_cycles.expect("booted");
     let mut wave = read(&path);
-    // RMode from reset; RUN exactly when the boot's RMODEOFF executed (cycle boot - 1).
+    // RMode from reset; RUN exactly when the boot's RMODEOFF executed (cycle boot - 2), then
+    // waiting for a command (the board idle: the boot is over) at cycle boot.
     let states = wave.changes("renderer.igc.state");
     assert_eq!(states[0], (0, "RMODE".to_string()));
-    assert_eq!(states[1], (boot * CYCLE_PS, "RUN".to_string()));
+    assert_eq!(states[1], ((boot - 1) * CYCLE_PS, "RUN".to_string()));
+    assert_eq!(states[2], (boot * CYCLE_PS, "WAIT_CMD".to_string()));
     let rmode = wave.changes("renderer.igc.rmode");
     assert_eq!(
         rmode[..2],
-        [(0, "1".to_string()), (boot * CYCLE_PS, "0".to_string())]
+        [
+            (0, "1".to_string()),
+            ((boot - 1) * CYCLE_PS, "0".to_string())
+        ]
     );
     let clk = wave.changes("renderer.clk");
     assert_eq!(
@@ -365,7 +370,7 @@ fn demo_fst_reads_back_like_the_vcd() {
     let boot = s.boot_cycles.expect("booted");
     let mut wave = read_fst_from(&path);
     let states = wave.changes("renderer.igc.state");
-    assert_eq!(states[0], (boot * CYCLE_PS, "RUN".to_string()));
+    assert_eq!(states[0], (boot * CYCLE_PS, "WAIT_CMD".to_string()));
     check_demo_wave(&mut wave, &s, boot);
     // With the boot traced, the FST starts at time 0 with real values, no unknowns.
     let path = dir.path("boot.fst");
@@ -470,7 +475,7 @@ fn gtkwave_vcd2fst_converts_the_demo_vcd() {
     let boot = s.boot_cycles.expect("booted");
     assert_eq!(
         wave.changes("renderer.igc.state")[0],
-        (boot * CYCLE_PS, "RUN".to_string())
+        (boot * CYCLE_PS, "WAIT_CMD".to_string())
     );
     assert_eq!(
         wave.changes("renderer.clk").len() as u64,

@@ -1,5 +1,5 @@
 //! The board behind `pp5.Board`, without Python: the engine's [`Sim`] booted as `pp5 run`
-//! boots it ([`session::prepare`]), its waveform, and the run loop the Python methods call
+//! boots it ([`session::prepare`], [`session::boot`]), its waveform, and the run loop the Python methods call
 //! with the GIL released, a chunk of cycles at a time.
 
 use crate::tracing::Wave;
@@ -60,11 +60,8 @@ impl Machine {
         }
         let mut boot_cycles = None;
         if !no_boot {
-            let stop = loop {
-                if let Some(stop) = sim.tick() {
-                    break stop;
-                }
-            };
+            let stop = session::boot(&mut sim, None, |_, _, _| {})
+                .map_err(|e| BuildError::Boot(e.to_string()))?;
             if stop != StopReason::Done {
                 let mut msg = format!("the microcode boot did not finish: {}", stop_text(&stop));
                 for d in &sim.diagnostics {
@@ -72,7 +69,7 @@ impl Machine {
                 }
                 return Err(BuildError::Boot(msg));
             }
-            boot_cycles = sim.boot_end.map(|c| c + 1);
+            boot_cycles = sim.boot_cycles;
         }
         Ok(Machine {
             sim,

@@ -1,12 +1,9 @@
 """One stream run three ways, Python, the Rust API (`Testbench`, through the tb_run example)
 and the CLI (`pp5 run --report json --dump-mem`), with the same cycles and memory.
 
-With a boot, Python and the Rust testbench boot to idle before the stream, while `pp5 run`
-puts the stream on the Ring right behind the boot's messages, so its stream starts a few
-cycles earlier: the commands' cycles, the memory and the status agree, the start cycles
-differ by one constant. The BS port has a Ring input of its own, so `pp5 run` delivers a
-stream's BS messages during the boot: streams for both ports are compared without a boot
-(`no_boot=True`, `--no-boot`), where every cycle agrees."""
+All three boot the same way (`pp5_sim::session::prepare` and `boot`): the microcode through
+the stream, the board run until idle, then the user's stream, on both Ring ports. So every
+cycle agrees, with a boot and without one (`no_boot=True`, `--no-boot`)."""
 
 import json
 import subprocess
@@ -17,8 +14,7 @@ import pytest
 import pp5
 from conftest import FIXTURES
 
-IGC_STREAMS = ["add.pp5s", "flush.pp5s"]
-STREAMS = IGC_STREAMS + ["double_buffer.pp5s", "bs_sector.pp5s"]
+STREAMS = ["add.pp5s", "flush.pp5s", "double_buffer.pp5s", "bs_sector.pp5s"]
 
 
 def run_cli(pp5_cli, path, tmp_path, *args):
@@ -44,35 +40,35 @@ def py_commands(out):
     return [(c.name, c.start, c.cycles) for c in out.commands]
 
 
-@pytest.mark.parametrize("name", IGC_STREAMS)
-def test_python_rust_and_cli_agree(name, pp5_cli, tb_run, tmp_path):
+def check_all_agree(board, out, cli, cli_mem, rust, rust_mem):
+    """Every cycle, the memory, the status and the diagnostics of the three runs agree."""
+    assert out.stop == "done" and rust["stop"] == "Done" and cli["stop"] == "Done"
+    assert cli["boot_cycles"] == rust["boot_cycles"] == board.boot_cycles
+    assert cli["cycles"] == rust["end_cycle"] == board.cycle
+    assert cli["user_cycles"] == rust["cycles"] == out.cycles
+    want = py_commands(out)
+    assert [(c["name"], c["start"], c["cycles"]) for c in cli["commands"]] == want
+    assert [(c["name"], c["start"], c["cycles"]) for c in rust["commands"]] == want
+    bs = [(c.name, c.start, c.cycles) for c in out.bs_commands]
+    assert [(c["name"], c["start"], c["cycles"]) for c in cli["bs_commands"]] == bs
+    assert cli["status"] == rust["status"] == int(board.status())
+    assert cli["error_bits"] == out.error_bits
+    assert [d.msg for d in out.diagnostics] == [d["msg"] for d in cli["diagnostics"]]
+    assert np.array_equal(cli_mem, board.memory())
+    assert np.array_equal(rust_mem, board.memory())
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_python_rust_and_cli_agree_on_every_cycle(name, pp5_cli, tb_run, tmp_path):
     path = FIXTURES / name
     board = pp5.Board()
-    start = board.cycle
+    assert board.cycle == board.boot_cycles
     out = board.run(path)
-    mem = board.memory()
-
-    rust, rust_mem = run_rust(tb_run, path, tmp_path)
-    assert rust["stop"] == "Done" and out.stop == "done"
-    assert rust["boot_cycles"] == start
-    assert rust["cycles"] == out.cycles
-    assert rust["end_cycle"] == board.cycle
-    assert rust["status"] == int(board.status())
-    assert [(c["name"], c["start"], c["cycles"]) for c in rust["commands"]] == py_commands(out)
-    assert np.array_equal(rust_mem, mem)
-
     cli, cli_mem = run_cli(pp5_cli, path, tmp_path)
-    assert cli["stop"] == "Done"
-    assert cli["boot_cycles"] == board.boot_cycles
-    assert np.array_equal(cli_mem, mem)
-    assert cli["status"] == int(board.status())
-    assert cli["error_bits"] == out.error_bits
-    cmds = [(c["name"], c["cycles"]) for c in cli["commands"]]
-    assert cmds == [(c.name, c.cycles) for c in out.commands]
-    shifts = {c.start - k["start"] for c, k in zip(out.commands, cli["commands"])}
-    assert len(shifts) == 1, f"one constant offset, got {shifts}"
-    # The offset is the overlap of the CLI's stream with the end of its boot: small.
-    assert 0 <= shifts.pop() <= 8
+    rust, rust_mem = run_rust(tb_run, path, tmp_path)
+    check_all_agree(board, out, cli, cli_mem, rust, rust_mem)
+    # The stream starts once the boot is over.
+    assert min(c.start for c in out.commands + out.bs_commands) >= board.boot_cycles
 
 
 @pytest.mark.parametrize("name", STREAMS)
@@ -82,13 +78,5 @@ def test_without_a_boot_every_cycle_agrees(name, pp5_cli, tb_run, tmp_path):
     out = board.run(path)
     cli, cli_mem = run_cli(pp5_cli, path, tmp_path, "--no-boot")
     rust, rust_mem = run_rust(tb_run, path, tmp_path, "--no-boot")
-    assert cli["cycles"] == out.cycles == rust["cycles"] == board.cycle
-    assert cli["boot_cycles"] is None and board.boot_cycles is None
-    want = py_commands(out)
-    assert [(c["name"], c["start"], c["cycles"]) for c in cli["commands"]] == want
-    assert [(c["name"], c["start"], c["cycles"]) for c in rust["commands"]] == want
-    assert np.array_equal(cli_mem, board.memory())
-    assert np.array_equal(rust_mem, board.memory())
-    bs = [(c.name, c.start, c.cycles) for c in out.bs_commands]
-    assert [(c["name"], c["start"], c["cycles"]) for c in cli["bs_commands"]] == bs
-    assert [d.msg for d in out.diagnostics] == [d["msg"] for d in cli["diagnostics"]]
+    assert board.boot_cycles is None and cli["boot_cycles"] is None
+    check_all_agree(board, out, cli, cli_mem, rust, rust_mem)

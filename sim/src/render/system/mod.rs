@@ -18,7 +18,7 @@ use super::gp::Frame;
 use super::region::RendererStream;
 use super::shading::Shading;
 use crate::asm::microcode::McImage;
-use crate::engine::{Sim, SimOptions};
+use crate::engine::{Sim, SimOptions, StopReason};
 use crate::stream::Stream;
 use board::Board;
 use rayon::prelude::*;
@@ -148,8 +148,9 @@ pub fn run_frame(
         })
         .collect::<Result<_, SystemError>>()?;
     boards.par_iter_mut().try_for_each(|b| {
-        if let Some(stop) = b.sim.run_boot() {
-            return Err(SystemError(format!("Renderer {}: boot: {stop:?}", b.index)));
+        match crate::session::boot(&mut b.sim, None, |_, _, _| {}) {
+            Ok(StopReason::Done) => {}
+            stop => return Err(SystemError(format!("Renderer {}: boot: {stop:?}", b.index))),
         }
         b.boot_end = b.sim.board.cycle;
         let prologue = b
@@ -219,8 +220,9 @@ fn empty_region_cycles(
 ) -> Result<u64, SystemError> {
     let mut sim = Sim::new(opts, image.table.clone());
     sim.queue_boot(image);
-    if let Some(stop) = sim.run_boot() {
-        return Err(SystemError(format!("boot: {stop:?}")));
+    match crate::session::boot(&mut sim, None, |_, _, _| {}) {
+        Ok(StopReason::Done) => {}
+        stop => return Err(SystemError(format!("boot: {stop:?}"))),
     }
     let mut stream = RendererStream::new(&image.table);
     let prologue = stream
