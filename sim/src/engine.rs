@@ -7,6 +7,10 @@
 
 use crate::asm::microcode::McImage;
 use crate::asm::opcodes::OpcodeTable;
+pub use crate::records::{
+    BlockCauses, BsCommandRecord, CauseCounts, CommandRecord, Keep, NameTally, Overlap, Tally,
+    TransferRecord,
+};
 use crate::stream::{Port, RingEventKind, Stream};
 use crate::trace::WaveWriter;
 use pp5_rtl::bs_port::{BsEvent, BsState, Cause};
@@ -133,94 +137,6 @@ impl RingSource {
     }
 }
 
-/// Cycles by [`Cause`], for the timing report.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CauseCounts(pub [u64; 7]);
-
-impl CauseCounts {
-    /// Count one cycle.
-    #[inline]
-    pub fn add(&mut self, c: Cause) {
-        self.0[c as usize] += 1;
-    }
-
-    /// Cycles of one cause.
-    pub fn get(&self, c: Cause) -> u64 {
-        self.0[c as usize]
-    }
-
-    /// All cycles counted.
-    pub fn total(&self) -> u64 {
-        self.0.iter().sum()
-    }
-}
-
-impl Serialize for CauseCounts {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(Cause::ALL.len()))?;
-        for c in Cause::ALL {
-            m.serialize_entry(c.name(), &self.get(c))?;
-        }
-        m.end()
-    }
-}
-
-/// Every cycle of each block, attributed to a cause.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct BlockCauses {
-    /// The IGC (executing, waiting on PIGC, BSWAIT/transfer, SENDSTATUS, for commands).
-    pub igc: CauseCounts,
-    /// The BS port's command processor and transmitter.
-    pub bs_port: CauseCounts,
-    /// The transfer unit (executing = a transfer in progress).
-    pub transfer: CauseCounts,
-    /// The IGC port's transmitter (status and error messages).
-    pub igc_tx: CauseCounts,
-    /// Cycles in which two blocks worked at once: what the transfer unit and the BS port
-    /// buy by running beside the IGC.
-    pub overlap: Overlap,
-}
-
-/// Cycles in which two blocks were both executing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Overlap {
-    /// The IGC executed while a backing-store transfer ran.
-    pub igc_and_transfer: u64,
-    /// The IGC executed while the BS port executed a command (receiving, transmitting).
-    pub igc_and_bs_port: u64,
-    /// A transfer ran while the BS port executed a command.
-    pub transfer_and_bs_port: u64,
-}
-
-/// One BS port command, for the timing report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BsCommandRecord {
-    /// Sequence number among the BS commands.
-    pub index: u64,
-    /// The macro name (BS_RECEIVE, ...).
-    pub name: String,
-    /// Its first word.
-    pub word: u32,
-    /// Cycle its first word was read.
-    pub start: u64,
-    /// Cycles until the port was ready for the next command.
-    pub cycles: u64,
-    /// Those cycles by cause.
-    pub causes: CauseCounts,
-}
-
-/// One backing-store transfer, for the timing report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TransferRecord {
-    /// `LOAD` (BSLOAD) or `STORE` (BSSTORE).
-    pub dir: &'static str,
-    pub sector: u8,
-    /// Cycle of its first step, and of its last (`None` while it runs).
-    pub start: u64,
-    pub end: Option<u64>,
-}
-
 /// Who waits on what, in a deadlock report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Wait {
@@ -240,26 +156,6 @@ impl fmt::Display for Wait {
             self.block, self.waits_for, self.since
         )
     }
-}
-
-/// One executed command, for the timing report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct CommandRecord {
-    /// Sequence number among all commands taken.
-    pub index: u64,
-    /// Mnemonic from the opcode table (or `CMD 0x..`).
-    pub name: String,
-    /// Operand registers as latched.
-    pub operands: Vec<u32>,
-    pub opcode: u32,
-    /// First cycle of its routine.
-    pub start: u64,
-    /// Cycles from its first microinstruction through its dispatching one.
-    pub cycles: u64,
-    /// Part of the microcode boot sequence.
-    pub boot: bool,
-    /// Its cycles by cause (executing, waiting on a semaphore, a transfer, the transmitter).
-    pub causes: CauseCounts,
 }
 
 /// Something the simulator reports to the user.
@@ -294,6 +190,8 @@ pub struct SimOptions {
     pub max_cycles: u64,
     /// Probe pixels (x, y) for the waveform.
     pub probes: Vec<(usize, usize)>,
+    /// How many command records to keep ([`Keep::All`] by default).
+    pub keep: Keep,
 }
 
 impl Default for SimOptions {
@@ -302,6 +200,7 @@ impl Default for SimOptions {
             board: RendererConfig::default(),
             max_cycles: 100_000_000,
             probes: vec![(0, 0), (1, 0)],
+            keep: Keep::All,
         }
     }
 }
@@ -349,10 +248,18 @@ pub struct Sim {
     stable: u64,
     last_key: Option<[u64; 12]>,
     pub table: OpcodeTable,
-    /// The commands taken, from the first not yet handed over by [`Sim::take_ended_commands`].
+    /// The commands taken, from the first not yet handed over by [`Sim::take_ended_commands`]
+    /// (with [`Keep::First`], the first ones and the one executing).
     pub commands: Vec<CommandRecord>,
-    /// Records handed over by [`Sim::take_ended_commands`] (so indices keep counting).
-    commands_taken: u64,
+    /// The user's commands that ended, by name (all of them, whatever is kept).
+    pub tally: Tally,
+    /// Records of the user's commands not kept ([`Keep::First`]): IGC, BS port.
+    pub not_kept: [u64; 2],
+    keep: Keep,
+    /// Records kept of the user's commands: IGC, BS port.
+    kept: [usize; 2],
+    /// Index of the next command record: IGC, BS port.
+    next_index: [u64; 2],
     pub diagnostics: Vec<Diagnostic>,
     pub dropped_diagnostics: u64,
     pub tx: Vec<OutMessage>,
@@ -407,7 +314,11 @@ impl Sim {
             last_key: None,
             table,
             commands: Vec::new(),
-            commands_taken: 0,
+            tally: Tally::default(),
+            not_kept: [0; 2],
+            keep: opts.keep,
+            kept: [0; 2],
+            next_index: [0; 2],
             diagnostics: Vec::new(),
             dropped_diagnostics: 0,
             tx: Vec::new(),
@@ -545,6 +456,9 @@ impl Sim {
         if let Some(k) = self.open_bs.take() {
             let r = &mut self.bs_commands[k];
             r.cycles = end + 1 - r.start;
+            if !self.keeps(1, false) && k + 1 == self.bs_commands.len() {
+                self.bs_commands.pop();
+            }
         }
     }
 
@@ -552,6 +466,33 @@ impl Sim {
         if let Some(k) = self.open.take() {
             let r = &mut self.commands[k];
             r.cycles = end + 1 - r.start;
+            let boot = r.boot;
+            if !boot {
+                self.tally.add(r);
+            }
+            if !self.keeps(0, boot) && k + 1 == self.commands.len() {
+                self.commands.pop();
+                if self.conflict_reported == Some(k) {
+                    self.conflict_reported = None;
+                }
+            }
+        }
+    }
+
+    /// Whether the record of a command of `port` (0 IGC, 1 BS) that just ended is kept, and
+    /// count it as kept or not.
+    fn keeps(&mut self, port: usize, boot: bool) -> bool {
+        match self.keep {
+            Keep::All => true,
+            Keep::First(_) if boot => false,
+            Keep::First(n) if self.kept[port] < n => {
+                self.kept[port] += 1;
+                true
+            }
+            Keep::First(_) => {
+                self.not_kept[port] += 1;
+                false
+            }
         }
     }
 
@@ -583,7 +524,7 @@ impl Sim {
                     let operands: Vec<u32> = spec_args.into_iter().take(nargs).collect();
                     self.check_command(&name, opcode, &operands);
                     self.commands.push(CommandRecord {
-                        index: self.commands_taken + self.commands.len() as u64,
+                        index: self.next_index[0],
                         name,
                         operands,
                         opcode,
@@ -592,6 +533,7 @@ impl Sim {
                         boot: self.boot_pending,
                         causes: CauseCounts::default(),
                     });
+                    self.next_index[0] += 1;
                     self.open = Some(self.commands.len() - 1);
                 }
                 BoardEvent::Igc(IgcEvent::Control { .. }) => {}
@@ -651,13 +593,14 @@ impl Sim {
                 BoardEvent::Bs(BsEvent::Command { name, word }) => {
                     self.close_bs(c.saturating_sub(1));
                     self.bs_commands.push(BsCommandRecord {
-                        index: self.bs_commands.len() as u64,
+                        index: self.next_index[1],
                         name: name.to_string(),
                         word,
                         start: c,
                         cycles: 0,
                         causes: CauseCounts::default(),
                     });
+                    self.next_index[1] += 1;
                     self.open_bs = Some(self.bs_commands.len() - 1);
                 }
                 BoardEvent::Bs(BsEvent::FormatError(m)) => {
@@ -1206,6 +1149,11 @@ impl Sim {
         Some(stop)
     }
 
+    /// The record of the command executing (or stuck), if any.
+    pub fn open_command(&self) -> Option<&CommandRecord> {
+        self.open.and_then(|k| self.commands.get(k))
+    }
+
     /// Commands of the user's stream (after the boot).
     pub fn user_commands(&self) -> impl Iterator<Item = &CommandRecord> {
         self.commands.iter().filter(|c| !c.boot)
@@ -1218,7 +1166,6 @@ impl Sim {
     pub fn take_ended_commands(&mut self) -> Vec<CommandRecord> {
         let ended = self.open.unwrap_or(self.commands.len());
         let taken: Vec<CommandRecord> = self.commands.drain(..ended).collect();
-        self.commands_taken += taken.len() as u64;
         self.open = self.open.map(|k| k - ended);
         self.conflict_reported = self.conflict_reported.and_then(|k| k.checked_sub(ended));
         taken

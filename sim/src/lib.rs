@@ -22,6 +22,7 @@ pub mod exit;
 pub mod image;
 pub mod input;
 pub mod out_file;
+pub mod records;
 pub mod render;
 pub mod report;
 pub mod session;

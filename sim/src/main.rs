@@ -28,7 +28,7 @@ mod cli_render;
 
 use clap::{Args, Parser, Subcommand};
 use pp5_sim::asm::microcode::{self, McImage};
-use pp5_sim::engine::SimOptions;
+use pp5_sim::engine::{Keep, SimOptions};
 use pp5_sim::out_file;
 use pp5_sim::report::Summary;
 use pp5_sim::session::{run, RunError, RunSpec, WaveSpec};
@@ -251,12 +251,18 @@ static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
 /// Write to standard output: a closed pipe is not an error (see [`STDOUT_GONE`]), any other
 /// failure is an I/O error (exit code 1).
 fn stdout_write(args: std::fmt::Arguments) -> Result<(), Fail> {
+    stdout_with(|w| w.write_fmt(args))
+}
+
+/// Write to standard output through a buffer, as [`stdout_write`] does (a closed pipe ends
+/// the output quietly): for outputs too long to build as one string first.
+fn stdout_with(f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<(), Fail> {
     use std::io::Write as _;
     if STDOUT_GONE.load(Ordering::Relaxed) {
         return Ok(());
     }
-    let mut o = std::io::stdout().lock();
-    match o.write_fmt(args).and_then(|()| o.flush()) {
+    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    match f(&mut w).and_then(|()| w.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             STDOUT_GONE.store(true, Ordering::Relaxed);
@@ -348,8 +354,15 @@ fn simulate(
     image: &McImage,
     tx_out: Option<&Path>,
 ) -> Result<u8, Fail> {
+    // The table prints the first `rows` commands and per-name totals, so a long run keeps
+    // only those records; JSON and CSV list every command.
+    let keep = match (common.report.as_str(), common.rows) {
+        ("json" | "csv", _) | (_, 0) => Keep::All,
+        (_, rows) => Keep::First(rows),
+    };
     let mut opts = SimOptions {
         max_cycles: common.max_cycles,
+        keep,
         ..SimOptions::default()
     };
     if !common.probe.is_empty() {
@@ -400,16 +413,20 @@ fn simulate(
     };
     let result = run(spec, progress, Some(&interrupt));
     bar.finish_and_clear();
-    let r = match result {
+    let mut r = match result {
         Ok(r) => r,
         Err(RunError::Input(m)) => return Err(input(m)),
         Err(RunError::Selection(m)) => return Err(Fail(2, m)),
         Err(RunError::Io(e)) => return Err(Fail(EXIT_IO, e.to_string())),
     };
-    let summary = Summary::of(&r.sim, &r.stop);
+    let summary = Summary::take(&mut r.sim, &r.stop);
     match common.report.as_str() {
-        "json" => outln!("{}", summary.json()),
-        "csv" => out!("{}", summary.csv()),
+        "json" => stdout_with(|w| {
+            summary
+                .write_json(&mut *w)
+                .and_then(|()| w.write_all(b"\n"))
+        })?,
+        "csv" => stdout_with(|w| summary.write_csv(w))?,
         _ => out!("{}", summary.table(common.rows)),
     }
     for &(x, y, a, l) in &common.peek {

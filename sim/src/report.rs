@@ -1,11 +1,14 @@
 //! Run summaries: the human table `pp5 run` prints, and JSON / CSV for scripts.
 
-use crate::engine::{BlockCauses, BsCommandRecord, CauseCounts, CommandRecord, Sim, StopReason};
+use crate::engine::{
+    BlockCauses, BsCommandRecord, CauseCounts, CommandRecord, NameTally, Sim, StopReason, Tally,
+};
 use pp5_rtl::bs_port::Cause;
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::status::{bit_name, ERROR_MASK};
 use serde::Serialize;
 use std::fmt::Write;
+use std::io;
 
 /// Everything a timing study needs from one run.
 #[derive(Clone, Debug, Serialize)]
@@ -19,10 +22,12 @@ pub struct Summary {
     pub boot_cycles: Option<u64>,
     /// Cycles after the boot.
     pub user_cycles: u64,
-    /// Microcoded commands taken after the boot.
+    /// Microcoded commands taken after the boot (with [`crate::records::Keep::First`], the first ones).
     pub commands: Vec<CommandRecord>,
-    /// Cycles by command name (after the boot): name, count, total cycles.
-    pub by_name: Vec<(String, u64, u64)>,
+    /// User commands whose records were not kept ([`crate::records::Keep::First`]): IGC, BS port.
+    pub not_kept: [u64; 2],
+    /// Every command after the boot by name: count, cycles, cycles waited.
+    pub by_name: Vec<NameTally>,
     pub status: u32,
     pub error_bits: Vec<String>,
     pub diagnostics: Vec<crate::engine::Diagnostic>,
@@ -75,21 +80,44 @@ impl SentMessage {
 }
 
 impl Summary {
-    /// Collect the summary of a finished simulation.
+    /// Collect the summary of a finished simulation (its records copied).
     pub fn of(sim: &Sim, stop: &StopReason) -> Summary {
-        let cycles = sim.board.cycle;
-        let boot = sim.boot_cycles;
-        let commands: Vec<CommandRecord> = sim.user_commands().cloned().collect();
-        let mut by_name: Vec<(String, u64, u64)> = Vec::new();
-        for c in &commands {
-            match by_name.iter_mut().find(|e| e.0 == c.name) {
-                Some(e) => {
-                    e.1 += 1;
-                    e.2 += c.cycles;
-                }
-                None => by_name.push((c.name.clone(), 1, c.cycles)),
+        let commands = sim.user_commands().cloned().collect();
+        let tally = Summary::tally(sim);
+        Summary::with_records(sim, stop, commands, sim.bs_commands.clone(), tally)
+    }
+
+    /// [`Summary::of`], moving the command records out of `sim` instead of copying them (a
+    /// long run's records are most of its memory).
+    pub fn take(sim: &mut Sim, stop: &StopReason) -> Summary {
+        let tally = Summary::tally(sim);
+        let mut commands = std::mem::take(&mut sim.commands);
+        commands.retain(|c| !c.boot);
+        let bs = std::mem::take(&mut sim.bs_commands);
+        Summary::with_records(sim, stop, commands, bs, tally)
+    }
+
+    /// The per-name totals: the commands that ended, and a stuck or interrupted run's last
+    /// one, still open (its cycles so far).
+    fn tally(sim: &Sim) -> Tally {
+        let mut tally = sim.tally.clone();
+        if let Some(open) = sim.open_command() {
+            if !open.boot {
+                tally.add(open);
             }
         }
+        tally
+    }
+
+    fn with_records(
+        sim: &Sim,
+        stop: &StopReason,
+        commands: Vec<CommandRecord>,
+        bs_commands: Vec<BsCommandRecord>,
+        tally: Tally,
+    ) -> Summary {
+        let cycles = sim.board.cycle;
+        let boot = sim.boot_cycles;
         let status = sim.board.status();
         let error_bits = (0..32)
             .filter(|b| status & ERROR_MASK & (1 << b) != 0)
@@ -102,13 +130,14 @@ impl Summary {
             boot_cycles: boot,
             user_cycles: cycles - boot.unwrap_or(0).min(cycles),
             commands,
-            by_name,
+            not_kept: sim.not_kept,
+            by_name: tally.names().to_vec(),
             status,
             error_bits,
             diagnostics: sim.diagnostics.clone(),
             dropped_diagnostics: sim.dropped_diagnostics,
             sent: sim.tx.iter().map(SentMessage::of).collect(),
-            bs_commands: sim.bs_commands.clone(),
+            bs_commands,
             causes: sim.causes,
             resets: sim.resets_done.clone(),
             transfers: sim.transfers.clone(),
@@ -163,32 +192,27 @@ impl Summary {
                     c.index,
                     c.start,
                     c.cycles,
-                    waited(&c.causes),
+                    c.causes.waited(),
                     c.name,
                     ops.join(", "),
                     wait_cause(&c.causes)
                 );
             }
-            if n < self.commands.len() {
-                let _ = writeln!(
-                    s,
-                    "   ... {} more (use --report json or csv for all)",
-                    self.commands.len() - n
-                );
+            let more = self.commands.len() - n + self.not_kept[0] as usize;
+            if more > 0 {
+                let _ = writeln!(s, "   ... {more} more (use --report json or csv for all)");
             }
             let _ = writeln!(
                 s,
                 "\n{:<16} {:>8} {:>10} {:>10}",
                 "by command", "count", "cycles", "waited"
             );
-            for (name, count, cyc) in &self.by_name {
-                let w: u64 = self
-                    .commands
-                    .iter()
-                    .filter(|c| &c.name == name)
-                    .map(|c| waited(&c.causes))
-                    .sum();
-                let _ = writeln!(s, "{:<16} {:>8} {:>10} {:>10}", name, count, cyc, w);
+            for t in &self.by_name {
+                let _ = writeln!(
+                    s,
+                    "{:<16} {:>8} {:>10} {:>10}",
+                    t.name, t.count, t.cycles, t.waited
+                );
             }
         }
         if !self.bs_commands.is_empty() {
@@ -216,8 +240,9 @@ impl Summary {
                     c.word
                 );
             }
-            if n < self.bs_commands.len() {
-                let _ = writeln!(s, "   ... {} more", self.bs_commands.len() - n);
+            let more = self.bs_commands.len() - n + self.not_kept[1] as usize;
+            if more > 0 {
+                let _ = writeln!(s, "   ... {more} more");
             }
         }
         if !self.transfers.is_empty() {
@@ -292,7 +317,16 @@ impl Summary {
 
     /// JSON for scripts.
     pub fn json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        let mut v = Vec::new();
+        match self.write_json(&mut v) {
+            Ok(()) => String::from_utf8_lossy(&v).into_owned(),
+            Err(e) => format!("{{\"error\": \"{e}\"}}"),
+        }
+    }
+
+    /// [`Summary::json`] written to `w` as it is made (a long run's JSON is never held whole).
+    pub fn write_json(&self, w: impl io::Write) -> io::Result<()> {
+        serde_json::to_writer_pretty(w, self).map_err(io::Error::other)
     }
 
     /// The per-block cause counts, named.
@@ -308,50 +342,47 @@ impl Summary {
     /// CSV: one row per command of either port (`port` = igc or bs; for IGC commands the
     /// operands), with its cycles by cause, then one `total` row per block.
     pub fn csv(&self) -> String {
-        let mut s = String::from("port,index,name,operands,start,cycles");
+        let mut v = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = self.write_csv(&mut v);
+        String::from_utf8_lossy(&v).into_owned()
+    }
+
+    /// [`Summary::csv`] written to `w` row by row.
+    pub fn write_csv(&self, mut w: impl io::Write) -> io::Result<()> {
+        write!(w, "port,index,name,operands,start,cycles")?;
         for c in Cause::ALL {
-            s.push(',');
-            s.push_str(c.name());
+            write!(w, ",{}", c.name())?;
         }
-        s.push('\n');
-        let causes = |s: &mut String, cc: &CauseCounts| {
+        writeln!(w)?;
+        let causes = |w: &mut dyn io::Write, cc: &CauseCounts| -> io::Result<()> {
             for c in Cause::ALL {
-                let _ = write!(s, ",{}", cc.get(c));
+                write!(w, ",{}", cc.get(c))?;
             }
-            s.push('\n');
+            writeln!(w)
         };
         for c in &self.commands {
-            let ops: Vec<String> = c.operands.iter().map(|o| o.to_string()).collect();
-            let _ = write!(
-                s,
-                "igc,{},{},{},{},{}",
-                c.index,
-                c.name,
-                ops.join(" "),
-                c.start,
-                c.cycles
-            );
-            causes(&mut s, &c.causes);
+            write!(w, "igc,{},{},", c.index, c.name)?;
+            for (i, o) in c.operands.iter().enumerate() {
+                write!(w, "{}{o}", if i == 0 { "" } else { " " })?;
+            }
+            write!(w, ",{},{}", c.start, c.cycles)?;
+            causes(&mut w, &c.causes)?;
         }
         for c in &self.bs_commands {
-            let _ = write!(
-                s,
+            write!(
+                w,
                 "bs,{},{},{:#010x},{},{}",
                 c.index, c.name, c.word, c.start, c.cycles
-            );
-            causes(&mut s, &c.causes);
+            )?;
+            causes(&mut w, &c.causes)?;
         }
         for (name, cc) in self.block_causes() {
-            let _ = write!(s, "{name},total,,,0,{}", cc.total());
-            causes(&mut s, &cc);
+            write!(w, "{name},total,,,0,{}", cc.total())?;
+            causes(&mut w, &cc)?;
         }
-        s
+        Ok(())
     }
-}
-
-/// Cycles a command spent waiting for the board (a semaphore, a transfer, the transmitter).
-fn waited(c: &CauseCounts) -> u64 {
-    c.get(Cause::SemWait) + c.get(Cause::XferStall) + c.get(Cause::TxHold)
 }
 
 /// `  [waited on ...]` naming the causes of a command's waits, or nothing.

@@ -207,26 +207,31 @@ MEMplusMEM 0 8 16 8 8 \\
         vec![2, 3, 6, 7, 9]
     );
     assert!(s.messages[2].body.is_empty());
-    let site = &s.messages[4].commands[0];
+    // Sites index the message's words, the destination first: the body's first word is 1.
+    let site = s.messages[4].commands[0];
+    assert_eq!((site.word, site.line), (1, 10));
     assert_eq!(
-        (site.word, site.line, site.text.as_str()),
-        (0, 10, "MEMplusMEM 0 8 16 8 8")
+        s.messages[4].command_text(0, &table()).as_deref(),
+        Some("MEMplusMEM 0 8 16 8 8")
     );
+    assert_eq!(s.messages[4].command_text(1, &table()), None);
     assert_eq!(s.total_words(), 5 + 2 + 1 + 1 + 2);
 
     let s = parse_ok("NOOP\nSCAIntoMEM_S1 0 8 -7\nTREEIntoMEM_L1 0 8 0.25\nMCWRITE 3 17");
-    let texts: Vec<(usize, usize, &str)> = s.messages[0]
-        .commands
-        .iter()
-        .map(|c| (c.word, c.line, c.text.as_str()))
+    let m = &s.messages[0];
+    let texts: Vec<(u32, u32, String)> = (0..m.commands.len())
+        .map(|k| {
+            let c = m.commands[k];
+            (c.word, c.line, m.command_text(k, &table()).unwrap())
+        })
         .collect();
     assert_eq!(
         texts,
         vec![
-            (0, 1, "NOOP"),
-            (1, 2, "SCAIntoMEM_S1 0 8 -7"),
-            (4, 3, "TREEIntoMEM_L1 0 8 0.25"),
-            (7, 4, "MCWRITE 3 0x00000011"),
+            (1, 1, "NOOP".to_string()),
+            (2, 2, "SCAIntoMEM_S1 0 8 -7".into()),
+            (5, 3, "TREEIntoMEM_L1 0 8 0.25".into()),
+            (8, 4, "MCWRITE 3 0x00000011".into()),
         ]
     );
 }
@@ -240,7 +245,7 @@ fn implicit_messages_split_at_command_boundaries() {
     assert_eq!(s.messages[0].len_words(), 1023);
     assert_eq!(s.messages[1].body.len(), 2 * (700 - 511));
     assert_eq!(s.messages[1].line, 512);
-    assert_eq!(s.messages[1].commands[0].word, 0);
+    assert_eq!(s.messages[1].commands[0].word, 1);
     assert_eq!(s.messages[1].commands[0].line, 512);
     // exactly full: 1023 one-word commands make one 1024-word message
     let s = parse_ok(&"NOOP\n".repeat(1023));
@@ -423,9 +428,20 @@ fn bs_messages_use_the_first_opcode_as_destination() {
     assert_eq!(m.body, want);
     assert_eq!(
         m.commands.iter().map(|c| c.word).collect::<Vec<_>>(),
-        vec![0, 2, 259, 261]
+        vec![0, 3, 260, 262]
     );
-    assert_eq!(m.commands[1].text, "BS_RECEIVE 3 5 2 fill=9");
+    let texts: Vec<String> = (0..4)
+        .map(|k| m.command_text(k, &table()).unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "BS_SENDSTATUS 0x7 0x40",
+            "BS_RECEIVE 3 5 2 fill=9",
+            "BS_TRANSMIT 1 2 3 0x80",
+            "BS_VIGC"
+        ]
+    );
     // empty BS message: a BS_NOOP destination
     assert_eq!((s.messages[1].dest, s.messages[1].body.len()), (0, 0));
     // explicit dest: every command in the body
@@ -708,8 +724,8 @@ fn builder_mirrors_the_macros() {
     );
     assert!(s.same_words(&from_text));
     assert_eq!(
-        s.messages[0].commands[2].text,
-        "TREEIntoMEM_Q6 0 10 1.0 2.0 3.0 4.0 5.0 6.0"
+        s.messages[0].command_text(2, &t).as_deref(),
+        Some("TREEIntoMEM_Q6 0 10 1.0 2.0 3.0 4.0 5.0 6.0")
     );
 
     let mut b = StreamBuilder::new(&t);
@@ -757,12 +773,12 @@ fn example_streams_parse() {
         flush.messages.iter().map(|m| m.dest).collect::<Vec<_>>(),
         vec![0, 1, 0]
     );
+    let m = &flush.messages[0];
     assert_eq!(
-        &flush.messages[0].commands[3..]
-            .iter()
-            .map(|c| c.text.as_str())
+        (3..m.commands.len())
+            .map(|k| m.command_text(k, &t).unwrap())
             .collect::<Vec<_>>(),
-        &["NOOP"; 4]
+        ["NOOP"; 4]
     );
     let sector = text::parse(
         &std::fs::read_to_string(dir.join("bs_sector.pp5s")).unwrap(),
@@ -851,7 +867,18 @@ proptest! {
         let dis = text::disassemble(&s, &t);
         let back = text::parse(&dis, "dis", &t);
         prop_assert!(back.is_ok(), "{:?}\n{}", back.err(), dis);
-        prop_assert!(back.unwrap().same_words(&s), "{}", dis);
+        let back = back.unwrap();
+        prop_assert!(back.same_words(&s), "{}", dis);
+        // Every command read back knows its text: the line the disassembler printed.
+        let lines: Vec<&str> = dis.lines().collect();
+        for m in &back.messages {
+            for (k, site) in m.commands.iter().enumerate() {
+                let printed = lines[site.line as usize - 1].split('#').next().unwrap().trim();
+                let text = m.command_text(k, &t);
+                let first = text.as_deref().and_then(|x| x.lines().next()).map(str::trim);
+                prop_assert_eq!(first, Some(printed), "{}", dis);
+            }
+        }
         let mut bytes = Vec::new();
         binary::write(&s, &mut bytes).unwrap();
         prop_assert!(binary::read(&bytes[..]).unwrap().same_words(&s));

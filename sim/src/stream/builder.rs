@@ -73,6 +73,26 @@ impl MessageOpts {
     }
 }
 
+/// What a unit pushed into a message is, for its [`CommandSite`] and error messages.
+#[derive(Clone, Copy)]
+enum Unit<'t> {
+    /// Raw words (no command site).
+    Raw,
+    Igc(&'t CommandSpec, Form),
+    Bs(&'static str),
+}
+
+impl Unit<'_> {
+    /// The command's macro name (`None` for raw words).
+    fn name(self) -> Option<String> {
+        match self {
+            Unit::Raw => None,
+            Unit::Igc(spec, form) => Some(macro_name(spec, form)),
+            Unit::Bs(name) => Some(name.to_string()),
+        }
+    }
+}
+
 /// A message being filled.
 #[derive(Clone, Debug)]
 struct Open {
@@ -81,8 +101,8 @@ struct Open {
     /// The message content: the body, or for a BS message without an explicit destination,
     /// the destination followed by the body.
     words: Vec<u32>,
-    /// (index into `words`, line, text).
-    sites: Vec<(usize, usize, String)>,
+    /// Where each command starts: index into `words`, line.
+    sites: Vec<(usize, usize)>,
 }
 
 impl Open {
@@ -101,7 +121,7 @@ impl Open {
     }
 
     fn close(self) -> Message {
-        let shift = self.dest_is_content();
+        let with_dest = self.dest_is_content();
         let (dest, body) = match (self.opts.port, self.opts.dest) {
             (Port::Igc, d) => (d.unwrap_or(0) | self.opts.flush as u32, self.words),
             (Port::Bs, Some(d)) => (d, self.words),
@@ -113,11 +133,7 @@ impl Open {
         let commands = self
             .sites
             .into_iter()
-            .map(|(i, line, text)| CommandSite {
-                word: if shift { i.saturating_sub(1) } else { i },
-                line,
-                text,
-            })
+            .map(|(i, line)| CommandSite::new(if with_dest { i } else { i + 1 }, line))
             .collect();
         Message {
             port: self.opts.port,
@@ -230,14 +246,12 @@ impl<'t> StreamBuilder<'t> {
 
     /// Append one unit (a command, or a run of raw words) to the current message, opening the
     /// implicit message or splitting as needed.
-    fn push(&mut self, port: Port, unit: &[u32], text: Option<String>) -> Result<(), EncodeError> {
+    fn push(&mut self, port: Port, unit: &[u32], what: Unit<'_>) -> Result<(), EncodeError> {
         if self.cur.is_none() {
             if port == Port::Bs {
                 return Err(EncodeError(format!(
                     "{} is a BS port command: start a `message bs` first",
-                    text.as_deref()
-                        .and_then(|t| t.split_whitespace().next())
-                        .unwrap_or("this")
+                    what.name().as_deref().unwrap_or("this")
                 )));
             }
             self.open(MessageOpts::implicit());
@@ -247,10 +261,7 @@ impl<'t> StreamBuilder<'t> {
             return Err(EncodeError("internal: no open message".into()));
         };
         if cur.opts.port != port {
-            let what = text
-                .as_deref()
-                .and_then(|t| t.split_whitespace().next())
-                .unwrap_or("this command");
+            let what = what.name().unwrap_or_else(|| "this command".into());
             return Err(EncodeError(match port {
                 Port::Bs => format!(
                     "{what} is a BS port command, but the current message goes to the IGC port (start a `message bs`)"
@@ -276,7 +287,7 @@ impl<'t> StreamBuilder<'t> {
                     if unit.len() + 1 > MAX_MESSAGE_WORDS {
                         return Err(EncodeError(format!(
                             "{} of {} words cannot fit in one message (at most {} words after the destination, seed 003 §III.4.1-3)",
-                            text.as_deref().unwrap_or("a run of raw words"),
+                            what.name().as_deref().unwrap_or("a run of raw words"),
                             unit.len(),
                             MAX_MESSAGE_WORDS - 1
                         )));
@@ -290,8 +301,8 @@ impl<'t> StreamBuilder<'t> {
         let Some(cur) = self.cur.as_mut() else {
             return Err(EncodeError("internal: no open message".into()));
         };
-        if let Some(t) = text {
-            cur.sites.push((cur.words.len(), line, t));
+        if !matches!(what, Unit::Raw) {
+            cur.sites.push((cur.words.len(), line));
         }
         cur.words.extend_from_slice(unit);
         Ok(())
@@ -304,8 +315,7 @@ impl<'t> StreamBuilder<'t> {
     pub fn igc(&mut self, macro_name: &str, args: &[u32]) -> Result<&mut Self, EncodeError> {
         let (spec, form) = resolve_macro(self.table, macro_name)?;
         let words = encode_values(spec, form, args)?;
-        let text = canonical_text(spec, form, args);
-        self.push(Port::Igc, &words, Some(text))?;
+        self.push(Port::Igc, &words, Unit::Igc(spec, form))?;
         Ok(self)
     }
 
@@ -337,13 +347,13 @@ impl<'t> StreamBuilder<'t> {
     /// Append raw words as one unit (an auto-split message never splits inside it).
     pub fn words(&mut self, ws: &[u32]) -> Result<&mut Self, EncodeError> {
         let port = self.current_port().unwrap_or(Port::Igc);
-        self.push(port, ws, None)?;
+        self.push(port, ws, Unit::Raw)?;
         Ok(self)
     }
 
     /// `BS_NOOP(p)`.
     pub fn bs_noop(&mut self) -> Result<&mut Self, EncodeError> {
-        self.push(Port::Bs, &[bs::OP_NOOP], Some("BS_NOOP".into()))?;
+        self.push(Port::Bs, &[bs::OP_NOOP], Unit::Bs("BS_NOOP"))?;
         Ok(self)
     }
 
@@ -352,7 +362,7 @@ impl<'t> StreamBuilder<'t> {
         self.push(
             Port::Bs,
             &[bs::OP_SENDSTATUS, id, retaddr],
-            Some(format!("BS_SENDSTATUS {id} {retaddr}")),
+            Unit::Bs("BS_SENDSTATUS"),
         )?;
         Ok(self)
     }
@@ -377,8 +387,7 @@ impl<'t> StreamBuilder<'t> {
         let mut words = Vec::with_capacity(1 + data.len());
         words.push(bs::region_word(bs::OP_RECEIVE, sector, scanline, n));
         words.extend_from_slice(data);
-        let text = receive_text(sector, scanline, n, data, false);
-        self.push(Port::Bs, &words, Some(text))?;
+        self.push(Port::Bs, &words, Unit::Bs("BS_RECEIVE"))?;
         Ok(self)
     }
 
@@ -392,25 +401,19 @@ impl<'t> StreamBuilder<'t> {
     ) -> Result<&mut Self, EncodeError> {
         bs::check_region("BS_TRANSMIT", sector, scanline, no_scanlines).map_err(EncodeError)?;
         let w = bs::region_word(bs::OP_TRANSMIT, sector, scanline, no_scanlines);
-        self.push(
-            Port::Bs,
-            &[w, retaddr],
-            Some(format!(
-                "BS_TRANSMIT {sector} {scanline} {no_scanlines} {retaddr}"
-            )),
-        )?;
+        self.push(Port::Bs, &[w, retaddr], Unit::Bs("BS_TRANSMIT"))?;
         Ok(self)
     }
 
     /// `BS_PBS(p)`.
     pub fn bs_pbs(&mut self) -> Result<&mut Self, EncodeError> {
-        self.push(Port::Bs, &[bs::OP_PBS], Some("BS_PBS".into()))?;
+        self.push(Port::Bs, &[bs::OP_PBS], Unit::Bs("BS_PBS"))?;
         Ok(self)
     }
 
     /// `BS_VIGC(p)`.
     pub fn bs_vigc(&mut self) -> Result<&mut Self, EncodeError> {
-        self.push(Port::Bs, &[bs::OP_VIGC], Some("BS_VIGC".into()))?;
+        self.push(Port::Bs, &[bs::OP_VIGC], Unit::Bs("BS_VIGC"))?;
         Ok(self)
     }
 

@@ -53,19 +53,26 @@ impl fmt::Display for Port {
 }
 
 /// Where one command of a message came from: for reports that map stream words back to
-/// source lines.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// source lines. Eight bytes: a long stream holds one per command. Its text is made on
+/// demand ([`Message::command_text`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommandSite {
-    /// Index into [`Message::body`] of the command's opcode word.
-    ///
-    /// Exception: in a BS message whose destination word is the first command's opcode (the
-    /// seed's rule), that first command has `word = 0`, the index of its first argument word
-    /// (or of the next command when it has none).
-    pub word: usize,
+    /// Index into [`Message::words`] (the destination first) of the command's first word:
+    /// 0 for a BS message's first command when the destination is its opcode (the seed's
+    /// rule, §III.4.1-2), otherwise 1 + its index in [`Message::body`].
+    pub word: u32,
     /// 1-based source line (0 if unknown).
-    pub line: usize,
-    /// The command in canonical text form, e.g. `MEMplusMEM 0 8 16 8 8`.
-    pub text: String,
+    pub line: u32,
+}
+
+impl CommandSite {
+    /// A site; indices past `u32::MAX` (a message of 16 GiB) saturate.
+    pub fn new(word: usize, line: usize) -> Self {
+        CommandSite {
+            word: u32::try_from(word).unwrap_or(u32::MAX),
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+        }
+    }
 }
 
 /// One Ring message.
@@ -107,6 +114,17 @@ impl Message {
         v.push(self.dest);
         v.extend_from_slice(&self.body);
         v
+    }
+
+    /// The text of command `k` (see [`Message::commands`]) as the disassembler prints it,
+    /// e.g. `MEMplusMEM 0 8 16 8 8` (`None` if there is no such command or it does not
+    /// decode with `table`).
+    pub fn command_text(
+        &self,
+        k: usize,
+        table: &crate::asm::opcodes::OpcodeTable,
+    ) -> Option<String> {
+        text::command_text(self, self.commands.get(k)?, table)
     }
 
     /// Whether two messages carry the same words to the same port (ignoring `line`,

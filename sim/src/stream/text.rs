@@ -35,7 +35,9 @@
 use super::builder::{
     self, coef_slot, receive_text, resolve_macro, Limit, MessageOpts, Slot, StreamBuilder,
 };
-use super::{bs, Port, RingEventKind, Stream, StreamError, MAX_MESSAGE_WORDS};
+use super::{
+    bs, CommandSite, Message, Port, RingEventKind, Stream, StreamError, MAX_MESSAGE_WORDS,
+};
 use crate::asm::opcodes::{EncodeError, Form, OpcodeTable, OperandClass};
 use pp5_rtl::igc::opcode::{p_fields, OpcodeWord, LONG_BIT};
 
@@ -53,35 +55,34 @@ pub fn parse(src: &str, file: &str, table: &OpcodeTable) -> Result<Stream, Strea
 
 /// Split `src` into logical lines (comments removed, `\` continuations joined), each with
 /// the 1-based number of its first physical line and its tokens. Blank lines are skipped.
-fn logical_lines(src: &str) -> Vec<(usize, Vec<&str>)> {
-    let mut out = Vec::new();
-    let mut pending: Option<(usize, Vec<&str>)> = None;
-    for (i, raw) in src.lines().enumerate() {
-        let code = match raw.find(['#', ';']) {
-            Some(p) => &raw[..p],
-            None => raw,
-        };
-        let code = code.trim_end();
-        let (code, cont) = match code.strip_suffix('\\') {
-            Some(c) => (c, true),
-            None => (code, false),
-        };
-        let entry = pending.get_or_insert_with(|| (i + 1, Vec::new()));
-        entry.1.extend(code.split_whitespace());
-        if !cont {
-            if let Some(e) = pending.take() {
-                if !e.1.is_empty() {
-                    out.push(e);
+/// Lines are produced one at a time, so a long stream's tokens are never all held at once.
+fn logical_lines(src: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
+    let mut raw = src.lines().enumerate();
+    std::iter::from_fn(move || {
+        let mut pending: Option<(usize, Vec<&str>)> = None;
+        loop {
+            let Some((i, line)) = raw.next() else {
+                return pending.filter(|e| !e.1.is_empty());
+            };
+            let code = match line.find(['#', ';']) {
+                Some(p) => &line[..p],
+                None => line,
+            };
+            let code = code.trim_end();
+            let (code, cont) = match code.strip_suffix('\\') {
+                Some(c) => (c, true),
+                None => (code, false),
+            };
+            let entry = pending.get_or_insert_with(|| (i + 1, Vec::new()));
+            entry.1.extend(code.split_whitespace());
+            if !cont {
+                match pending.take() {
+                    Some(e) if !e.1.is_empty() => return Some(e),
+                    _ => {}
                 }
             }
         }
-    }
-    if let Some(e) = pending.take() {
-        if !e.1.is_empty() {
-            out.push(e);
-        }
-    }
-    out
+    })
 }
 
 fn parse_line(b: &mut StreamBuilder<'_>, tokens: &[&str]) -> Result<(), String> {
@@ -497,9 +498,7 @@ fn reparses_to(text: &str, port: Port, words: &[u32], table: &OpcodeTable) -> bo
     if b.begin(opts).is_err() {
         return false;
     }
-    let ok = logical_lines(text)
-        .iter()
-        .all(|(_, toks)| parse_line(&mut b, toks).is_ok());
+    let ok = logical_lines(text).all(|(_, toks)| parse_line(&mut b, &toks).is_ok());
     let s = b.finish();
     ok && s.messages.len() == 1 && s.messages[0].body == words
 }
@@ -507,36 +506,43 @@ fn reparses_to(text: &str, port: Port, words: &[u32], table: &OpcodeTable) -> bo
 fn disassemble_igc(body: &[u32], table: &OpcodeTable, out: &mut String) {
     let mut i = 0;
     while i < body.len() {
-        let op = OpcodeWord(body[i]);
-        let start = i + 1 + usize::from(op.long());
-        let end = match op.coef_words() {
-            Some(n) => Some(start + n),
-            None => body
-                .get(start..)
-                .and_then(|r| r.iter().position(|&w| w & LONG_BIT != 0))
-                .map(|p| start + p + 1),
+        let Some((end, text)) = igc_unit(body, i, table) else {
+            word_lines(
+                &body[i..],
+                "truncated command: the message ends inside it",
+                out,
+            );
+            return;
         };
-        let end = match end {
-            Some(e) if e <= body.len() => e,
-            _ => {
-                word_lines(
-                    &body[i..],
-                    "truncated command: the message ends inside it",
-                    out,
-                );
-                return;
-            }
-        };
-        let cmd = &body[i..end];
-        match decode_igc(cmd, table) {
+        match text {
             Ok(text) => {
                 out.push_str(&text);
                 out.push('\n');
             }
-            Err(why) => word_lines(cmd, &why, out),
+            Err(why) => word_lines(&body[i..end], &why, out),
         }
         i = end;
     }
+}
+
+/// The IGC command whose opcode is `body[i]`, delimited as the Stream Parser delimits it:
+/// its end, and its text or why it does not decode. `None` when the message ends inside it.
+fn igc_unit(
+    body: &[u32],
+    i: usize,
+    table: &OpcodeTable,
+) -> Option<(usize, Result<String, String>)> {
+    let op = OpcodeWord(*body.get(i)?);
+    let start = i + 1 + usize::from(op.long());
+    let end = match op.coef_words() {
+        Some(n) => start + n,
+        None => {
+            let r = body.get(start..)?;
+            start + r.iter().position(|&w| w & LONG_BIT != 0)? + 1
+        }
+    };
+    let cmd = body.get(i..end)?;
+    Some((end, decode_igc(cmd, table)))
 }
 
 /// Decode one whole IGC command (its words as the stream parser would delimit them).
@@ -610,44 +616,102 @@ fn decode_igc(words: &[u32], table: &OpcodeTable) -> Result<String, String> {
 fn disassemble_bs(words: &[u32], table: &OpcodeTable, out: &mut String) {
     let mut i = 0;
     while i < words.len() {
-        let Some(h) = bs::Head::decode(words[i]) else {
-            word_lines(&words[i..=i], "bogus BS command", out);
-            i += 1;
-            continue;
-        };
-        let end = i + 1 + h.arg_words();
-        if end > words.len() {
-            word_lines(
-                &words[i..],
-                "truncated BS command: the message ends inside it",
-                out,
-            );
-            return;
+        match bs_unit(words, i, table) {
+            BsUnit::Bogus => {
+                word_lines(&words[i..=i], "bogus BS command", out);
+                i += 1;
+            }
+            BsUnit::Truncated => {
+                word_lines(
+                    &words[i..],
+                    "truncated BS command: the message ends inside it",
+                    out,
+                );
+                return;
+            }
+            BsUnit::Whole(end, text) => {
+                match text {
+                    Some(text) => {
+                        out.push_str(&text);
+                        out.push('\n');
+                    }
+                    None => word_lines(&words[i..end], "BS command that does not re-encode", out),
+                }
+                i = end;
+            }
         }
-        let args = &words[i + 1..end];
-        let text = match h {
-            bs::Head::SendStatus => format!("BS_SENDSTATUS {:#x} {:#x}", args[0], args[1]),
-            bs::Head::Transmit {
-                sector,
-                scanline,
-                no_scanlines,
-            } => format!(
-                "BS_TRANSMIT {sector} {scanline} {no_scanlines} {:#x}",
-                args[0]
-            ),
-            bs::Head::Receive {
-                sector,
-                scanline,
-                no_scanlines,
-            } => receive_text(sector, scanline, no_scanlines, args, true),
-            _ => h.name().to_string(),
-        };
-        if reparses_to(&text, Port::Bs, &words[i..end], table) {
-            out.push_str(&text);
-            out.push('\n');
-        } else {
-            word_lines(&words[i..end], "BS command that does not re-encode", out);
+    }
+}
+
+/// What a BS message holds at one word.
+enum BsUnit {
+    /// A word that is no BS command.
+    Bogus,
+    /// A command the message ends inside.
+    Truncated,
+    /// A whole command: its end, and its text unless it would not re-encode to its words.
+    Whole(usize, Option<String>),
+}
+
+/// The BS command whose first word is `words[i]` (`words`: the message's words as the BS
+/// port reads them, the destination first).
+fn bs_unit(words: &[u32], i: usize, table: &OpcodeTable) -> BsUnit {
+    let Some(h) = words.get(i).and_then(|&w| bs::Head::decode(w)) else {
+        return BsUnit::Bogus;
+    };
+    let end = i + 1 + h.arg_words();
+    let Some(args) = words.get(i + 1..end) else {
+        return BsUnit::Truncated;
+    };
+    let text = match h {
+        bs::Head::SendStatus => format!("BS_SENDSTATUS {:#x} {:#x}", args[0], args[1]),
+        bs::Head::Transmit {
+            sector,
+            scanline,
+            no_scanlines,
+        } => format!(
+            "BS_TRANSMIT {sector} {scanline} {no_scanlines} {:#x}",
+            args[0]
+        ),
+        bs::Head::Receive {
+            sector,
+            scanline,
+            no_scanlines,
+        } => receive_text(sector, scanline, no_scanlines, args, true),
+        _ => h.name().to_string(),
+    };
+    let ok = reparses_to(&text, Port::Bs, &words[i..end], table);
+    BsUnit::Whole(end, ok.then_some(text))
+}
+
+/// The text of one command of a message built from text or by [`StreamBuilder`], as
+/// [`disassemble`] prints it (`None` if the site names no whole command that decodes).
+/// Sites keep no text of their own, so that a long stream costs a few bytes per command.
+pub fn command_text(m: &Message, site: &CommandSite, table: &OpcodeTable) -> Option<String> {
+    let word = site.word as usize;
+    match m.port {
+        Port::Igc => {
+            let (_, text) = igc_unit(&m.body, word.checked_sub(1)?, table)?;
+            text.ok()
         }
-        i = end;
+        Port::Bs => {
+            // The BS port's view: the destination, then the body. One command is at most a
+            // BS_RECEIVE of 128 scanline segments.
+            let max = 1 + bs::SCANLINE_WORDS * 128;
+            let (head, from) = match word {
+                0 => (Some(m.dest), 0),
+                w => (None, w - 1),
+            };
+            let rest = m.body.get(from..)?;
+            let unit: Vec<u32> = head
+                .into_iter()
+                .chain(rest.iter().copied())
+                .take(max)
+                .collect();
+            match bs_unit(&unit, 0, table) {
+                BsUnit::Whole(_, text) => text,
+                _ => None,
+            }
+        }
     }
 }

@@ -1,0 +1,188 @@
+//! What a run records of its commands for the timing report: one record per IGC command and
+//! per BS port command, the cycles of every block by cause, the backing-store transfers, and
+//! per-command-name totals counted as each command ends. [`Keep`] says how many records a run
+//! keeps: `pp5 run`'s table prints a few rows and the totals, so it keeps only the first
+//! rows and its memory does not grow with the stream (issue 21, item 5).
+
+use pp5_rtl::bs_port::Cause;
+use serde::Serialize;
+
+/// Cycles by [`Cause`], for the timing report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CauseCounts(pub [u64; 7]);
+
+impl CauseCounts {
+    /// Count one cycle.
+    #[inline]
+    pub fn add(&mut self, c: Cause) {
+        self.0[c as usize] += 1;
+    }
+
+    /// Cycles of one cause.
+    pub fn get(&self, c: Cause) -> u64 {
+        self.0[c as usize]
+    }
+
+    /// All cycles counted.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+}
+
+impl Serialize for CauseCounts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(Cause::ALL.len()))?;
+        for c in Cause::ALL {
+            m.serialize_entry(c.name(), &self.get(c))?;
+        }
+        m.end()
+    }
+}
+
+/// Every cycle of each block, attributed to a cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BlockCauses {
+    /// The IGC (executing, waiting on PIGC, BSWAIT/transfer, SENDSTATUS, for commands).
+    pub igc: CauseCounts,
+    /// The BS port's command processor and transmitter.
+    pub bs_port: CauseCounts,
+    /// The transfer unit (executing = a transfer in progress).
+    pub transfer: CauseCounts,
+    /// The IGC port's transmitter (status and error messages).
+    pub igc_tx: CauseCounts,
+    /// Cycles in which two blocks worked at once: what the transfer unit and the BS port
+    /// buy by running beside the IGC.
+    pub overlap: Overlap,
+}
+
+/// Cycles in which two blocks were both executing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Overlap {
+    /// The IGC executed while a backing-store transfer ran.
+    pub igc_and_transfer: u64,
+    /// The IGC executed while the BS port executed a command (receiving, transmitting).
+    pub igc_and_bs_port: u64,
+    /// A transfer ran while the BS port executed a command.
+    pub transfer_and_bs_port: u64,
+}
+
+impl CauseCounts {
+    /// Cycles spent waiting for the board: a semaphore, a transfer, the transmitter.
+    pub fn waited(&self) -> u64 {
+        self.get(Cause::SemWait) + self.get(Cause::XferStall) + self.get(Cause::TxHold)
+    }
+}
+
+/// How many command records a run keeps ([`crate::engine::SimOptions::keep`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Keep {
+    /// Every record (JSON and CSV reports, testbenches, Python).
+    #[default]
+    All,
+    /// The first `n` records of the user's commands on each port (the boot's are not kept);
+    /// the others are counted ([`NameTally`], the `*_not_kept` counts) and dropped as they end.
+    First(usize),
+}
+
+/// The user's commands of one name: how many ended, their cycles and the cycles they waited.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NameTally {
+    pub name: String,
+    pub count: u64,
+    pub cycles: u64,
+    pub waited: u64,
+}
+
+/// Per-name totals in the order names first appear, found by the command's dispatch byte
+/// (one name per byte), so counting a command costs no search.
+#[derive(Clone, Debug)]
+pub struct Tally {
+    names: Vec<NameTally>,
+    /// `slot[cmd]` = 1 + the index in `names` of the command byte's entry (0: none yet).
+    slot: [u16; 256],
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally {
+            names: Vec::new(),
+            slot: [0; 256],
+        }
+    }
+}
+
+impl Tally {
+    /// Count a command record (its dispatch byte is bits 7:0 of its opcode word).
+    pub fn add(&mut self, r: &CommandRecord) {
+        let cmd = (r.opcode & 0xff) as usize;
+        let k = match self.slot[cmd] {
+            0 => {
+                self.names.push(NameTally {
+                    name: r.name.clone(),
+                    ..NameTally::default()
+                });
+                self.slot[cmd] = self.names.len() as u16;
+                self.names.len() - 1
+            }
+            s => usize::from(s) - 1,
+        };
+        let t = &mut self.names[k];
+        t.count += 1;
+        t.cycles += r.cycles;
+        t.waited += r.causes.waited();
+    }
+
+    /// The totals, in the order the names first appeared.
+    pub fn names(&self) -> &[NameTally] {
+        &self.names
+    }
+}
+
+/// One BS port command, for the timing report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BsCommandRecord {
+    /// Sequence number among the BS commands.
+    pub index: u64,
+    /// The macro name (BS_RECEIVE, ...).
+    pub name: String,
+    /// Its first word.
+    pub word: u32,
+    /// Cycle its first word was read.
+    pub start: u64,
+    /// Cycles until the port was ready for the next command.
+    pub cycles: u64,
+    /// Those cycles by cause.
+    pub causes: CauseCounts,
+}
+
+/// One backing-store transfer, for the timing report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TransferRecord {
+    /// `LOAD` (BSLOAD) or `STORE` (BSSTORE).
+    pub dir: &'static str,
+    pub sector: u8,
+    /// Cycle of its first step, and of its last (`None` while it runs).
+    pub start: u64,
+    pub end: Option<u64>,
+}
+
+/// One executed command, for the timing report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CommandRecord {
+    /// Sequence number among all commands taken.
+    pub index: u64,
+    /// Mnemonic from the opcode table (or `CMD 0x..`).
+    pub name: String,
+    /// Operand registers as latched.
+    pub operands: Vec<u32>,
+    pub opcode: u32,
+    /// First cycle of its routine.
+    pub start: u64,
+    /// Cycles from its first microinstruction through its dispatching one.
+    pub cycles: u64,
+    /// Part of the microcode boot sequence.
+    pub boot: bool,
+    /// Its cycles by cause (executing, waiting on a semaphore, a transfer, the transmitter).
+    pub causes: CauseCounts,
+}

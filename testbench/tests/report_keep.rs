@@ -1,0 +1,98 @@
+//! `pp5 run`'s table keeps only the records it prints ([`Keep::First`], issue 21 item 5): its
+//! rows, per-name totals and "... N more" counts must equal those of a run that keeps every
+//! record, whether the run ends, or stops at a cycle limit with a command still open.
+
+use pp5_sim::asm::microcode::{self, McImage};
+use pp5_sim::engine::{Keep, SimOptions};
+use pp5_sim::report::Summary;
+use pp5_sim::session::{run, RunSpec};
+use pp5_sim::stream::Stream;
+use proptest::prelude::*;
+use std::sync::OnceLock;
+
+/// Both ports, semaphore waits, transfers: the double-buffer example.
+fn fixture() -> &'static (McImage, Stream, u64, u64) {
+    static F: OnceLock<(McImage, Stream, u64, u64)> = OnceLock::new();
+    F.get_or_init(|| {
+        let image = microcode::standard();
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/streams/double_buffer.pp5s"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let stream = pp5_sim::stream::text::parse(&text, path, &image.table).unwrap();
+        let all = summary(&image, &stream, Keep::All, u64::MAX >> 1);
+        let boot = all.boot_cycles.unwrap();
+        (image, stream, boot, all.cycles)
+    })
+}
+
+fn summary(image: &McImage, stream: &Stream, keep: Keep, max_cycles: u64) -> Summary {
+    let r = run(
+        RunSpec {
+            image,
+            boot: true,
+            stream,
+            opts: SimOptions {
+                keep,
+                max_cycles,
+                ..SimOptions::default()
+            },
+            wave: None,
+        },
+        |_, _, _| {},
+        None,
+    );
+    let mut r = r.unwrap_or_else(|_| panic!("run failed"));
+    Summary::take(&mut r.sim, &r.stop)
+}
+
+#[test]
+fn the_table_keeps_only_its_rows() {
+    let (image, stream, _, cycles) = fixture();
+    let all = summary(image, stream, Keep::All, cycles + 1);
+    let few = summary(image, stream, Keep::First(3), cycles + 1);
+    assert!(all.commands.len() > 20 && all.bs_commands.len() > 6);
+    assert_eq!(few.commands.len(), 3);
+    assert_eq!(few.bs_commands.len(), 3);
+    assert_eq!(
+        few.not_kept,
+        [
+            all.commands.len() as u64 - 3,
+            all.bs_commands.len() as u64 - 3
+        ]
+    );
+    assert_eq!(few.commands[..], all.commands[..3]);
+    assert_eq!(few.table(3), all.table(3));
+    assert!(few
+        .table(3)
+        .contains(&format!("... {} more", all.commands.len() - 3)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10))]
+
+    #[test]
+    fn keeping_the_first_rows_prints_what_keeping_all_prints(
+        rows in 1usize..40,
+        stop in 0.0f64..1.05,
+    ) {
+        let (image, stream, boot, cycles) = fixture();
+        let max = boot + ((cycles - boot) as f64 * stop) as u64;
+        let all = summary(image, stream, Keep::All, max);
+        let few = summary(image, stream, Keep::First(rows), max);
+        prop_assert_eq!(few.table(rows), all.table(rows));
+        prop_assert_eq!(&few.by_name, &all.by_name);
+        prop_assert_eq!(
+            few.commands.len() as u64 + few.not_kept[0],
+            all.commands.len() as u64
+        );
+        prop_assert_eq!(
+            few.bs_commands.len() as u64 + few.not_kept[1],
+            all.bs_commands.len() as u64
+        );
+        // The per-name totals count every command, the open one included.
+        let count: u64 = all.by_name.iter().map(|t| t.count).sum();
+        prop_assert_eq!(count, all.commands.len() as u64);
+    }
+}
