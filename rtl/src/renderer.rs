@@ -9,6 +9,7 @@ use crate::clock::ring_enable;
 use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{BSource, EmcArray};
 use crate::igc::llpr::Llpr;
+use crate::igc::store::McStore;
 use crate::igc::{Igc, IgcEvent, IgcInputs, IgcState, MiscCtl, QeeCtl};
 use crate::igc_port::parser::ParserEvent;
 use crate::igc_port::IgcPort;
@@ -171,29 +172,72 @@ impl Renderer {
     /// the sticky error bits clear, the FIFOs empty, a transfer or message in progress is
     /// abandoned. TxReady (a Ring input) is kept.
     pub fn ring_reset(&mut self) {
-        let store = std::mem::take(&mut self.igc.store);
-        let array = std::mem::take(&mut self.array);
-        let backing = std::mem::take(&mut self.backing_store);
-        let cycle = self.cycle;
-        let trace_emcs = self.qee.trace_emcs;
-        let (rdy_igc, rdy_bs) = (self.tx_ready_igc, self.tx_ready_bs);
-        let (fc_version, slow_version) = (self.igc.fc.version, self.slow_version);
-        let track_quiet = self.track_quiet;
-        let names = std::mem::take(&mut self.igc.command_names);
-        *self = Renderer::new(self.config);
-        self.igc.command_names = names;
+        // In place: the memories stay where they are (building a new board would allocate
+        // and clear them, 5 MB, only to drop them). Every field is named, so a new register
+        // cannot be forgotten here; each gets the value `Renderer::new` gives it (a test
+        // compares the two boards signal by signal).
+        let Renderer {
+            config,
+            cycle: _,
+            igc_port,
+            llpr,
+            igc,
+            array: _,
+            qee,
+            backing_store: _,
+            transfer,
+            bs_port,
+            errors,
+            bs_sem,
+            igc_sem,
+            timeout_count,
+            tx_ready_igc: _,
+            tx_ready_bs: _,
+            igc_cause,
+            ring_in,
+            bs_ring_in,
+            events,
+            tx,
+            igc_ev,
+            parser_ev,
+            bs_ev,
+            error_strobe,
+            slow_version,
+            slow_quiet,
+            track_quiet: _,
+            last_strobe,
+        } = self;
+        *igc_port = IgcPort::new(config.rxfifo_words);
+        *llpr = Llpr::default();
+        let store = std::mem::replace(&mut igc.store, McStore::empty());
+        let names = std::mem::take(&mut igc.command_names);
+        let fc_version = igc.fc.version;
+        *igc = Igc::with_store(store);
+        igc.command_names = names;
         // Trace keys that are version counters must not repeat an old value.
-        self.igc.fc.version = fc_version + 1;
-        self.slow_version = slow_version + 1;
-        self.igc.store = store;
-        self.array = array;
-        self.backing_store = backing;
-        self.cycle = cycle;
-        self.tx_ready_igc = rdy_igc;
-        self.tx_ready_bs = rdy_bs;
+        igc.fc.version = fc_version + 1;
+        *slow_version += 1;
         // Tracing configuration, like the probe pixels in the array, outlives the reset.
-        self.qee.trace_emcs = trace_emcs;
-        self.track_quiet = track_quiet;
+        let trace_emcs = qee.trace_emcs;
+        *qee = Qee::new();
+        qee.trace_emcs = trace_emcs;
+        *transfer = TransferUnit::default();
+        *bs_port = BsPort::new(config.rxfifo_words);
+        *errors = 0;
+        *bs_sem = Semaphore::default();
+        *igc_sem = Semaphore::default();
+        *timeout_count = 0;
+        *igc_cause = Cause::Idle;
+        *ring_in = None;
+        *bs_ring_in = None;
+        events.clear();
+        tx.clear();
+        igc_ev.clear();
+        parser_ev.clear();
+        bs_ev.clear();
+        *error_strobe = 0;
+        *slow_quiet = false;
+        *last_strobe = false;
     }
 
     /// The EMCs whose QEE the waveform shows as `renderer.emc[k].qee` (bit k = EMC k): the

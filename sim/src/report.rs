@@ -179,11 +179,7 @@ impl Summary {
                 "\n{:>6}  {:>10}  {:>7}  {:>7}  command",
                 "#", "start", "cycles", "waited"
             );
-            let n = if max_rows == 0 {
-                self.commands.len()
-            } else {
-                max_rows.min(self.commands.len())
-            };
+            let n = shown(max_rows, self.commands.len());
             for c in &self.commands[..n] {
                 let ops: Vec<String> = c.operands.iter().map(|o| o.to_string()).collect();
                 let _ = writeln!(
@@ -221,11 +217,7 @@ impl Summary {
                 "\n{:>6}  {:>10}  {:>7}  {:>9}  {:>9}  {:>9}  BS command",
                 "#", "start", "cycles", "executing", "sem_wait", "tx_hold"
             );
-            let n = if max_rows == 0 {
-                self.bs_commands.len()
-            } else {
-                max_rows.min(self.bs_commands.len())
-            };
+            let n = shown(max_rows, self.bs_commands.len());
             for c in &self.bs_commands[..n] {
                 let _ = writeln!(
                     s,
@@ -301,7 +293,12 @@ impl Summary {
             }
         }
         if !self.resets.is_empty() {
-            let _ = writeln!(s, "\nRing resets at cycles {:?}", self.resets);
+            let n = shown(max_rows, self.resets.len());
+            let _ = write!(s, "\nRing resets at cycles {:?}", &self.resets[..n]);
+            let _ = match self.resets.len() - n {
+                0 => writeln!(s),
+                more => writeln!(s, " and {more} more"),
+            };
         }
         if !self.diagnostics.is_empty() {
             let _ = writeln!(s, "\ndiagnostics:");
@@ -382,6 +379,15 @@ impl Summary {
             causes(&mut w, &cc)?;
         }
         Ok(())
+    }
+}
+
+/// How many of `len` rows a table of at most `max_rows` rows (0 = all) shows.
+fn shown(max_rows: usize, len: usize) -> usize {
+    if max_rows == 0 {
+        len
+    } else {
+        max_rows.min(len)
     }
 }
 

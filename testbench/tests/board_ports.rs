@@ -980,6 +980,56 @@ fn semaphores_are_zero_after_boot_and_after_a_ring_reset_and_show_in_status() {
 }
 
 #[test]
+fn a_ring_reset_leaves_a_fresh_board_holding_the_old_memories() {
+    // Stop a busy board at several points (commands in the FIFO, the QEE evaluating, a
+    // transfer running, the BS port receiving, semaphores and error bits set), reset it, and
+    // compare it signal by signal with a new board given the same memories.
+    let text = "FBITS 10\nSETENABS\nVBS\nVBS\nTREEIntoMEM_Q6 0 10 1 2 3 4 5 6\n\
+                BSSTORE 3\nVBSlater\nCLEAR 0 8\nword 0xff\n\
+                message bs\nBS_VIGC\nBS_RECEIVE 0 0 1 ramp\nBS_SENDSTATUS 1 0x40\n";
+    for stop_after in [40, 200, 900, 5000] {
+        let mut tb = fresh();
+        let s = tb.parse(text);
+        tb.run(&s, stop_after);
+        let old = tb.sim.board.clone();
+        tb.sim.board.ring_reset();
+        let mut new = pp5_rtl::Renderer::new(old.config);
+        new.cycle = old.cycle;
+        new.igc.store = old.igc.store.clone();
+        new.array = old.array.clone();
+        new.backing_store = old.backing_store.clone();
+        new.tx_ready_igc = old.tx_ready_igc;
+        new.tx_ready_bs = old.tx_ready_bs;
+        new.qee.trace_emcs = old.qee.trace_emcs;
+        new.igc.command_names = old.igc.command_names.clone();
+        new.igc.fc.version = tb.sim.board.igc.fc.version;
+        let signals = |b: &pp5_rtl::Renderer| {
+            let mut r = pp5_rtl::trace::Recorder::default();
+            pp5_rtl::trace::Traced::trace(b, &mut r);
+            r.signals
+        };
+        let (got, want) = (signals(&tb.sim.board), signals(&new));
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g, w, "after {stop_after} cycles");
+        }
+        assert!(
+            signals(&old) != want,
+            "after {stop_after} cycles the board was busy"
+        );
+        let store = |b: &pp5_rtl::Renderer| -> Vec<u32> {
+            (0..).map_while(|a| b.igc.store.read(a)).collect()
+        };
+        assert_eq!(store(&tb.sim.board), store(&old));
+        for k in 0..pp5_rtl::backing_store::SECTORS {
+            assert!(tb.sim.board.backing_store.sector(k) == old.backing_store.sector(k));
+        }
+        assert!(tb.sim.board.igc.fc.version > old.igc.fc.version);
+        assert!(tb.sim.board.slow_version > old.slow_version);
+    }
+}
+
+#[test]
 fn pigc_waits_for_a_bs_vigc_then_decrements() {
     let mut tb = fresh();
     let b = now(&tb);

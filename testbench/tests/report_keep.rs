@@ -96,3 +96,27 @@ proptest! {
         prop_assert_eq!(count, all.commands.len() as u64);
     }
 }
+
+#[test]
+fn the_table_lists_at_most_its_rows_of_ring_resets() {
+    let (image, _, _, _) = fixture();
+    let stream =
+        pp5_sim::stream::text::parse(&"NOOP\nreset\n".repeat(5), "resets", &image.table).unwrap();
+    let s = summary(image, &stream, Keep::First(2), 1 << 20);
+    assert_eq!(s.resets.len(), 5);
+    let line = |t: String| {
+        t.lines()
+            .find(|l| l.starts_with("Ring resets"))
+            .unwrap()
+            .to_string()
+    };
+    let two = line(s.table(2));
+    assert!(
+        two.ends_with(&format!("{:?} and 3 more", &s.resets[..2])),
+        "{two}"
+    );
+    assert_eq!(
+        line(s.table(0)),
+        format!("Ring resets at cycles {:?}", s.resets)
+    );
+}

@@ -259,8 +259,13 @@ impl Igc {
     /// The IGC after a Ring reset: in RMode, PC 0, empty store (seed §III.4.2.5.3: "After a
     /// Ring reset, the IGC is guaranteed to be in RMode already").
     pub fn new() -> Self {
+        Igc::with_store(McStore::new())
+    }
+
+    /// [`Igc::new`] keeping a microcode store (a Ring reset keeps its contents).
+    pub fn with_store(store: McStore) -> Self {
         Igc {
-            store: McStore::new(),
+            store,
             state: IgcState::RMode,
             pc: 0,
             opr: [0; NUM_OPR],

@@ -61,6 +61,16 @@ impl McStore {
         }
     }
 
+    /// A store with no words at all, allocating nothing: only a placeholder while a store
+    /// is moved (a Ring reset), never stepped.
+    pub fn empty() -> Self {
+        McStore {
+            words: Vec::new(),
+            decoded: Vec::new(),
+            writes: 0,
+        }
+    }
+
     /// Write one word (MCWRITE). Out-of-range addresses are refused.
     pub fn write(&mut self, addr: u32, value: u32) -> Result<(), String> {
         let a = addr as usize;
