@@ -522,8 +522,12 @@ fn main_inner(cli: Cli) -> Result<u8, Fail> {
         } => {
             let image = load_microcode(&common.microcode)?;
             let mut s = load_stream(&stream, &image)?;
+            s.check_sendable(&stream.display().to_string())
+                .map_err(|e| input(e.to_string()))?;
             if let Some(bs) = &bs {
                 let b = load_stream(bs, &image)?;
+                b.check_sendable(&bs.display().to_string())
+                    .map_err(|e| input(e.to_string()))?;
                 if let Some(m) = b
                     .messages
                     .iter()

@@ -142,6 +142,9 @@ impl From<io::Error> for RunError {
 /// (or, with `boot: false`, the store written directly). The stream is not queued: a run
 /// boots first ([`boot`]), then queues `spec.stream` ([`Sim::queue_stream`]).
 pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
+    spec.stream
+        .check_sendable("stream")
+        .map_err(|e| RunError::Input(e.to_string()))?;
     // Probe pixels exist for the waveform only; without one they would cost array time.
     let mut sim = if spec.wave.is_none() && !spec.opts.probes.is_empty() {
         let opts = SimOptions {

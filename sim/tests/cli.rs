@@ -2,7 +2,7 @@
 //! (0 success; 1 I/O; 2 usage; 3 bad input; 4 simulated hardware error; 5 cycle limit).
 
 use pp5_sim::asm::microcode;
-use pp5_sim::stream::{binary, text, Port};
+use pp5_sim::stream::{binary, text, Port, SentKind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -718,10 +718,44 @@ fn two_port_run_with_a_bs_stream_and_the_sent_messages_in_a_file() {
     assert_eq!((status.port, status.dest), (Port::Igc, 0x41));
     assert_eq!(status.body[0], 0x777705, "the ID carries the board ID");
     assert!(status.at > data.at);
-    // `pp5 stream` prints it back.
+    assert_eq!(
+        (data.sent, status.sent),
+        (Some(SentKind::Data), Some(SentKind::Status))
+    );
+    // `pp5 stream` shows the messages as the board sent them (not as BS commands), and its
+    // text reads back to the same file.
     let o = pp5(&[&"stream", &sent]);
     assert_eq!(code(&o), 0, "{}", show(&o));
-    assert!(stdout(&o).contains("message bs at="), "{}", stdout(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!(
+            "message bs sent=data dest=0x40 at={}",
+            data.at.unwrap()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("# scanline segment 0"), "{text}");
+    assert!(
+        text.contains("message igc sent=status dest=0x41")
+            && text.contains("ID 0x00777705, status"),
+        "{text}"
+    );
+    assert!(!text.contains("bogus"), "{text}");
+    let back = dir.file("sent.pp5s", &text);
+    let again = dir.path("again.bin");
+    let o = pp5(&[&"stream", &back, &"-o", &again]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    assert_eq!(std::fs::read(&again).unwrap(), bytes);
+    // What a board sent is not a stream to send it.
+    for f in [&sent, &back] {
+        let o = pp5(&[&"run", f]);
+        assert_eq!(code(&o), 3, "{}", show(&o));
+        assert!(
+            stderr(&o).contains("message 0 is one a board sent (`sent=data`"),
+            "{}",
+            show(&o)
+        );
+    }
 
     // A --bs file must hold BS messages only.
     let o = pp5(&[&"run", &igc, &"--bs", &igc]);

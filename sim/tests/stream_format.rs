@@ -2,7 +2,7 @@
 
 use pp5_sim::asm::opcodes::{ArgKind, ArgSpec, CommandSpec, OpcodeTable, OperandClass};
 use pp5_sim::stream::builder::{Limit, MessageOpts, StreamBuilder};
-use pp5_sim::stream::{binary, bs, text, Port, Stream, StreamError, MAX_MESSAGE_WORDS};
+use pp5_sim::stream::{binary, bs, text, Port, SentKind, Stream, StreamError, MAX_MESSAGE_WORDS};
 use proptest::prelude::*;
 
 fn arg(name: &str, kind: ArgKind, seg_len: Option<usize>) -> ArgSpec {
@@ -538,7 +538,7 @@ fn binary_rejects_bad_input() {
         (b"PP5".to_vec(), "magic"),
         (b"PP5X\x01\0\0\0".to_vec(), "magic"),
         (b"PP5R\x01\0".to_vec(), "truncated"),
-        (b"PP5R\x03\0\0\0".to_vec(), "version"),
+        (b"PP5R\x04\0\0\0".to_vec(), "version"),
         // version 2: kind, u64 time, then n or ready
         (b"PP5R\x02\0\0\0\x05\0\0\0".to_vec(), "port"),
         (b"PP5R\x02\0\0\0\x02\0\0\0\0\0".to_vec(), "truncated"),
@@ -673,11 +673,8 @@ fn disassembly_round_trips() {
     // an oversize BS message with arbitrary data
     let mut b = StreamBuilder::new(&t);
     b.begin(MessageOpts {
-        port: Port::Bs,
-        flush: false,
-        dest: None,
         limit: Limit::Oversize,
-        at: None,
+        ..MessageOpts::new(Port::Bs, false)
     })
     .unwrap();
     let data: Vec<u32> = (0..128 * 9u32)
@@ -813,12 +810,27 @@ fn word_strategy() -> impl Strategy<Value = u32> {
     ]
 }
 
-fn message_strategy() -> impl Strategy<Value = (bool, u32, Vec<u32>)> {
+/// A message to a port or, one time in three, one the board sent (of a kind its port sends).
+fn message_strategy() -> impl Strategy<Value = pp5_sim::stream::Message> {
     (
         any::<bool>(),
         prop_oneof![Just(0u32), Just(1), Just(2), any::<u32>()],
         prop::collection::vec(word_strategy(), 0..300),
+        0u8..6,
     )
+        .prop_map(|(bs_port, dest, body, sent)| {
+            let port = if bs_port { Port::Bs } else { Port::Igc };
+            let sent = match (port, sent) {
+                (_, 0) => Some(SentKind::Status),
+                (Port::Igc, 1) => Some(SentKind::Error),
+                (Port::Bs, 1) => Some(SentKind::Data),
+                _ => None,
+            };
+            pp5_sim::stream::Message {
+                sent,
+                ..pp5_sim::stream::Message::new(port, dest, body)
+            }
+        })
 }
 
 proptest! {
@@ -852,23 +864,18 @@ proptest! {
         let t = table();
         let s = Stream {
             events: Vec::new(),
-            messages: msgs
-                .into_iter()
-                .map(|(bs_port, dest, body)| pp5_sim::stream::Message {
-                    at: None,
-                    port: if bs_port { Port::Bs } else { Port::Igc },
-                    dest,
-                    body,
-                    line: 0,
-                    commands: Vec::new(),
-                })
-                .collect(),
+            messages: msgs,
         };
+        let sent = |s: &Stream| s.messages.iter().map(|m| m.sent).collect::<Vec<_>>();
         let dis = text::disassemble(&s, &t);
         let back = text::parse(&dis, "dis", &t);
         prop_assert!(back.is_ok(), "{:?}\n{}", back.err(), dis);
         let back = back.unwrap();
         prop_assert!(back.same_words(&s), "{}", dis);
+        prop_assert_eq!(sent(&back), sent(&s), "{}", dis);
+        if s.messages.iter().any(|m| m.sent.is_some()) {
+            prop_assert!(back.check_sendable("dis").is_err());
+        }
         // Every command read back knows its text: the line the disassembler printed.
         let lines: Vec<&str> = dis.lines().collect();
         for m in &back.messages {
@@ -881,6 +888,64 @@ proptest! {
         }
         let mut bytes = Vec::new();
         binary::write(&s, &mut bytes).unwrap();
-        prop_assert!(binary::read(&bytes[..]).unwrap().same_words(&s));
+        let read = binary::read(&bytes[..]).unwrap();
+        prop_assert!(read.same_words(&s));
+        prop_assert_eq!(sent(&read), sent(&s));
     }
+}
+
+#[test]
+fn messages_the_board_sent_hold_words_only_and_need_format_version_3() {
+    let s = parse_ok(
+        "message igc sent=error dest=0 at=40\nword 5 0x10000000\n\
+         message bs sent=data dest=0x40\nword 1 2 3\n",
+    );
+    assert_eq!(
+        s.messages.iter().map(|m| m.sent).collect::<Vec<_>>(),
+        [Some(SentKind::Error), Some(SentKind::Data)]
+    );
+    assert_eq!(
+        (s.messages[1].dest, &s.messages[1].body[..]),
+        (0x40, &[1, 2, 3][..])
+    );
+    let e = s.check_sendable("x.pp5s").unwrap_err();
+    assert_eq!(e.line, 1);
+    assert!(
+        e.msg
+            .contains("message 0 is one a board sent (`sent=error`"),
+        "{e}"
+    );
+    let dis = text::disassemble(&s, &table());
+    assert!(dis.starts_with("# Ring messages a board sent"), "{dis}");
+    assert!(
+        dis.contains("ID 0x00000005, status 0x10000000: 28 BS formatting error"),
+        "{dis}"
+    );
+
+    for (src, want) in [
+        ("message igc sent=data\nNOOP\n", "NOOP: the message started at line 1 is one the board sent (`sent=data`): it holds `word` lines only"),
+        ("message bs sent=status\nBS_NOOP\n", "BS_NOOP: the message started at line 1"),
+        ("message igc sent=nope\n", "`sent=nope`: expected sent=status, error or data"),
+        ("message igc sent=data sent=data\n", "`sent=` is given twice"),
+        ("message igc flush sent=status\n", "takes neither `flush` nor `auto`"),
+        ("message igc auto sent=status\n", "takes neither `flush` nor `auto`"),
+    ] {
+        let e = parse_err(src);
+        assert!(e.msg.contains(want), "{src:?}: {e}");
+    }
+
+    // Sent records are kinds 5-8 of format version 3; version 2 files do not have them.
+    let mut bytes = Vec::new();
+    binary::write(&s, &mut bytes).unwrap();
+    assert_eq!(bytes[4..8], 3u32.to_le_bytes());
+    assert_eq!(bytes[8..12], 6u32.to_le_bytes(), "ERROR from the IGC port");
+    let back = binary::read(&bytes[..]).unwrap();
+    assert!(back.same_words(&s) && back.messages[1].sent == Some(SentKind::Data));
+    bytes[4..8].copy_from_slice(&2u32.to_le_bytes());
+    let e = binary::read(&bytes[..]).unwrap_err();
+    assert!(e.msg.contains("bad port/kind 6"), "{e}");
+    // A stream of messages to the board still writes version 1 or 2.
+    let mut plain = Vec::new();
+    binary::write(&parse_ok("NOOP\n"), &mut plain).unwrap();
+    assert_eq!(plain[4..8], 1u32.to_le_bytes());
 }

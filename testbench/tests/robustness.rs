@@ -26,14 +26,7 @@ fn booted() -> &'static Testbench {
 }
 
 fn igc_message(dest: u32, body: Vec<u32>) -> Message {
-    Message {
-        at: None,
-        port: Port::Igc,
-        dest,
-        body,
-        line: 0,
-        commands: Vec::new(),
-    }
+    Message::new(Port::Igc, dest, body)
 }
 
 /// Opcode words of the standard table (HANG left out: it is rare in the raw arm), with random

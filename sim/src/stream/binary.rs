@@ -2,32 +2,64 @@
 //!
 //! ```text
 //! "PP5R"                       magic, 4 bytes
-//! u32 version                  1 or 2
+//! u32 version                  1, 2 or 3
 //! per record, until the end of the file:
-//!   u32 kind                   0 = message to/from the IGC port, 1 = BS port;
-//!                              (version 2:) 2 = Ring reset, 3 = TxReady of the IGC port,
-//!                              4 = TxReady of the BS port
-//!   u64 at                     (version 2 only) 40 MHz cycle, or u64::MAX for "none"
-//!   kinds 0, 1:  u32 n         words in the message, destination included (1..=2^24)
+//!   u32 kind                   0 = message to the IGC port, 1 = to the BS port;
+//!                              (version 2 and 3:) 2 = Ring reset, 3 = TxReady of the IGC
+//!                              port, 4 = TxReady of the BS port;
+//!                              (version 3:) a message the board sent: 5 = STATUS from the
+//!                              IGC port, 6 = ERROR from the IGC port, 7 = STATUS from the
+//!                              BS port, 8 = DATA from the BS port
+//!   u64 at                     (version 2 and 3) 40 MHz cycle, or u64::MAX for "none"
+//!   kinds 0, 1, 5-8: u32 n     words in the message, destination included (1..=2^24)
 //!                n × u32       destination, then the body
 //!   kind 2:      u32 0
 //!   kinds 3, 4:  u32 ready     0 or 1
 //! ```
 //!
-//! All integers little endian. Version 1 (messages only, no times) is written when a stream
-//! has no times and no Ring events, so such files stay readable by older readers. A file of
-//! messages the board *sent* uses the same format: kind = the port that sent it, `at` = the
-//! cycle its first word went out. The format keeps words only: source lines and command sites
-//! are not stored (they read back as 0 / empty). The BS command encoding is in
-//! [`super::bs`].
+//! All integers little endian. The oldest version that holds a stream is written: version 1
+//! (messages only, no times) when it has no times and no Ring events, version 3 only when it
+//! holds messages the board sent, so files stay readable by older readers. `pp5 run
+//! --tx-out` writes the messages the board sent, `at` = the cycle each one's first word went
+//! out. The format keeps words only: source lines and command sites are not stored (they
+//! read back as 0 / empty). The BS command encoding is in [`super::bs`].
 
-use super::{Message, Port, RingEvent, RingEventKind, Stream, StreamError};
+use super::{Message, Port, RingEvent, RingEventKind, SentKind, Stream, StreamError};
 use std::io::{self, Read, Write};
 
 /// File magic.
 pub const MAGIC: [u8; 4] = *b"PP5R";
 /// Newest format version written and accepted.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
+
+/// The record kind of a message: to a port (0, 1) or sent by one (5-8).
+fn message_kind(m: &Message) -> u32 {
+    match (m.port, m.sent) {
+        (Port::Igc, None) => 0,
+        (Port::Bs, None) => 1,
+        (Port::Igc, Some(SentKind::Status)) => 5,
+        (Port::Igc, Some(SentKind::Error)) => 6,
+        (Port::Bs, Some(SentKind::Status)) => 7,
+        (Port::Bs, Some(SentKind::Data)) => 8,
+        // The BS port sends no error messages and the IGC port no data: the nearest
+        // record keeps the words (the kind then reads back as the port's other one).
+        (Port::Igc, Some(SentKind::Data)) => 5,
+        (Port::Bs, Some(SentKind::Error)) => 7,
+    }
+}
+
+/// The port and direction of a message record kind.
+fn kind_message(kind: u32) -> Option<(Port, Option<SentKind>)> {
+    Some(match kind {
+        0 => (Port::Igc, None),
+        1 => (Port::Bs, None),
+        5 => (Port::Igc, Some(SentKind::Status)),
+        6 => (Port::Igc, Some(SentKind::Error)),
+        7 => (Port::Bs, Some(SentKind::Status)),
+        8 => (Port::Bs, Some(SentKind::Data)),
+        _ => return None,
+    })
+}
 /// "No time" in a version-2 `at` field.
 const NO_TIME: u64 = u64::MAX;
 /// Largest message length (words, destination included) accepted when reading: far above
@@ -45,9 +77,17 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 
 /// Write `stream` in the binary format (version 1 when it has no times and no Ring events).
 pub fn write(stream: &Stream, mut w: impl Write) -> io::Result<()> {
-    let v2 = !stream.events.is_empty() || stream.messages.iter().any(|m| m.at.is_some());
+    let v3 = stream.messages.iter().any(|m| m.sent.is_some());
+    let v2 = v3 || !stream.events.is_empty() || stream.messages.iter().any(|m| m.at.is_some());
+    let version: u32 = if v3 {
+        3
+    } else if v2 {
+        2
+    } else {
+        1
+    };
     w.write_all(&MAGIC)?;
-    w.write_all(&(if v2 { 2u32 } else { 1 }).to_le_bytes())?;
+    w.write_all(&version.to_le_bytes())?;
     let event = |e: &RingEvent, w: &mut dyn Write| -> io::Result<()> {
         let (kind, ready) = match e.kind {
             RingEventKind::Reset => (2u32, false),
@@ -68,10 +108,7 @@ pub fn write(stream: &Stream, mut w: impl Write) -> io::Result<()> {
         for e in stream.events.iter().filter(|e| e.before == k) {
             event(e, &mut w)?;
         }
-        let port: u32 = match m.port {
-            Port::Igc => 0,
-            Port::Bs => 1,
-        };
+        let port = message_kind(m);
         let n = u32::try_from(m.len_words()).map_err(|_| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -137,12 +174,12 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
         ));
     }
     let version = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
-    if version != 1 && version != 2 {
+    if !(1..=VERSION).contains(&version) {
         return Err(err(format!(
-            "unsupported PP5R version {version} (this reader knows versions 1 and 2)"
+            "unsupported PP5R version {version} (this reader knows versions 1 to {VERSION})"
         )));
     }
-    let v2 = version == 2;
+    let v2 = version >= 2;
     offset += 8;
 
     let mut messages = Vec::new();
@@ -157,15 +194,19 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
             break;
         }
         let kind = u32::from_le_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
-        let port = match kind {
-            0 => Port::Igc,
-            1 => Port::Bs,
-            2..=4 if v2 => Port::Igc,
-            p => {
+        let (port, sent) = match kind_message(kind) {
+            Some((port, sent)) if sent.is_none() || version >= 3 => (port, sent),
+            _ if (2..=4).contains(&kind) && v2 => (Port::Igc, None),
+            _ => {
                 return Err(err(format!(
-                    "record {} at byte {offset}: bad port/kind {p} (0 = igc, 1 = bs{})",
+                    "record {} at byte {offset}: bad port/kind {kind} (0 = igc, 1 = bs{}{})",
                     k + events.len(),
-                    if v2 { ", 2 = reset, 3/4 = TxReady" } else { "" }
+                    if v2 { ", 2 = reset, 3/4 = TxReady" } else { "" },
+                    if version >= 3 {
+                        ", 5-8 = sent by the board"
+                    } else {
+                        ""
+                    }
                 )))
             }
         };
@@ -195,7 +236,7 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
             (None, [hdr[4], hdr[5], hdr[6], hdr[7]])
         };
         let value = u32::from_le_bytes(rest);
-        if kind >= 2 {
+        if (2..=4).contains(&kind) {
             let ev = match kind {
                 2 => {
                     if value != 0 {
@@ -265,6 +306,7 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
             line: 0,
             commands: Vec::new(),
             at,
+            sent,
         });
     }
     Ok(Stream { messages, events })

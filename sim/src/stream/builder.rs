@@ -17,7 +17,9 @@
 //!
 //! The text format ([`super::text`]) is a thin layer over this builder.
 
-use super::{bs, CommandSite, Message, Port, RingEvent, RingEventKind, Stream, MAX_MESSAGE_WORDS};
+use super::{
+    bs, CommandSite, Message, Port, RingEvent, RingEventKind, SentKind, Stream, MAX_MESSAGE_WORDS,
+};
 use crate::asm::opcodes::{CommandSpec, EncodeError, Form, OpcodeTable, OperandClass};
 
 /// How a message treats [`MAX_MESSAGE_WORDS`].
@@ -47,6 +49,8 @@ pub struct MessageOpts {
     pub limit: Limit,
     /// Arrival time (40 MHz cycle), see [`Message::at`].
     pub at: Option<u64>,
+    /// A message the board sent ([`Message::sent`]): raw words only, no commands.
+    pub sent: Option<SentKind>,
 }
 
 impl MessageOpts {
@@ -58,6 +62,7 @@ impl MessageOpts {
             dest: None,
             limit: Limit::Strict,
             at: None,
+            sent: None,
         }
     }
 
@@ -69,6 +74,7 @@ impl MessageOpts {
             dest: None,
             limit: Limit::AutoSplit,
             at: None,
+            sent: None,
         }
     }
 }
@@ -142,6 +148,7 @@ impl Open {
             line: self.line,
             commands,
             at: self.opts.at,
+            sent: self.opts.sent,
         }
     }
 }
@@ -228,6 +235,13 @@ impl<'t> StreamBuilder<'t> {
                 "automatic splitting applies to IGC messages only".into(),
             ));
         }
+        if opts.sent.is_some() && (opts.flush || opts.limit == Limit::AutoSplit) {
+            return Err(EncodeError(
+                "a message the board sent (`sent=`) takes neither `flush` nor `auto`: give its \
+                 destination with `dest=`"
+                    .into(),
+            ));
+        }
         self.open(opts);
         Ok(self)
     }
@@ -260,6 +274,14 @@ impl<'t> StreamBuilder<'t> {
         let Some(cur) = self.cur.as_mut() else {
             return Err(EncodeError("internal: no open message".into()));
         };
+        if let (Some(kind), Some(name)) = (cur.opts.sent, what.name()) {
+            return Err(EncodeError(format!(
+                "{name}: the message started at line {} is one the board sent (`sent={}`): it \
+                 holds `word` lines only",
+                cur.line,
+                kind.name()
+            )));
+        }
         if cur.opts.port != port {
             let what = what.name().unwrap_or_else(|| "this command".into());
             return Err(EncodeError(match port {

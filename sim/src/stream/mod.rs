@@ -43,6 +43,16 @@ pub enum Port {
     Bs,
 }
 
+impl Port {
+    /// `IGC` or `BS`, as the seed names the ports.
+    pub fn name_upper(self) -> &'static str {
+        match self {
+            Port::Igc => "IGC",
+            Port::Bs => "BS",
+        }
+    }
+}
+
 impl fmt::Display for Port {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -95,9 +105,63 @@ pub struct Message {
     /// board sent, the cycle its first word went out.
     #[serde(default)]
     pub at: Option<u64>,
+    /// `Some`: a message the board sent from `port` (what `pp5 run --tx-out` writes), a
+    /// record of the board's output rather than something to send it.
+    #[serde(default)]
+    pub sent: Option<SentKind>,
+}
+
+/// What a message the board sent is (the transmitter's [`pp5_rtl::ring::tx::MsgKind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SentKind {
+    /// A status message (SENDSTATUS, BS_SENDSTATUS): destination, ID, status word.
+    Status,
+    /// An error message of the IGC port (to Ring address 0): destination, ID, status word.
+    Error,
+    /// Backing-store data (BS_TRANSMIT): destination, then 128 words per scanline segment.
+    Data,
+}
+
+impl SentKind {
+    /// All kinds, in the order of their names in the text format.
+    pub const ALL: [SentKind; 3] = [SentKind::Status, SentKind::Error, SentKind::Data];
+
+    /// The name in the text format (`message igc sent=status`) and in reports: lower case.
+    pub fn name(self) -> &'static str {
+        match self {
+            SentKind::Status => "status",
+            SentKind::Error => "error",
+            SentKind::Data => "data",
+        }
+    }
+
+    /// The kind of a message the board's transmitter sent.
+    pub fn of(k: pp5_rtl::ring::tx::MsgKind) -> SentKind {
+        use pp5_rtl::ring::tx::MsgKind;
+        match k {
+            MsgKind::Status => SentKind::Status,
+            MsgKind::Error => SentKind::Error,
+            MsgKind::Data => SentKind::Data,
+        }
+    }
 }
 
 impl Message {
+    /// A message of raw words to `port`, sent as soon as possible (no source line, no
+    /// command sites).
+    pub fn new(port: Port, dest: u32, body: Vec<u32>) -> Message {
+        Message {
+            port,
+            dest,
+            body,
+            line: 0,
+            commands: Vec::new(),
+            at: None,
+            sent: None,
+        }
+    }
+
     /// Size in words, destination included (what [`MAX_MESSAGE_WORDS`] limits).
     pub fn len_words(&self) -> usize {
         1 + self.body.len()
@@ -172,6 +236,29 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// Refuse a stream that holds messages a board sent (`pp5 run --tx-out`, `sent=`): they
+    /// record a board's output, and sending them to a board would feed it its own data words
+    /// as commands.
+    pub fn check_sendable(&self, file: &str) -> Result<(), StreamError> {
+        match self
+            .messages
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.sent.is_some())
+        {
+            None => Ok(()),
+            Some((k, m)) => Err(StreamError::new(
+                file,
+                m.line,
+                format!(
+                    "message {k} is one a board sent (`sent={}`, as `pp5 run --tx-out` writes \
+                     them), not one to send it; `pp5 stream` shows such a file",
+                    m.sent.map_or("", SentKind::name)
+                ),
+            )),
+        }
+    }
+
     /// Total number of words, destination words included.
     pub fn total_words(&self) -> usize {
         self.messages.iter().map(Message::len_words).sum()
@@ -227,6 +314,7 @@ pub fn sent_stream(sent: &[pp5_rtl::renderer::OutMessage]) -> Stream {
             line: 0,
             commands: Vec::new(),
             at: Some(m.start),
+            sent: Some(SentKind::of(m.kind)),
         })
         .collect();
     Stream {

@@ -15,6 +15,8 @@
 //! txready bs off at=2us          # the Ring withholds TxReady from the BS port...
 //! txready bs on at=50us          # ...and gives it back
 //! reset                          # a Ring reset once the board can make no more progress
+//! message bs sent=data dest=0x40 at=9426   # a message the board sent (pp5 run --tx-out):
+//! word 0 1 2 3                   # raw words only; a record of output, not sent by pp5 run
 //! ```
 //!
 //! Times (`at=T`): 40 MHz cycles, or with a unit `ns`, `us`, `ms` (rounded to the cycle).
@@ -36,7 +38,7 @@ use super::builder::{
     self, coef_slot, receive_text, resolve_macro, Limit, MessageOpts, Slot, StreamBuilder,
 };
 use super::{
-    bs, CommandSite, Message, Port, RingEventKind, Stream, StreamError, MAX_MESSAGE_WORDS,
+    bs, CommandSite, Message, Port, RingEventKind, SentKind, Stream, StreamError, MAX_MESSAGE_WORDS,
 };
 use crate::asm::opcodes::{EncodeError, Form, OpcodeTable, OperandClass};
 use pp5_rtl::igc::opcode::{p_fields, OpcodeWord, LONG_BIT};
@@ -164,7 +166,22 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
     let mut dest = None;
     let mut limit = None;
     let mut at = None;
+    let mut sent = None;
     for &t in tokens {
+        if let Some(v) = t.strip_prefix("sent=") {
+            if sent.is_some() {
+                return Err("`message`: `sent=` is given twice".into());
+            }
+            sent = Some(
+                SentKind::ALL
+                    .into_iter()
+                    .find(|k| k.name() == v)
+                    .ok_or_else(|| {
+                        format!("`message`: `sent={v}`: expected sent=status, error or data")
+                    })?,
+            );
+            continue;
+        }
         if t.starts_with("at=") {
             if at.is_some() {
                 return Err("`message`: `at=` is given twice".into());
@@ -199,7 +216,7 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
                 }
                 None => {
                     return Err(format!(
-                        "`message`: unknown option `{t}` (expected igc, bs, flush, dest=N, oversize, auto, at=T)"
+                        "`message`: unknown option `{t}` (expected igc, bs, flush, dest=N, oversize, auto, at=T, sent=KIND)"
                     ))
                 }
             },
@@ -211,6 +228,7 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
         dest,
         limit: limit.unwrap_or(Limit::Strict),
         at,
+        sent,
     })
 }
 
@@ -418,8 +436,13 @@ pub fn parse_coef(t: &str) -> Result<u32, String> {
 /// commands) is printed as `word` lines with a comment saying why.
 pub fn disassemble(stream: &Stream, table: &OpcodeTable) -> String {
     let mut out = String::new();
+    let what = if stream.messages.iter().any(|m| m.sent.is_some()) {
+        "Ring messages a board sent (pp5 run --tx-out)"
+    } else {
+        "pp5 command stream"
+    };
     out.push_str(&format!(
-        "# pp5 command stream: {} message(s), {} word(s)\n",
+        "# {what}: {} message(s), {} word(s)\n",
         stream.messages.len(),
         stream.total_words()
     ));
@@ -433,6 +456,10 @@ pub fn disassemble(stream: &Stream, table: &OpcodeTable) -> String {
     for (k, m) in stream.messages.iter().enumerate() {
         events_before(k, &mut out);
         out.push('\n');
+        if let Some(kind) = m.sent {
+            disassemble_sent(k, m, kind, &mut out);
+            continue;
+        }
         let mut head = format!("message {}", m.port);
         if let Some(at) = m.at {
             head.push_str(&format!(" at={at}"));
@@ -458,6 +485,49 @@ pub fn disassemble(stream: &Stream, table: &OpcodeTable) -> String {
     }
     events_before(stream.messages.len(), &mut out);
     out
+}
+
+/// A message the board sent (`pp5 run --tx-out`): its header with what it is, then its words,
+/// a status message's ID and status word named, a data message's words by scanline segment.
+fn disassemble_sent(k: usize, m: &Message, kind: SentKind, out: &mut String) {
+    let mut head = format!("message {} sent={} dest={:#x}", m.port, kind.name(), m.dest);
+    if let Some(at) = m.at {
+        head.push_str(&format!(" at={at}"));
+    }
+    if m.len_words() > MAX_MESSAGE_WORDS {
+        head.push_str(" oversize");
+    }
+    let what = match kind {
+        SentKind::Status => "a status message",
+        SentKind::Error => "an error message",
+        SentKind::Data => "backing-store data",
+    };
+    out.push_str(&format!(
+        "{head}    # message {k}: {what} the {} port sent, {} word(s)\n",
+        m.port.name_upper(),
+        m.len_words()
+    ));
+    match (kind, &m.body[..]) {
+        (SentKind::Status | SentKind::Error, &[id, status]) => {
+            let bits: Vec<String> = (0..32)
+                .rev()
+                .filter(|b| status >> b & 1 != 0)
+                .map(|b| format!("{b} {}", pp5_rtl::status::bit_name(b)))
+                .collect();
+            let why = if bits.is_empty() {
+                format!("ID {id:#010x}, status {status:#010x}")
+            } else {
+                format!("ID {id:#010x}, status {status:#010x}: {}", bits.join(", "))
+            };
+            word_lines(&m.body, &why, out);
+        }
+        (SentKind::Data, body) if body.len() % bs::SCANLINE_WORDS == 0 => {
+            for (i, seg) in body.chunks(bs::SCANLINE_WORDS).enumerate() {
+                word_lines(seg, &format!("scanline segment {i}"), out);
+            }
+        }
+        (_, body) => word_lines(body, "", out),
+    }
 }
 
 /// A Ring event as a text line.
@@ -494,6 +564,7 @@ fn reparses_to(text: &str, port: Port, words: &[u32], table: &OpcodeTable) -> bo
         dest: Some(0),
         limit: Limit::Oversize,
         at: None,
+        sent: None,
     };
     if b.begin(opts).is_err() {
         return false;

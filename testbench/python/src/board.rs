@@ -8,7 +8,7 @@ use crate::machine::{BuildError, Machine, CHUNK_CYCLES};
 use crate::outcome::{outcome, Diagnostic, Marks, Outcome, SentMessage};
 use crate::signals;
 use crate::status::Status;
-use crate::streams::stream_arg;
+use crate::streams::sendable_arg;
 use crate::tracing::{open_command, TraceRequest, Wave};
 use numpy::{IntoPyArray, PyArray2, PyArray3};
 use pp5_sim::engine::StopReason;
@@ -171,7 +171,7 @@ impl Board {
         name: &str,
     ) -> PyResult<Outcome> {
         if let Some(s) = stream {
-            let s = stream_arg(py, s, &self.m.image.table, name)?;
+            let s = sendable_arg(py, s, &self.m.image.table, name)?;
             self.m.queue(&s);
         }
         let marks = Marks::of(&self.m.sim);
@@ -185,7 +185,7 @@ impl Board {
     /// Put `stream` on the Ring without clocking the board (then `step` or `run`).
     #[pyo3(signature = (stream, *, name = "<stream>"))]
     fn queue(&mut self, py: Python<'_>, stream: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
-        let s = stream_arg(py, stream, &self.m.image.table, name)?;
+        let s = sendable_arg(py, stream, &self.m.image.table, name)?;
         self.m.queue(&s);
         Ok(())
     }

@@ -40,6 +40,19 @@ pub fn stream_arg(
     )))
 }
 
+/// [`stream_arg`] for a stream to send a board: one holding messages a board sent
+/// (`pp5 run --tx-out`) raises `pp5.StreamError`.
+pub fn sendable_arg(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    table: &OpcodeTable,
+    name: &str,
+) -> PyResult<Stream> {
+    let s = stream_arg(py, obj, table, name)?;
+    s.check_sendable(name).map_err(|e| stream_error(py, &e))?;
+    Ok(s)
+}
+
 fn load(py: Python<'_>, bytes: &[u8], name: &str, table: &OpcodeTable) -> PyResult<Stream> {
     pp5_sim::stream::load(bytes, name, table).map_err(|e| stream_error(py, &e))
 }

@@ -17,6 +17,12 @@ import pp5
         (lambda b: b.run("CLEAR 200 16"), pp5.StreamError, "208"),
         (lambda b: b.run("word 1 2", name="mine.pp5s"), None, None),
         (lambda b: b.run(b"PP5R\x02\x00\x00\x00\x00\x00\x00\x00"), pp5.StreamError, "<stream>"),
+        (
+            lambda b: b.run(pp5.stream("message bs sent=data dest=0x40\nword 1 2\n")),
+            pp5.StreamError,
+            r"message 0 is one a board sent \(`sent=data`",
+        ),
+        (lambda b: b.queue("message igc sent=status\nword 1 2"), pp5.StreamError, r"^<stream>:1: "),
         (lambda b: b.run("INC 0 0 8", max_cycles=-1), OverflowError, None),
         (lambda b: b.step(-1), OverflowError, None),
         (lambda b: b.field(200, 16), ValueError, r"mem\[200:16\] is not inside"),

@@ -61,12 +61,8 @@ fn bs_word(r: &mut Bytes) -> u32 {
 
 fn message(port: Port, dest: u32, body: Vec<u32>, at: Option<u64>) -> Message {
     Message {
-        port,
-        dest,
-        body,
-        line: 0,
-        commands: Vec::new(),
         at,
+        ..Message::new(port, dest, body)
     }
 }
 

@@ -156,14 +156,9 @@ pub fn check(data: &[u8]) {
     }
     let mut stream = Stream::default();
     if let Some(Plant::Illegal { cmd, .. } | Plant::SelfLoop { cmd, .. }) = plant {
-        stream.messages.push(Message {
-            port: Port::Igc,
-            dest: 0,
-            body: vec![u32::from(cmd)],
-            line: 0,
-            commands: Vec::new(),
-            at: None,
-        });
+        stream
+            .messages
+            .push(Message::new(Port::Igc, 0, vec![u32::from(cmd)]));
     }
     // A planted command runs alone (a command waiting behind a stuck IGC would time out
     // after 64K Ring cycles, past the bound); otherwise some commands run.
