@@ -32,7 +32,7 @@ max_len() {
 }
 
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked || exit 1
-cargo run --profile bench -q -p pp5-testbench --example fuzz_seeds -- "$fuzz/corpus" >/dev/null || exit 1
+cargo run --profile ci -q -p pp5-testbench --example fuzz_seeds -- "$fuzz/corpus" >/dev/null || exit 1
 # Stable Rust: no sanitizer (AddressSanitizer needs nightly; safe Rust needs none). Debug
 # assertions and overflow checks on (-a): an arithmetic overflow is a crash too.
 opts=(--fuzz-dir "$fuzz" --sanitizer none --debug-assertions)

@@ -20,18 +20,21 @@ def _target_dir() -> pathlib.Path:
 
 
 def _built(env: str, rel: str, cargo_args: list) -> pathlib.Path:
-    """The path of a cargo-built executable: $env, or target/release/rel, built if absent."""
+    """The path of a cargo-built executable: $env, or target/PROFILE/rel (PP5_PROFILE, default
+    release; scripts/test.sh sets ci), built with that profile if absent."""
     if os.environ.get(env):
         return pathlib.Path(os.environ[env])
-    path = _target_dir() / "release" / rel
+    profile = os.environ.get("PP5_PROFILE", "release")
+    path = _target_dir() / profile / rel
     if not path.exists():
-        subprocess.run(["cargo", "build", "--release", *cargo_args], cwd=REPO, check=True)
+        cmd = ["cargo", "build", "--profile", profile, *cargo_args]
+        subprocess.run(cmd, cwd=REPO, check=True)
     return path
 
 
 @pytest.fixture(scope="session")
 def pp5_cli() -> pathlib.Path:
-    """The `pp5` binary (PP5_BIN, or target/release/pp5)."""
+    """The `pp5` binary (PP5_BIN, or target/PP5_PROFILE/pp5)."""
     return _built("PP5_BIN", "pp5", ["-p", "pp5-sim", "--bin", "pp5"])
 
 
