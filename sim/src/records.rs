@@ -27,6 +27,12 @@ impl CauseCounts {
     pub fn total(&self) -> u64 {
         self.0.iter().sum()
     }
+
+    /// Cycles spent waiting for the board: a semaphore, a transfer, the transmitter (the
+    /// `waited` column of the table).
+    pub fn waited(&self) -> u64 {
+        self.get(Cause::SemWait) + self.get(Cause::XferStall) + self.get(Cause::TxHold)
+    }
 }
 
 impl Serialize for CauseCounts {
@@ -66,14 +72,6 @@ pub struct Overlap {
     /// A transfer ran while the BS port executed a command.
     pub transfer_and_bs_port: u64,
 }
-
-impl CauseCounts {
-    /// Cycles spent waiting for the board: a semaphore, a transfer, the transmitter.
-    pub fn waited(&self) -> u64 {
-        self.get(Cause::SemWait) + self.get(Cause::XferStall) + self.get(Cause::TxHold)
-    }
-}
-
 /// How many command records a run keeps ([`crate::engine::SimOptions::keep`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Keep {

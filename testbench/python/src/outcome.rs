@@ -17,12 +17,6 @@ fn causes(c: &CauseCounts) -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// Cycles a command waited on the board (a semaphore, a transfer, the transmitter): the
-/// `waited` column of the CLI's table.
-fn waited(c: &CauseCounts) -> u64 {
-    c.get(Cause::SemWait) + c.get(Cause::XferStall) + c.get(Cause::TxHold)
-}
-
 /// One IGC command the run took (a row of the CLI's command table).
 #[pyclass(module = "pp5", frozen, get_all)]
 #[derive(Clone)]
@@ -70,7 +64,7 @@ impl Command {
             opcode: c.opcode,
             start: c.start,
             cycles: c.cycles,
-            waited: waited(&c.causes),
+            waited: c.causes.waited(),
             causes: causes(&c.causes),
         }
     }
