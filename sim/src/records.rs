@@ -83,6 +83,43 @@ pub enum Keep {
     First(usize),
 }
 
+/// Counts which records a log keeps under its [`Keep`] rule (one per log: IGC, BS port).
+#[derive(Clone, Copy, Debug)]
+pub struct Keeper {
+    keep: Keep,
+    kept: usize,
+    /// Records of the user's commands not kept.
+    pub not_kept: u64,
+}
+
+impl Keeper {
+    /// Nothing kept yet.
+    pub fn new(keep: Keep) -> Keeper {
+        Keeper {
+            keep,
+            kept: 0,
+            not_kept: 0,
+        }
+    }
+
+    /// Whether the record of a command that just ended is kept (a boot command's never is
+    /// under [`Keep::First`]), counting it as kept or not.
+    pub fn keeps(&mut self, boot: bool) -> bool {
+        match self.keep {
+            Keep::All => true,
+            Keep::First(_) if boot => false,
+            Keep::First(n) if self.kept < n => {
+                self.kept += 1;
+                true
+            }
+            Keep::First(_) => {
+                self.not_kept += 1;
+                false
+            }
+        }
+    }
+}
+
 /// The user's commands of one name: how many ended, their cycles and the cycles they waited.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct NameTally {

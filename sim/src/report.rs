@@ -84,23 +84,23 @@ impl Summary {
     pub fn of(sim: &Sim, stop: &StopReason) -> Summary {
         let commands = sim.user_commands().cloned().collect();
         let tally = Summary::tally(sim);
-        Summary::with_records(sim, stop, commands, sim.bs_commands.clone(), tally)
+        Summary::with_records(sim, stop, commands, sim.bs_commands.to_vec(), tally)
     }
 
     /// [`Summary::of`], moving the command records out of `sim` instead of copying them (a
     /// long run's records are most of its memory).
     pub fn take(sim: &mut Sim, stop: &StopReason) -> Summary {
         let tally = Summary::tally(sim);
-        let mut commands = std::mem::take(&mut sim.commands);
+        let mut commands = sim.commands.take_records();
         commands.retain(|c| !c.boot);
-        let bs = std::mem::take(&mut sim.bs_commands);
+        let bs = sim.bs_commands.take_records();
         Summary::with_records(sim, stop, commands, bs, tally)
     }
 
     /// The per-name totals: the commands that ended, and a stuck or interrupted run's last
     /// one, still open (its cycles so far).
     fn tally(sim: &Sim) -> Tally {
-        let mut tally = sim.tally.clone();
+        let mut tally = sim.commands.tally.clone();
         if let Some(open) = sim.open_command() {
             if !open.boot {
                 tally.add(open);
@@ -130,17 +130,17 @@ impl Summary {
             boot_cycles: boot,
             user_cycles: cycles - boot.unwrap_or(0).min(cycles),
             commands,
-            not_kept: sim.not_kept,
+            not_kept: [sim.commands.not_kept(), sim.bs_commands.not_kept()],
             by_name: tally.names().to_vec(),
             status,
             error_bits,
-            diagnostics: sim.diagnostics.clone(),
-            dropped_diagnostics: sim.dropped_diagnostics,
+            diagnostics: sim.diagnostics.to_vec(),
+            dropped_diagnostics: sim.diagnostics.dropped,
             sent: sim.tx.iter().map(SentMessage::of).collect(),
             bs_commands,
             causes: sim.causes,
-            resets: sim.resets_done.clone(),
-            transfers: sim.transfers.clone(),
+            resets: sim.ring.resets_done.clone(),
+            transfers: sim.transfers.to_vec(),
         }
     }
 

@@ -973,7 +973,7 @@ fn semaphores_are_zero_after_boot_and_after_a_ring_reset_and_show_in_status() {
     assert_eq!(tb.status() & 0x00ff_ff00, 0x0005_0300);
     assert_eq!(tb.sim.board.leds() & 0b1100, 0b1100, "LEDs 2 and 3");
     let r = run_done(&mut tb, "reset\n");
-    assert_eq!(tb.sim.resets_done.len(), 1);
+    assert_eq!(tb.sim.ring.resets_done.len(), 1);
     assert!(r.has_diag("note", "Ring reset"));
     assert_eq!(tb.status() & 0x00ff_ff00, 0, "zeroed by the Ring reset");
     assert_eq!(tb.sim.board.leds() & 0b1100, 0);

@@ -307,7 +307,7 @@ fn count(recs: &[&CommandRecord], name: &str) -> i64 {
 fn check(tb: &Testbench, stop: &StopReason, text: &str) -> Result<(), TestCaseError> {
     let sim = &tb.sim;
     let b = &sim.board;
-    let reset = sim.resets_done.last().copied().unwrap_or(0);
+    let reset = sim.ring.resets_done.last().copied().unwrap_or(0);
     prop_assert!(
         stop != &StopReason::MaxCycles,
         "the run did not stop by itself"
@@ -316,9 +316,9 @@ fn check(tb: &Testbench, stop: &StopReason, text: &str) -> Result<(), TestCaseEr
     match stop {
         StopReason::Done => {
             // Everything delivered and consumed; both ports between commands.
-            prop_assert!(sim.source.is_empty() && sim.bs_source.is_empty());
-            prop_assert_eq!(sim.source.delivered, sim.source.total);
-            prop_assert_eq!(sim.bs_source.delivered, sim.bs_source.total);
+            prop_assert!(sim.ring.igc.is_empty() && sim.ring.bs.is_empty());
+            prop_assert_eq!(sim.ring.igc.delivered, sim.ring.igc.total);
+            prop_assert_eq!(sim.ring.bs.delivered, sim.ring.bs.total);
             prop_assert!(b.quiescent());
             prop_assert!(b.bs_port.idle());
             prop_assert!(matches!(b.bs_port.state, BsState::Opcode | BsState::Skip));
@@ -329,7 +329,7 @@ fn check(tb: &Testbench, stop: &StopReason, text: &str) -> Result<(), TestCaseEr
             prop_assert!(*since <= b.cycle);
             check_waits(tb, waits)?;
             prop_assert!(
-                sim.dropped_diagnostics > 0
+                sim.diagnostics.dropped > 0
                     || waits.iter().all(|w| sim
                         .diagnostics
                         .iter()
@@ -377,7 +377,7 @@ fn check(tb: &Testbench, stop: &StopReason, text: &str) -> Result<(), TestCaseEr
     prop_assert_eq!(b.igc_port.rxfifo.overruns, 0);
 
     // Semaphores: the V's minus the P's performed since the last Ring reset.
-    if errors & (BS_SEM_OVERFLOW | IGC_SEM_OVERFLOW) == 0 && sim.dropped_diagnostics == 0 {
+    if errors & (BS_SEM_OVERFLOW | IGC_SEM_OVERFLOW) == 0 && sim.diagnostics.dropped == 0 {
         // IGC commands dispatched after the reset (the first one can only come after
         // RMODEOFF, so `start > reset` excludes one dispatched in the reset's cycle).
         let igc: Vec<&CommandRecord> = sim.commands.iter().filter(|c| c.start > reset).collect();
@@ -479,11 +479,11 @@ fn check_waits(tb: &Testbench, waits: &[Wait]) -> Result<(), TestCaseError> {
                     )
             }
             "ring.igc" => {
-                sim.source.pending_words() > 0
+                sim.ring.igc.pending_words() > 0
                     && (!b.rx_ready() || w.waits_for.starts_with("a Ring reset"))
             }
             "ring.bs" => {
-                sim.bs_source.pending_words() > 0
+                sim.ring.bs.pending_words() > 0
                     && (!b.bs_rx_ready() || w.waits_for.starts_with("a Ring reset"))
             }
             _ => false,
@@ -517,10 +517,10 @@ fn check_waits(tb: &Testbench, waits: &[Wait]) -> Result<(), TestCaseError> {
         prop_assert!(has("igc_port.tx", "TxReady"));
     }
     prop_assert!(!b.transfer.busy());
-    if sim.source.pending_words() > 0 {
+    if sim.ring.igc.pending_words() > 0 {
         prop_assert!(has("ring.igc", ""));
     }
-    if sim.bs_source.pending_words() > 0 {
+    if sim.ring.bs.pending_words() > 0 {
         prop_assert!(has("ring.bs", ""));
     }
     Ok(())

@@ -761,7 +761,7 @@ fn hang_lets_the_bs_port_finish_its_stream_first() {
         1_000_000,
     );
     assert!(matches!(o.stop, StopReason::Stuck(_)), "{:?}", o.stop);
-    assert!(r.tb.sim.bs_source.is_empty());
+    assert!(r.tb.sim.ring.bs.is_empty());
     assert!(r.tb.sim.board.bs_port.idle());
     assert_eq!(r.tb.sim.board.backing_store.read(9, 127, 1), 5);
     assert_eq!(
@@ -985,7 +985,7 @@ fn ring_reset_after_a_deadlock_recovers_the_board() {
     let mut at_reset = None;
     let s = r.tb.parse(text);
     let o = r.tb.run_with(&s, 1_000_000, |sim| {
-        if at_reset.is_none() && !sim.resets_done.is_empty() {
+        if at_reset.is_none() && !sim.ring.resets_done.is_empty() {
             let b = &sim.board;
             at_reset = Some((
                 b.bs_sem.count,
@@ -998,14 +998,14 @@ fn ring_reset_after_a_deadlock_recovers_the_board() {
         }
     });
     assert_eq!(o.stop, StopReason::Done, "{}", r.diags());
-    assert_eq!(r.tb.sim.resets_done.len(), 1);
+    assert_eq!(r.tb.sim.ring.resets_done.len(), 1);
     assert_eq!(
         at_reset,
         Some((0, 0, 0, IgcState::RMode, false, BsState::Opcode)),
         "the reset state"
     );
     // The reset came once the board was stuck, not before.
-    let reset = r.tb.sim.resets_done[0];
+    let reset = r.tb.sim.ring.resets_done[0];
     let before: Vec<_> =
         r.tb.sim
             .commands
@@ -1051,7 +1051,7 @@ fn timed_ring_reset_ends_a_deadlock_at_its_time() {
         1_000_000,
     );
     assert_eq!(o.stop, StopReason::Done, "{}", r.diags());
-    assert_eq!(r.tb.sim.resets_done, [t]);
+    assert_eq!(r.tb.sim.ring.resets_done, [t]);
     assert_eq!(r.tb.peek(0, 0, 64, 4), 0xf);
     // The PIGC waited until the reset.
     let pigc =
@@ -1265,7 +1265,7 @@ fn a_message_arriving_later_ahead_of_a_ring_reset_is_delivered_not_a_deadlock() 
             "message at={t} then `{reset}`: {}",
             stop_text(&o.stop)
         );
-        assert_eq!(r.tb.sim.resets_done.len(), 1);
+        assert_eq!(r.tb.sim.ring.resets_done.len(), 1);
         assert_eq!(r.tb.peek(0, 0, 64, 8), 0xff);
     }
 }
@@ -1330,10 +1330,7 @@ fn over_long_bs_message_is_delivered_to_its_end_even_when_no_error_message_can_g
         o.stop
     );
     assert_eq!(
-        (
-            r.tb.sim.bs_source.pending_words(),
-            b.bs_port.rxfifo.overruns
-        ),
+        (r.tb.sim.ring.bs.pending_words(), b.bs_port.rxfifo.overruns),
         (0, total - 1 - RXFIFO_WORDS as u64),
         "words still on the Ring / lost at the stop:\n{}",
         stop_text(&o.stop)

@@ -74,7 +74,7 @@ fn standard_image_boots_through_the_stream_and_runs() {
     for &(a, v) in &img.words {
         assert_eq!(tb.sim.board.igc.store.read(a), Some(v), "store word {a}");
     }
-    assert!(tb.sim.boot_end.is_some());
+    assert!(tb.sim.commands.boot_end.is_some());
     assert_eq!(tb.sim.board.igc.state, IgcState::WaitCmd);
     assert!(tb.sim.commands.is_empty(), "the boot runs no microcode");
     let o = tb.run_text(STREAM);

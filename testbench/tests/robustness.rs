@@ -90,9 +90,9 @@ fn check_run(tb: &Testbench, stop: &StopReason, boot_writes: u64) -> Result<(), 
             prop_assert!(b.igc_port.rxfifo.is_empty());
             prop_assert_eq!(
                 b.igc_port.parser.words_read + b.igc_port.rxfifo.overruns,
-                tb.sim.source.delivered
+                tb.sim.ring.igc.delivered
             );
-            prop_assert!(tb.sim.source.is_empty());
+            prop_assert!(tb.sim.ring.igc.is_empty());
         }
         StopReason::Deadlock { waits, since } => {
             // Every deadlock is reported as one: who waits on what, since a cycle that
@@ -103,7 +103,7 @@ fn check_run(tb: &Testbench, stop: &StopReason, boot_writes: u64) -> Result<(), 
                 .all(|w| w.since <= b.cycle && *since <= b.cycle));
             // (unless the diagnostics overflowed their cap before it)
             prop_assert!(
-                tb.sim.dropped_diagnostics > 0
+                tb.sim.diagnostics.dropped > 0
                     || tb
                         .sim
                         .diagnostics
@@ -364,7 +364,7 @@ fn over_length_message_behind_a_hang_overwrites_the_rxfifo() {
         });
     }
     let start = tb.sim.board.cycle;
-    let end = step_until(&mut tb, 10_000, |tb| tb.sim.source.is_empty());
+    let end = step_until(&mut tb, 10_000, |tb| tb.sim.ring.igc.is_empty());
     let b = &tb.sim.board;
     assert_eq!(b.igc.state, IgcState::Hang);
     assert!(end - start <= 2 * (noops as u64 + 3), "{}", end - start);
@@ -544,7 +544,7 @@ fn session_stops_a_hang_with_nothing_waiting_at_once() {
         StopReason::Stuck(why) => assert!(why.contains("HANG"), "{why}"),
         s => panic!("{s:?}"),
     }
-    let boot = r.sim.boot_end.expect("booted");
+    let boot = r.sim.commands.boot_end.expect("booted");
     assert!(
         r.sim.board.cycle < boot + 20,
         "{} vs boot {boot}",

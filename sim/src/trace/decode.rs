@@ -6,7 +6,7 @@
 //! the changes with the walked ones, in slot order (the order the simulation thread writes its
 //! own changes in), so the file is the same as if the block had walked its signals.
 
-use super::sampler::frame_words;
+use super::frame_words;
 use super::{mask, Entry, RecordDecl, NOT_SELECTED};
 use pp5_rtl::trace::{Decode, Tracer};
 use std::io;

@@ -208,6 +208,13 @@ pub(crate) struct RecordDecl {
     pub(crate) decode: Decode,
 }
 
+/// Words of the records' frame: their words, padded to whole chunks of
+/// [`sampler::CHUNK`].
+pub(crate) fn frame_words(records: &[RecordDecl]) -> usize {
+    let words: usize = records.iter().map(|r| r.words).sum();
+    words.div_ceil(sampler::CHUNK) * sampler::CHUNK
+}
+
 /// Records the declaration walk.
 #[derive(Default)]
 struct Collector {

@@ -13,11 +13,11 @@
 //! shape turns out wrong is undone (the batch is truncated) and the next one is forced.
 
 use super::worker::Batch;
-use super::{mask, Entry, RecordDecl, Skippable, NOT_SELECTED};
+use super::{frame_words, mask, Entry, RecordDecl, Skippable, NOT_SELECTED};
 use pp5_rtl::trace::{Decode, Tracer};
 
 /// Words of a frame copied at once (inline vector moves); frames are padded to whole chunks.
-const CHUNK: usize = 4;
+pub(crate) const CHUNK: usize = 4;
 
 /// Kind of a text position in [`Capture::kinds`] (bits positions hold their width, 1..=64).
 const TEXT_KIND: u8 = 0;
@@ -283,12 +283,6 @@ impl RecordFrame {
             }
         }
     }
-}
-
-/// Words of the records' frame: their words, padded to whole chunks.
-pub(crate) fn frame_words(records: &[RecordDecl]) -> usize {
-    let words: usize = records.iter().map(|r| r.words).sum();
-    words.div_ceil(CHUNK) * CHUNK
 }
 
 /// The tracer of one sample walk. With `CHECK` it also records the kind (width or text) of

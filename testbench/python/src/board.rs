@@ -365,7 +365,7 @@ impl Board {
     /// Diagnostics not kept because 1000 already were.
     #[getter]
     fn dropped_diagnostics(&self) -> u64 {
-        self.m.sim.dropped_diagnostics
+        self.m.sim.diagnostics.dropped
     }
 
     /// trace(path, scopes=None, window=None, emcs=None, view=None) -> Trace

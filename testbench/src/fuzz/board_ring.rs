@@ -140,7 +140,7 @@ pub fn check(data: &[u8]) {
     super::check_run(&tb, &out.stop, start, CYCLE_BOUND);
     let b = &tb.sim.board;
     let clean_path = out.stop == StopReason::Done
-        && tb.sim.resets_done.is_empty()
+        && tb.sim.ring.resets_done.is_empty()
         && b.igc_port.rxfifo.overruns == 0
         && b.bs_port.rxfifo.overruns == 0;
     if clean_path {

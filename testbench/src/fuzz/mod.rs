@@ -78,9 +78,9 @@ pub fn check_run(tb: &Testbench, stop: &StopReason, start: u64, bound: u64) {
     );
     match stop {
         StopReason::Done => {
-            assert!(sim.source.is_empty() && sim.bs_source.is_empty());
-            assert_eq!(sim.source.delivered, sim.source.total);
-            assert_eq!(sim.bs_source.delivered, sim.bs_source.total);
+            assert!(sim.ring.igc.is_empty() && sim.ring.bs.is_empty());
+            assert_eq!(sim.ring.igc.delivered, sim.ring.igc.total);
+            assert_eq!(sim.ring.bs.delivered, sim.ring.bs.total);
             assert!(b.quiescent(), "done but not quiescent");
         }
         StopReason::MaxCycles => assert_eq!(b.cycle, start + bound, "cycle limit"),
@@ -88,7 +88,7 @@ pub fn check_run(tb: &Testbench, stop: &StopReason, start: u64, bound: u64) {
             assert!(!waits.is_empty(), "a deadlock names who waits");
             assert!(*since <= b.cycle && waits.iter().all(|w| w.since <= b.cycle));
             assert!(
-                sim.dropped_diagnostics > 0
+                sim.diagnostics.dropped > 0
                     || sim
                         .diagnostics
                         .iter()
@@ -116,7 +116,7 @@ fn check_stuck(tb: &Testbench, why: &str) {
                 igc.pc
             );
             assert!(
-                tb.sim.dropped_diagnostics > 0
+                tb.sim.diagnostics.dropped > 0
                     || tb
                         .sim
                         .diagnostics
@@ -152,7 +152,7 @@ fn check_stuck(tb: &Testbench, why: &str) {
 fn check_error_messages(tb: &Testbench, stop: &StopReason) {
     let sim = &tb.sim;
     let b = &sim.board;
-    let reset = sim.resets_done.last().copied().unwrap_or(0);
+    let reset = sim.ring.resets_done.last().copied().unwrap_or(0);
     let errors = b.status() & ERROR_MASK;
     let sent: Vec<_> = sim
         .tx

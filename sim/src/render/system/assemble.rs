@@ -67,7 +67,7 @@ pub(super) fn assemble(
             .collect();
         renderers.push(RendererRun {
             diagnostics: notes.iter().take(MAX_REPORTED).cloned().collect(),
-            diagnostics_total: notes.len() + b.sim.dropped_diagnostics as usize,
+            diagnostics_total: notes.len() + b.sim.diagnostics.dropped as usize,
             index: b.index,
             regions: b.plans.iter().map(|p| p.region).collect(),
             cycles: b.sim.board.cycle - b.boot_end,

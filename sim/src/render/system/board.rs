@@ -82,7 +82,7 @@ impl<'f> Board<'f> {
     /// Whether the IGC has taken every command sent so far and waits for the next.
     fn igc_free(&self) -> bool {
         let b = &self.sim.board;
-        self.sim.source.is_empty()
+        self.sim.ring.igc.is_empty()
             && b.igc_port.rxfifo.is_empty()
             && !b.igc_port.parser.busy()
             && !b.llpr.go
@@ -169,7 +169,7 @@ impl<'f> Board<'f> {
         to_end: bool,
     ) -> Result<(), SystemError> {
         loop {
-            if self.sim.source.is_empty() {
+            if self.sim.ring.igc.is_empty() {
                 if let Some(r) = self.pending.pop_front() {
                     self.send(frame, r, shading)?;
                 }

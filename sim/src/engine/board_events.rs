@@ -1,0 +1,125 @@
+//! The board's events told to the user: every error the hardware flags (its status bit and
+//! what went wrong), the IGC's faults and flow-control errors, and the warnings and notes of
+//! events a user should know of (a transfer conflict, a status message lost, a discarded
+//! flush-able message, VBS while a VBSlater is pending). One message per event, in the
+//! order the board reported them.
+
+use super::observer::{Cx, Observer};
+use pp5_rtl::backing_store::transfer::XferDir;
+use pp5_rtl::bs_port::BsEvent;
+use pp5_rtl::igc::IgcEvent;
+use pp5_rtl::igc_port::parser::ParserEvent;
+use pp5_rtl::renderer::BoardEvent;
+use pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES;
+
+/// Tells the board's events as diagnostics.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BoardEvents {
+    /// The command (its record index) whose transfer conflict was reported: one report per
+    /// command.
+    conflict_reported: Option<u64>,
+}
+
+impl Observer for BoardEvents {
+    fn event(&mut self, ev: &BoardEvent, cx: &mut Cx) {
+        match ev {
+            BoardEvent::Igc(e) => self.igc_event(e, cx),
+            BoardEvent::Parser(ParserEvent::FormatError(m)) => {
+                cx.report("error", format!("IGC formatting error (status bit 29): {m}"))
+            }
+            BoardEvent::Parser(ParserEvent::Flushed { dest }) => cx.report(
+                "note",
+                format!("flush-able message (destination {dest:#x}) discarded: AEO was asserted"),
+            ),
+            BoardEvent::RxFifoOverwritten => cx.report(
+                "error",
+                "IGC RxFIFO overwritten (status bit 27): a Ring word was lost; is a message longer than 1024 words?".into(),
+            ),
+            BoardEvent::IgcTimeout => cx.report(
+                "error",
+                format!("IGC timeout (status bit 30): a command waited {IGC_TIMEOUT_RING_CYCLES} 20 MHz cycles"),
+            ),
+            BoardEvent::Bs(BsEvent::FormatError(m)) => {
+                cx.report("error", format!("BS port formatting error (status bit 28): {m}"))
+            }
+            BoardEvent::BsRxFifoOverwritten => cx.report(
+                "error",
+                "BS RxFIFO overwritten (status bit 26): a Ring word was lost; an over-long BS message must hold only BS_RECEIVE (and BS_VIGC) commands, seed §III.4.1-3".into(),
+            ),
+            BoardEvent::SemOverflow { bs } => cx.report(
+                "error",
+                format!(
+                    "{} semaphore overflowed (status bit {}): the counter wrapped to 0",
+                    if *bs { "BS" } else { "IGC" },
+                    if *bs { 24 } else { 25 }
+                ),
+            ),
+            BoardEvent::VbsWhilePending { later } => cx.report(
+                "warning",
+                format!(
+                    "{} issued while a VBSlater is pending (seed §III.4.2.5.5: no VBS or VBSlater until the transfer completes); {}",
+                    if *later { "VBSlater" } else { "VBS" },
+                    if *later { "the two merge: one V is lost" } else { "it increments the BS semaphore now, before the pending one" }
+                ),
+            ),
+            BoardEvent::Bs(BsEvent::Command { .. })
+            | BoardEvent::XferStart { .. }
+            | BoardEvent::XferDone { .. }
+            | BoardEvent::StatusLatched => {}
+        }
+    }
+}
+
+impl BoardEvents {
+    fn igc_event(&mut self, ev: &IgcEvent, cx: &mut Cx) {
+        match ev {
+            IgcEvent::Dispatch { .. } | IgcEvent::Control { .. } => {}
+            IgcEvent::FormatError(m) => {
+                cx.report("error", format!("IGC formatting error (status bit 29): {m}"))
+            }
+            IgcEvent::Fault { pc, why } => cx.report(
+                "fault",
+                format!("IGC stopped on an illegal microinstruction at PC {pc}: {why}"),
+            ),
+            IgcEvent::Diagnostic(m) => cx.report("warning", m.clone()),
+            IgcEvent::Flow(e) => {
+                if e.is_error() {
+                    cx.report("error", format!("flow-control error (status bit 4): {}", e.message()))
+                } else {
+                    cx.report("warning", e.message())
+                }
+            }
+            IgcEvent::XferConflict { pc, bit, port } => self.conflict(*pc, *bit, port, cx),
+            IgcEvent::StatusLost => cx.report(
+                "note",
+                "SENDSTATUS was interrupted by an error while it waited for the transmitter: its status message is lost (seed §III.4.1-5)".into(),
+            ),
+        }
+    }
+
+    /// A command touched pixel-memory bits 0-31 while a transfer owned them: reported once
+    /// per command.
+    fn conflict(&mut self, pc: u16, bit: u8, port: &str, cx: &mut Cx) {
+        let open = cx.command.map(|c| c.index);
+        if open.is_some() && self.conflict_reported == open {
+            return;
+        }
+        self.conflict_reported = open;
+        let name = cx
+            .command
+            .map_or_else(|| "a command".into(), |c| c.name.clone());
+        let xfer = match cx.board.transfer.active {
+            Some((d, s)) => format!(
+                "a BS{} of sector {s}",
+                if d == XferDir::Store { "STORE" } else { "LOAD" }
+            ),
+            None => "a transfer".into(),
+        };
+        cx.report(
+            "warning",
+            format!(
+                "{name} accessed pixel-memory bit {bit} (port {port}, PC {pc}) during {xfer}: bits 0-31 belong to the transfer, so the command was not executed correctly (the access read 0 / wrote nothing; seed §III.4.2.5.2: use BSWAIT first)"
+            ),
+        );
+    }
+}

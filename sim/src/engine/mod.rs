@@ -1,0 +1,437 @@
+//! The simulation engine: a loop over the board, its Ring environment and its observers.
+//!
+//! Each cycle the Ring environment ([`RingEnv`]: both ports' queued messages and arrival
+//! times, Ring resets, the TxReady schedule) drives the board's inputs, the board
+//! ([`Renderer`]) steps one 40 MHz edge and reports the cycle's events and causes, and every
+//! observer is shown the cycle ([`Observer`], [`Cx`]): the command log, the BS command and
+//! transfer logs, the cycles by cause, the board's events told as diagnostics, the rule
+//! checks and the deadlock watch, each in its own file. The waveform writer samples the board
+//! after each cycle. The engine stops when nothing is left to do, at the cycle limit, on an
+//! interrupt, or when the deadlock watch finds the board stuck.
+
+mod board_events;
+mod bs_log;
+mod causes;
+mod command_log;
+mod deadlock;
+pub mod observer;
+mod ring_env;
+mod rules;
+
+use self::board_events::BoardEvents;
+pub use self::bs_log::{BsCommandLog, TransferLog};
+pub use self::command_log::CommandLog;
+use self::deadlock::DeadlockWatch;
+pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
+pub use self::ring_env::{RingEnv, RingMessage, RingSource};
+use self::rules::RuleCheck;
+use crate::asm::microcode::McImage;
+use crate::asm::opcodes::OpcodeTable;
+pub use crate::records::{
+    BlockCauses, BsCommandRecord, CauseCounts, CommandRecord, Keep, NameTally, Overlap, Tally,
+    TransferRecord,
+};
+use crate::stream::{Port, Stream};
+use crate::trace::WaveWriter;
+use pp5_rtl::bs_port::Cause;
+use pp5_rtl::igc_port::MAX_MESSAGE_WORDS;
+use pp5_rtl::renderer::OutMessage;
+use pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES;
+use pp5_rtl::{Renderer, RendererConfig};
+use serde::Serialize;
+use std::fmt;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Who waits on what, in a deadlock report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Wait {
+    /// The block (`igc`, `bs_port`, `igc_port.parser`, `ring.igc`, ...).
+    pub block: String,
+    /// What it waits for.
+    pub waits_for: String,
+    /// Since which 40 MHz cycle.
+    pub since: u64,
+}
+
+impl fmt::Display for Wait {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} waits for {} since cycle {}",
+            self.block, self.waits_for, self.since
+        )
+    }
+}
+
+/// Why a run stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum StopReason {
+    /// The stream was consumed and the board is idle.
+    Done,
+    /// The cycle limit was reached first.
+    MaxCycles,
+    /// The IGC is stuck (HANG or an illegal microinstruction) and nothing else can happen.
+    Stuck(String),
+    /// No block can make progress, and some wait: who waits on what, since when.
+    Deadlock { since: u64, waits: Vec<Wait> },
+    /// Interrupted by the user (Ctrl-C).
+    Interrupted,
+}
+
+/// Options of a run.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    pub board: RendererConfig,
+    /// Stop after this many 40 MHz cycles.
+    pub max_cycles: u64,
+    /// Probe pixels (x, y) for the waveform.
+    pub probes: Vec<(usize, usize)>,
+    /// How many command records to keep ([`Keep::All`] by default).
+    pub keep: Keep,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            board: RendererConfig::default(),
+            max_cycles: 100_000_000,
+            probes: vec![(0, 0), (1, 0)],
+            keep: Keep::All,
+        }
+    }
+}
+
+/// A simulation: the board, its Ring environment, and its observers.
+#[derive(Clone)]
+pub struct Sim {
+    pub board: Renderer,
+    /// What the Ring delivers to both ports, and when.
+    pub ring: RingEnv,
+    /// The booted microcode's opcode table, to name commands.
+    pub table: OpcodeTable,
+    /// The IGC's commands.
+    pub commands: CommandLog,
+    /// Every cycle of each block by cause.
+    pub causes: BlockCauses,
+    /// The BS port's commands.
+    pub bs_commands: BsCommandLog,
+    /// The backing-store transfers.
+    pub transfers: TransferLog,
+    events: BoardEvents,
+    rules: RuleCheck,
+    watch: DeadlockWatch,
+    /// What the observers reported, in order.
+    pub diagnostics: Diagnostics,
+    /// The messages the board sent onto the Ring.
+    pub tx: Vec<OutMessage>,
+    /// Cycles the microcode boot took, from its first Ring word to the board idle again: the
+    /// cycle the user's stream starts on (set by [`crate::session::boot`]).
+    pub boot_cycles: Option<u64>,
+    interrupt: Arc<AtomicBool>,
+    max_cycles: u64,
+    last_sampled: Option<u64>,
+    /// The booted image's labels by address, to name microinstructions in reports.
+    labels: Vec<(String, u32)>,
+}
+
+impl Sim {
+    /// A board after Ring reset, with the opcode table used to name commands.
+    pub fn new(opts: &SimOptions, table: OpcodeTable) -> Sim {
+        let mut board = Renderer::new(opts.board);
+        for &(x, y) in &opts.probes {
+            board.array.add_probe(x, y);
+        }
+        // The waveform's `renderer.igc.command`: the table's names by dispatch index.
+        board.igc.command_names = (0..=u8::MAX)
+            .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())
+            .collect();
+        Sim {
+            board,
+            ring: RingEnv::default(),
+            table,
+            commands: CommandLog::new(opts.keep),
+            causes: BlockCauses::default(),
+            bs_commands: BsCommandLog::new(opts.keep),
+            transfers: TransferLog::default(),
+            events: BoardEvents::default(),
+            rules: RuleCheck::default(),
+            watch: DeadlockWatch::default(),
+            diagnostics: Diagnostics::default(),
+            tx: Vec::new(),
+            boot_cycles: None,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            max_cycles: opts.max_cycles,
+            last_sampled: None,
+            labels: Vec::new(),
+        }
+    }
+
+    /// Queue the boot sequence that loads `image` through the stream (RMODEON, MCWRITE...,
+    /// NOOP, RMODEOFF), as the seed prescribes.
+    pub fn queue_boot(&mut self, image: &McImage) {
+        for body in image.boot_messages(MAX_MESSAGE_WORDS - 1) {
+            self.queue(RingMessage { dest: 0, body });
+        }
+        self.commands.boot_queued();
+        self.labels = image.labels.clone();
+        self.labels.sort_by_key(|l| l.1);
+    }
+
+    /// The microinstruction at store address `pc` by the labels of the booted image
+    /// (`label` or `label+offset`), or just the address.
+    pub fn microinstruction_name(&self, pc: u32) -> String {
+        match self.labels.iter().rev().find(|l| l.1 <= pc) {
+            Some((name, at)) if *at == pc => format!("{name} (PC {pc})"),
+            Some((name, at)) => format!("{name}+{} (PC {pc})", pc - at),
+            None => format!("PC {pc}"),
+        }
+    }
+
+    /// Queue a message for the IGC port.
+    pub fn queue(&mut self, m: RingMessage) {
+        self.ring.queue_at(Port::Igc, m, None);
+    }
+
+    /// Queue a message for `port`, offered not before cycle `at`.
+    pub fn queue_at(&mut self, port: Port, m: RingMessage, at: Option<u64>) {
+        self.ring.queue_at(port, m, at);
+    }
+
+    /// Queue a Ring reset after everything queued so far: at cycle `at`, or (`None`) when
+    /// the board can make no more progress.
+    pub fn queue_reset(&mut self, at: Option<u64>) {
+        self.ring.queue_reset(at);
+    }
+
+    /// Schedule a TxReady change of `port` at cycle `at`.
+    pub fn schedule_tx_ready(&mut self, at: u64, port: Port, ready: bool) {
+        self.ring.schedule_tx_ready(at, port, ready);
+    }
+
+    /// Queue a whole stream: its messages for both ports, its resets and TxReady changes.
+    pub fn queue_stream(&mut self, stream: &Stream) {
+        self.ring.queue_stream(stream);
+    }
+
+    /// Words delivered on both ports, and words in total.
+    pub fn input_progress(&self) -> (u64, u64) {
+        self.ring.progress()
+    }
+
+    /// A flag that stops the run when set (wire it to Ctrl-C).
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.interrupt.clone()
+    }
+
+    /// Use `flag` as the interrupt flag.
+    pub fn set_interrupt_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = flag;
+    }
+
+    /// Name of a command by its opcode.
+    pub fn command_name(&self, opcode: u32) -> String {
+        observer::command_name(&self.table, opcode)
+    }
+
+    /// Whether the run can stop because nothing is left to do: no input left on either port
+    /// (nor a Ring reset or TxReady change to come) and the board idle.
+    pub fn done(&self) -> bool {
+        self.ring.exhausted() && self.board.quiescent()
+    }
+
+    fn fire_reset(&mut self) {
+        let c = self.board.cycle;
+        self.ring.take_reset(c);
+        self.commands.ring_reset(c);
+        self.bs_commands.ring_reset(c);
+        self.watch.ring_reset(c);
+        self.board.ring_reset();
+        self.diagnostics.push(
+            c.saturating_sub(1),
+            "note",
+            format!("Ring reset at cycle {c}"),
+        );
+    }
+
+    /// Step one 40 MHz cycle (Ring environment, Ring delivery, board, observers).
+    pub fn step(&mut self) {
+        let now = self.board.cycle;
+        let changed = self.ring.apply_tx_ready(&mut self.board, now);
+        // An input changed: the board may move again (a held message goes out at the next
+        // Ring slot).
+        self.watch.inputs_changed(changed, now);
+        if let Some(r) = self.ring.reset_due() {
+            if r.at.is_some_and(|a| a <= now) {
+                self.fire_reset();
+            }
+        }
+        if self.board.ring_slot() {
+            self.ring.deliver(&mut self.board, now);
+        }
+        let c = self.board.cycle;
+        self.board.step();
+        self.observe(c);
+    }
+
+    /// Show cycle `c`, just stepped, to the observers.
+    #[inline]
+    fn observe(&mut self, c: u64) {
+        let b = &self.board;
+        // Idle with words still to come on the Ring: waiting for Ring input.
+        let mut igc_cause = b.igc_cause;
+        if igc_cause == Cause::Idle && !self.ring.igc.is_empty() {
+            igc_cause = Cause::FifoEmpty;
+        }
+        let mut bs_cause = b.bs_port.cause;
+        if bs_cause == Cause::Idle && !self.ring.bs.is_empty() {
+            bs_cause = Cause::FifoEmpty;
+        }
+        macro_rules! cx {
+            ($command:expr) => {
+                Cx {
+                    cycle: c,
+                    board: &self.board,
+                    ring: &self.ring,
+                    table: &self.table,
+                    command: $command,
+                    igc_cause,
+                    bs_cause,
+                    diag: &mut self.diagnostics,
+                    flag_format_error: false,
+                }
+            };
+        }
+        // The command log first: the others see the command it has open.
+        self.commands.cycle(&mut cx!(None));
+        let mut cx = cx!(self.commands.open());
+        self.causes.cycle(&mut cx);
+        self.watch.cycle(&mut cx);
+        let mut flag = false;
+        if !self.board.events.is_empty() {
+            // Drained and handed back, so the board's event buffer keeps its capacity (no
+            // allocation per cycle).
+            let mut events = std::mem::take(&mut self.board.events);
+            for ev in events.drain(..) {
+                self.commands.event(&ev, &mut cx!(None));
+                let mut cx = cx!(self.commands.open());
+                self.rules.event(&ev, &mut cx);
+                self.events.event(&ev, &mut cx);
+                self.bs_commands.event(&ev, &mut cx);
+                self.transfers.event(&ev, &mut cx);
+                flag |= cx.flag_format_error;
+            }
+            self.board.events = events;
+        }
+        if !self.board.tx.is_empty() {
+            self.tx.append(&mut self.board.tx);
+        }
+        self.commands.cycle_end(&mut cx!(None));
+        self.bs_commands.cycle_end(&mut cx!(self.commands.open()));
+        if flag {
+            self.board.flag_format_error();
+        }
+    }
+
+    /// After a cycle: whether the board can still change without new input. Returns the
+    /// stop reason when it cannot (a deadlock, a stuck IGC), after firing a pending Ring
+    /// reset that waits for this moment.
+    fn check_stall(&mut self) -> Option<StopReason> {
+        let since = self.watch.settled(&self.board)?;
+        let b = &self.board;
+        let timeout_counting = b.llpr.go && b.timeout_count < IGC_TIMEOUT_RING_CYCLES;
+        if timeout_counting || self.ring.input_to_come(b, b.cycle) {
+            return None;
+        }
+        if self.ring.reset_due().is_some() {
+            self.fire_reset();
+            return None;
+        }
+        if self.done() {
+            return None;
+        }
+        let b = &self.board;
+        Some(
+            self.watch
+                .stop_reason(b, &self.ring, self.commands.open(), since, |pc| {
+                    self.microinstruction_name(pc)
+                }),
+        )
+    }
+
+    /// Run until done, the cycle limit, a deadlock, a stuck IGC, or an interrupt. Samples
+    /// `wave` after every cycle; `progress` is called every 2^16 cycles with (cycle, words
+    /// delivered, words total).
+    pub fn run(
+        &mut self,
+        mut wave: Option<&mut WaveWriter>,
+        mut progress: impl FnMut(u64, u64, u64),
+    ) -> io::Result<StopReason> {
+        if let Some(w) = wave.as_deref_mut() {
+            // The state at the start of the traced part of the run.
+            if self.last_sampled != Some(self.board.cycle) {
+                w.sample(self.board.cycle, &self.board)?;
+                self.last_sampled = Some(self.board.cycle);
+            }
+        }
+        loop {
+            if self.board.cycle >= self.max_cycles && !self.done() {
+                return Ok(StopReason::MaxCycles);
+            }
+            if self.interrupt.load(Ordering::Relaxed) {
+                return Ok(StopReason::Interrupted);
+            }
+            let stop = self.tick();
+            if stop.is_none() {
+                if let Some(w) = wave.as_deref_mut() {
+                    w.sample(self.board.cycle, &self.board)?;
+                    self.last_sampled = Some(self.board.cycle);
+                }
+                if self.board.cycle & 0xffff == 0 {
+                    let (d, t) = self.input_progress();
+                    progress(self.board.cycle, d, t);
+                }
+            }
+            if let Some(stop) = stop {
+                return Ok(stop);
+            }
+        }
+    }
+
+    /// One step of [`Sim::run`] without a waveform: `Some(reason)` when the run is over
+    /// (done, a deadlock, a stuck IGC) instead of stepping or after the step that showed it.
+    pub fn tick(&mut self) -> Option<StopReason> {
+        if self.done() {
+            self.bs_commands.done(self.board.cycle);
+            return Some(StopReason::Done);
+        }
+        self.step();
+        let stop = self.check_stall()?;
+        if let StopReason::Deadlock { waits, .. } = &stop {
+            let at = self.board.cycle.saturating_sub(1);
+            for w in waits {
+                self.diagnostics.push(at, "error", format!("deadlock: {w}"));
+            }
+        }
+        Some(stop)
+    }
+
+    /// The record of the command executing (or stuck), if any.
+    pub fn open_command(&self) -> Option<&CommandRecord> {
+        self.commands.open()
+    }
+
+    /// Commands of the user's stream (after the boot).
+    pub fn user_commands(&self) -> impl Iterator<Item = &CommandRecord> {
+        self.commands.user()
+    }
+
+    /// Hand over the records of the commands that have ended (all but the one executing),
+    /// in order, and forget them: a long run that reads its timing as it goes (`pp5 render`)
+    /// keeps memory bounded. [`Sim::commands`] keeps the open command; the records' `index`
+    /// keeps counting from the first command.
+    pub fn take_ended_commands(&mut self) -> Vec<CommandRecord> {
+        self.commands.take_ended()
+    }
+}

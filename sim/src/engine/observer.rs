@@ -1,0 +1,142 @@
+//! What an observer of the board sees, and the one small interface every observer implements.
+//!
+//! The engine steps the board and then shows each observer the cycle: the board's state after
+//! the edge, the cycle's events (in the order the board reported them), the causes the cycle
+//! is charged to, the Ring environment and the command executing. Observers keep their own
+//! logs; none of them writes to the board. What they have to tell the user goes into the one
+//! [`Diagnostics`] list, in the order the events happened; a rule check that finds a command
+//! the hardware would mis-execute asks for the IGC formatting-error strobe
+//! ([`Cx::flag_format_error`]), which the engine raises.
+
+use super::ring_env::RingEnv;
+use crate::asm::opcodes::OpcodeTable;
+use crate::records::CommandRecord;
+use pp5_rtl::bs_port::Cause;
+use pp5_rtl::igc::opcode::OpcodeWord;
+use pp5_rtl::renderer::BoardEvent;
+use pp5_rtl::Renderer;
+use serde::Serialize;
+
+/// Something the simulator reports to the user.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub cycle: u64,
+    /// `error` (a hardware error bit was set), `fault`, `warning` or `note`.
+    pub level: &'static str,
+    pub msg: String,
+}
+
+/// Cap on the stored diagnostics (the count of dropped ones is kept).
+pub const MAX_DIAGNOSTICS: usize = 1000;
+
+/// The run's diagnostics: the first [`MAX_DIAGNOSTICS`] in order, and how many more were
+/// dropped. Reads as a slice of [`Diagnostic`].
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    list: Vec<Diagnostic>,
+    /// Diagnostics not stored (past the cap).
+    pub dropped: u64,
+}
+
+impl Diagnostics {
+    /// Report `msg` at `cycle`.
+    pub fn push(&mut self, cycle: u64, level: &'static str, msg: String) {
+        if self.list.len() < MAX_DIAGNOSTICS {
+            self.list.push(Diagnostic { cycle, level, msg });
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Forget the diagnostics reported so far (a testbench that checks them stage by stage).
+    pub fn clear(&mut self) {
+        self.list.clear();
+    }
+}
+
+impl std::ops::Deref for Diagnostics {
+    type Target = [Diagnostic];
+    fn deref(&self) -> &[Diagnostic] {
+        &self.list
+    }
+}
+
+/// The cycle an observer is shown.
+pub struct Cx<'a> {
+    /// The cycle just stepped (the board's cycle counter before the edge).
+    pub cycle: u64,
+    /// The board after the edge.
+    pub board: &'a Renderer,
+    /// What the Ring still holds for the board.
+    pub ring: &'a RingEnv,
+    /// The opcode table of the booted microcode, to name commands.
+    pub table: &'a OpcodeTable,
+    /// The command the IGC executes (or is stuck in), as the command log has it so far.
+    pub command: Option<&'a CommandRecord>,
+    /// How the IGC and the BS port spent the cycle ([`Cause::FifoEmpty`] where the board was
+    /// idle but its Ring input still has words to come).
+    pub igc_cause: Cause,
+    pub bs_cause: Cause,
+    /// Where observers report to the user.
+    pub diag: &'a mut Diagnostics,
+    /// Set to raise the IGC formatting-error strobe (status bit 29) at the next edge.
+    pub flag_format_error: bool,
+}
+
+impl Cx<'_> {
+    /// Report `msg` at this cycle.
+    pub fn report(&mut self, level: &'static str, msg: String) {
+        self.diag.push(self.cycle, level, msg);
+    }
+
+    /// Name of a command by its opcode word: the opcode table's, or `CMD 0x..`.
+    pub fn command_name(&self, opcode: u32) -> String {
+        command_name(self.table, opcode)
+    }
+
+    /// The operand registers a command just latched, as many as its opcode table entry has.
+    pub fn operands(&self, opcode: u32) -> Vec<u32> {
+        let nargs = self
+            .table
+            .by_cmd(OpcodeWord(opcode).cmd())
+            .map_or(0, |s| s.args.iter().filter(|a| a.kind.is_operand()).count());
+        self.board.igc.opr.iter().copied().take(nargs).collect()
+    }
+}
+
+/// Name of a command by its opcode word: the opcode table's, or `CMD 0x..`.
+pub fn command_name(table: &OpcodeTable, opcode: u32) -> String {
+    let cmd = OpcodeWord(opcode).cmd();
+    table
+        .by_cmd(cmd)
+        .map(|c| c.name.clone())
+        .unwrap_or_else(|| format!("CMD {cmd:#04x}"))
+}
+
+/// An observer of the board. Each hook has an empty default; an observer implements the ones
+/// it needs. Per cycle the engine calls, for every observer in turn: [`Observer::cycle`], then
+/// [`Observer::event`] for each of the cycle's events (each event shown to every observer
+/// before the next event), then [`Observer::cycle_end`].
+pub trait Observer {
+    /// The cycle, before its events.
+    #[inline]
+    fn cycle(&mut self, _cx: &mut Cx) {}
+    /// One event of the cycle.
+    #[inline]
+    fn event(&mut self, _ev: &BoardEvent, _cx: &mut Cx) {}
+    /// The cycle, after its events.
+    #[inline]
+    fn cycle_end(&mut self, _cx: &mut Cx) {}
+    /// A Ring reset at cycle `at` (before the board is reset): close what is open.
+    fn ring_reset(&mut self, _at: u64) {}
+    /// The run is done at cycle `at` (nothing is left to do): close what is open.
+    fn done(&mut self, _at: u64) {}
+}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = std::slice::Iter<'a, Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
