@@ -304,8 +304,8 @@ impl Renderer {
     /// [`leds_from`]'s `extra`.
     fn led_extra(&self) -> u32 {
         (self.igc.state == IgcState::Run || self.igc.state.waiting()) as u32
-            | ((!self.bs_port.rxfifo.is_empty()) as u32) << 1
-            | ((!self.igc_port.rxfifo.is_empty()) as u32) << 2
+            | ((!self.bs_port.rx.rxfifo.is_empty()) as u32) << 1
+            | ((!self.igc_port.rx.rxfifo.is_empty()) as u32) << 2
     }
 
     /// [`Renderer::leds`] given the status word.
@@ -370,7 +370,7 @@ impl Renderer {
         let op = self.igc.step(&mut self.llpr, &self.array, &mut self.igc_ev);
         self.igc_cause = self.igc_cause_of(igc_before, was_go && !self.llpr.go);
         self.igc_port.parser.step(
-            &mut self.igc_port.rxfifo,
+            &mut self.igc_port.rx.rxfifo,
             &mut self.llpr,
             aeo,
             &mut self.parser_ev,
@@ -544,7 +544,7 @@ impl Renderer {
                     Cause::Executing
                 }
                 IgcState::RMode if took => Cause::Executing,
-                _ if self.igc_port.parser.busy() || !self.igc_port.rxfifo.is_empty() => {
+                _ if self.igc_port.parser.busy() || !self.igc_port.rx.rxfifo.is_empty() => {
                     Cause::FifoEmpty
                 }
                 _ => Cause::Idle,
@@ -569,7 +569,7 @@ impl Renderer {
     /// command waiting, the IGC waiting for a command (or in RMode with nothing to take), no
     /// transfer, no message waiting or being sent.
     pub fn quiescent(&self) -> bool {
-        self.igc_port.rxfifo.is_empty()
+        self.igc_port.rx.rxfifo.is_empty()
             && !self.igc_port.parser.busy()
             && !self.llpr.go
             && matches!(self.igc.state, IgcState::WaitCmd | IgcState::RMode)
@@ -593,7 +593,7 @@ impl Renderer {
                 | (self.llpr.go as u64) << 56,
             i.commands,
             self.igc_port.parser.words_read,
-            self.igc_port.rxfifo.len() as u64 | (self.bs_port.rxfifo.len() as u64) << 32,
+            self.igc_port.rx.rxfifo.len() as u64 | (self.bs_port.rx.rxfifo.len() as u64) << 32,
             self.bs_port.state.code()
                 | (self.bs_sem.count as u64) << 8
                 | (self.igc_sem.count as u64) << 16
@@ -607,7 +607,7 @@ impl Renderer {
                 | (self.tx_ready_igc as u64) << 2
                 | (self.tx_ready_bs as u64) << 3
                 | (self.last_strobe as u64) << 4
-                | (self.igc_port.rxfifo.overruns + self.bs_port.rxfifo.overruns) << 8,
+                | (self.igc_port.rx.rxfifo.overruns + self.bs_port.rx.rxfifo.overruns) << 8,
             self.backing_store.writes,
             self.igc.fc.progress_word(),
         ]

@@ -18,7 +18,9 @@
 pub mod command;
 
 use crate::backing_store::{BackingStore, SCANLINE_WORDS};
-use crate::ring::rxfifo::{RxFifo, RxWord, RXFIFO_WORDS};
+use crate::ring::receiver::Receiver;
+use crate::ring::rxfifo::{RxWord, RXFIFO_WORDS};
+use crate::ring::trace::{trace_ring, trace_rxfifo};
 use crate::ring::tx::{MsgKind, OutMessage, Transmitter};
 use crate::ring::PortId;
 use crate::trace::{bit, Tracer};
@@ -170,15 +172,10 @@ pub struct BsRequests {
 /// The BS port's registers.
 #[derive(Clone, Debug)]
 pub struct BsPort {
-    pub rxfifo: RxFifo,
+    /// The Ring receiver and the RxFIFO.
+    pub rx: Receiver,
     pub state: BsState,
     pub tx: Transmitter,
-    /// The Ring word delivered this cycle (for the waveform).
-    pub ring_valid: bool,
-    pub ring_word: u32,
-    pub ring_sop: bool,
-    /// A word was lost to a full RxFIFO this cycle (the overwrite error strobe).
-    pub overrun: bool,
     /// A FIFO word was read this cycle.
     pub fifo_read: bool,
     /// How the port spent this cycle.
@@ -197,13 +194,9 @@ impl BsPort {
     /// A port with an RxFIFO of `fifo_words` words, after Ring reset.
     pub fn new(fifo_words: usize) -> Self {
         BsPort {
-            rxfifo: RxFifo::new(fifo_words),
+            rx: Receiver::new(fifo_words),
             state: BsState::Opcode,
             tx: Transmitter::new(PortId::Bs),
-            ring_valid: false,
-            ring_word: 0,
-            ring_sop: false,
-            overrun: false,
             fifo_read: false,
             cause: Cause::Idle,
             commands: 0,
@@ -212,30 +205,21 @@ impl BsPort {
 
     /// RxReady towards the Ring: a sender may start a message.
     pub fn rx_ready(&self) -> bool {
-        self.rxfifo.rx_ready()
+        self.rx.rx_ready()
     }
 
-    /// The Ring side of one cycle: takes the word delivered this cycle, if any, and TxReady.
-    /// Returns false if a word was lost because the FIFO was full.
+    /// The Ring side of one cycle: takes the word delivered this cycle, if any
+    /// ([`Receiver::cycle`]), and TxReady. Returns false if a word was lost because the FIFO
+    /// was full.
     pub fn ring_cycle(&mut self, input: Option<(u32, bool)>, tx_ready: bool) -> bool {
-        self.ring_valid = false;
-        self.overrun = false;
         self.fifo_read = false;
         self.tx.clock(tx_ready);
-        let Some((word, sop)) = input else {
-            return true;
-        };
-        self.ring_valid = true;
-        self.ring_word = word;
-        self.ring_sop = sop;
-        let ok = self.rxfifo.push(RxWord { word, sop });
-        self.overrun = !ok;
-        ok
+        self.rx.cycle(input)
     }
 
     /// Whether the port is between commands with nothing buffered.
     pub fn idle(&self) -> bool {
-        matches!(self.state, BsState::Opcode | BsState::Skip) && self.rxfifo.is_empty()
+        matches!(self.state, BsState::Opcode | BsState::Skip) && self.rx.rxfifo.is_empty()
     }
 
     /// One 40 MHz cycle of the parser and the transmitter. `bs_sem_nonzero` is the BS
@@ -314,7 +298,7 @@ impl BsPort {
         req: &mut BsRequests,
         events: &mut Vec<BsEvent>,
     ) {
-        let Some(RxWord { word, sop }) = self.rxfifo.pop() else {
+        let Some(RxWord { word, sop }) = self.rx.rxfifo.pop() else {
             self.cause = match self.state {
                 BsState::Opcode | BsState::Skip => Cause::Idle,
                 _ => Cause::FifoEmpty,
@@ -428,16 +412,16 @@ impl BsPort {
         let (b, c) = (sector as u64, scanline as u64);
         let [t0, t1] = self.tx.trace_key();
         [
-            self.ring_word as u64
-                | (self.ring_valid as u64) << 32
-                | (self.ring_sop as u64) << 33
+            self.rx.word as u64
+                | (self.rx.valid as u64) << 32
+                | (self.rx.sop as u64) << 33
                 | (self.rx_ready() as u64) << 34
-                | (self.overrun as u64) << 35
+                | (self.rx.overrun as u64) << 35
                 | (self.fifo_read as u64) << 36
                 | (self.cause as u64) << 40
                 | self.state.code() << 48
                 | b << 56,
-            self.rxfifo.len() as u64 | c << 32,
+            self.rx.rxfifo.len() as u64 | c << 32,
             a,
             self.commands,
             t0,
@@ -476,23 +460,17 @@ impl BsPort {
         if !t.enter("bs_port", None) {
             return;
         }
-        let ring_key = self.ring_word as u64
-            | (self.ring_valid as u64) << 32
-            | (self.ring_sop as u64) << 33
-            | (self.rx_ready() as u64) << 34;
+        let rx = self.rx.trace_word();
+        let ring_key = rx & 0x7_ffff_ffff;
         if t.group(&[ring_key]) {
-            bit(t, "ring_valid", self.ring_valid);
-            t.bits("ring_word", 32, self.ring_word as u64);
-            bit(t, "ring_sop", self.ring_sop);
-            bit(t, "RxReady", self.rx_ready());
+            trace_ring(rx, t);
             t.end_group();
         }
-        let fifo_key =
-            self.rxfifo.len() as u64 | (self.overrun as u64) << 32 | (self.fifo_read as u64) << 33;
+        let fifo_key = self.rx.rxfifo.len() as u64
+            | (self.rx.overrun as u64) << 32
+            | (self.fifo_read as u64) << 33;
         if t.enter("rxfifo", Some(fifo_key)) {
-            t.bits("level", 13, self.rxfifo.len() as u64);
-            bit(t, "empty", self.rxfifo.is_empty());
-            bit(t, "overrun", self.overrun);
+            trace_rxfifo(rx, t);
             bit(t, "read", self.fifo_read);
             t.pop_scope();
         }
