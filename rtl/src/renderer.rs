@@ -4,7 +4,8 @@
 
 use crate::backing_store::transfer::{TransferUnit, XferDir};
 use crate::backing_store::BackingStore;
-use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState, Cause};
+use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState};
+use crate::cause::Cause;
 use crate::clock::ring_enable;
 use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{BSource, EmcArray};

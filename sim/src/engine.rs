@@ -13,7 +13,8 @@ pub use crate::records::{
 };
 use crate::stream::{Port, RingEventKind, Stream};
 use crate::trace::WaveWriter;
-use pp5_rtl::bs_port::{BsEvent, BsState, Cause};
+use pp5_rtl::bs_port::{BsEvent, BsState};
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::microinstruction::Seq;
 use pp5_rtl::igc::opcode::OpcodeWord;
 use pp5_rtl::igc::{IgcEvent, IgcState};

@@ -7,7 +7,8 @@
 //! checks exact values where the model defines them: words on the Ring, cycles, counters,
 //! status bits, backing-store and pixel-memory contents.
 
-use pp5_rtl::bs_port::{BsState, Cause};
+use pp5_rtl::bs_port::BsState;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::IgcState;
 use pp5_rtl::renderer::{MsgKind, OutMessage};
 use pp5_rtl::ring::PortId;

@@ -11,7 +11,8 @@
 //! command must not use the QEEs" (§III.4.2.5.5): the model computes the QEE command
 //! correctly and the command checker warns.
 
-use pp5_rtl::bs_port::{BsState, Cause};
+use pp5_rtl::bs_port::BsState;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::IgcState;
 use pp5_rtl::igc_port::parser::ParserState;
 use pp5_rtl::renderer::MsgKind;

@@ -18,6 +18,7 @@
 pub mod command;
 
 use crate::backing_store::{BackingStore, SCANLINE_WORDS};
+use crate::cause::Cause;
 use crate::ring::receiver::Receiver;
 use crate::ring::rxfifo::{RxWord, RXFIFO_WORDS};
 use crate::ring::trace::{trace_ring, trace_rxfifo};
@@ -99,51 +100,6 @@ impl BsState {
             BsState::TransmitAddr { .. } | BsState::Transmit { .. } => command::NAMES[3],
             BsState::Pbs => command::NAMES[4],
         })
-    }
-}
-
-/// Why a block spent a cycle the way it did (for timing reports; also the IGC's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Cause {
-    /// Doing its work.
-    Executing,
-    /// Waiting for a semaphore P.
-    SemWait,
-    /// Waiting for the next word of a command (RxFIFO empty in the middle of a command).
-    FifoEmpty,
-    /// Waiting for a backing-store transfer (BSWAIT, or BSLOAD/BSSTORE behind another).
-    XferStall,
-    /// A message waits for TxReady (or, on the IGC port, for the previous message).
-    TxHold,
-    /// Nothing to do: between commands with an empty FIFO.
-    Idle,
-    /// Stuck (HANG, a fault).
-    Hung,
-}
-
-impl Cause {
-    /// All causes, in report order.
-    pub const ALL: [Cause; 7] = [
-        Cause::Executing,
-        Cause::SemWait,
-        Cause::FifoEmpty,
-        Cause::XferStall,
-        Cause::TxHold,
-        Cause::Idle,
-        Cause::Hung,
-    ];
-
-    /// Name used in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Cause::Executing => "executing",
-            Cause::SemWait => "semaphore_wait",
-            Cause::FifoEmpty => "fifo_empty",
-            Cause::XferStall => "transfer_stall",
-            Cause::TxHold => "tx_hold",
-            Cause::Idle => "idle",
-            Cause::Hung => "hung",
-        }
     }
 }
 
