@@ -1,8 +1,9 @@
 //! The Ring side of the ports in the waveform: the receiver's signals (`ring_valid`,
 //! `ring_word`, `ring_sop`, `RxReady` in the port's scope, `level`, `empty`, `overrun` in its
-//! `rxfifo` scope).
+//! `rxfifo` scope) and the transmitter's (scope `tx`).
 
 use super::receiver::Receiver;
+use super::tx::{MsgKind, Transmitter};
 use crate::trace::{bit, Tracer};
 
 impl Receiver {
@@ -35,4 +36,34 @@ pub(crate) fn trace_rxfifo<T: Tracer + ?Sized>(w: u64, t: &mut T) {
     t.bits("level", 13, w >> 40 & 0xffff);
     bit(t, "empty", w >> 36 & 1 != 0);
     bit(t, "overrun", w >> 35 & 1 != 0);
+}
+
+impl Transmitter {
+    /// Everything [`Transmitter::trace`] shows, packed exactly.
+    pub fn trace_key(&self) -> [u64; 2] {
+        [
+            self.word as u64
+                | (self.valid as u64) << 32
+                | (self.sop as u64) << 33
+                | (self.tx_ready as u64) << 34
+                | (self.kind().map_or(0, |k| k as u64 + 1)) << 35,
+            self.remaining as u64,
+        ]
+    }
+
+    /// Walk the transmitter's signals (inside the port's scope).
+    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        let key = self.trace_key();
+        if !t.enter_keyed("tx", &key) {
+            return;
+        }
+        bit(t, "TxReady", self.tx_ready);
+        bit(t, "busy", self.busy());
+        t.text_static("kind", self.kind().map_or("IDLE", MsgKind::name));
+        bit(t, "valid", self.valid);
+        bit(t, "sop", self.sop);
+        t.bits("word", 32, self.word as u64);
+        t.bits("remaining", 15, self.remaining as u64);
+        t.pop_scope();
+    }
 }
