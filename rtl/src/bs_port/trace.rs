@@ -13,11 +13,8 @@ impl BsPort {
         let (b, c) = (sector as u64, scanline as u64);
         let [t0, t1] = self.tx.trace_key();
         [
-            self.rx.word as u64
-                | (self.rx.valid as u64) << 32
-                | (self.rx.sop as u64) << 33
-                | (self.rx_ready() as u64) << 34
-                | (self.rx.overrun as u64) << 35
+            // The receiver's Ring input, RxReady and overrun (its word's bits 0..35).
+            self.rx.trace_word() & 0xf_ffff_ffff
                 | (self.fifo_read as u64) << 36
                 | (self.cause as u64) << 40
                 | self.state.code() << 48
@@ -62,6 +59,7 @@ impl BsPort {
             return;
         }
         let rx = self.rx.trace_word();
+        // The Ring input and RxReady: the word's bits 0..34.
         let ring_key = rx & 0x7_ffff_ffff;
         if t.group(&[ring_key]) {
             trace_ring(rx, t);
