@@ -73,7 +73,7 @@ impl BsState {
         }
     }
 
-    /// A number per state (for trace keys).
+    /// A number per state (for trace keys and the board's progress key).
     pub fn code(self) -> u64 {
         match self {
             BsState::Opcode => 0,

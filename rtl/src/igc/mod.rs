@@ -55,15 +55,6 @@ pub enum IgcState {
     WaitTx,
 }
 
-// `IgcState::code` is the declaration order, which must be `ALL`'s.
-const _: () = {
-    let mut k = 0;
-    while k < IgcState::ALL.len() {
-        assert!(IgcState::ALL[k] as usize == k);
-        k += 1;
-    }
-};
-
 impl IgcState {
     /// Name shown in the waveform.
     pub fn name(self) -> &'static str {
@@ -77,25 +68,6 @@ impl IgcState {
             IgcState::WaitSem => "WAIT_SEM",
             IgcState::WaitTx => "WAIT_TX",
         }
-    }
-
-    /// All states, in code order (see [`IgcState::code`]).
-    pub const ALL: [IgcState; 8] = [
-        IgcState::RMode,
-        IgcState::Run,
-        IgcState::WaitCmd,
-        IgcState::Hang,
-        IgcState::Fault,
-        IgcState::WaitXfer,
-        IgcState::WaitSem,
-        IgcState::WaitTx,
-    ];
-
-    /// A number per state (the waveform record carries it; [`IgcState::ALL`] maps it back).
-    #[inline]
-    pub fn code(self) -> u64 {
-        // The declaration order is `ALL`'s (a test checks it).
-        self as u64
     }
 
     /// A handshake microinstruction is stalled.

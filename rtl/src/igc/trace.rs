@@ -7,6 +7,36 @@ use super::opcode::OpcodeWord;
 use super::{Igc, IgcState};
 use crate::trace::{bit, Traced, Tracer};
 
+impl IgcState {
+    /// All states, in code order (see [`IgcState::code`]).
+    pub const ALL: [IgcState; 8] = [
+        IgcState::RMode,
+        IgcState::Run,
+        IgcState::WaitCmd,
+        IgcState::Hang,
+        IgcState::Fault,
+        IgcState::WaitXfer,
+        IgcState::WaitSem,
+        IgcState::WaitTx,
+    ];
+
+    /// A number per state (the waveform record carries it; [`IgcState::ALL`] maps it back).
+    #[inline]
+    pub fn code(self) -> u64 {
+        // The declaration order is `ALL`'s (a test checks it).
+        self as u64
+    }
+}
+
+// `IgcState::code` is the declaration order, which must be `ALL`'s.
+const _: () = {
+    let mut k = 0;
+    while k < IgcState::ALL.len() {
+        assert!(IgcState::ALL[k] as usize == k);
+        k += 1;
+    }
+};
+
 impl Traced for Igc {
     #[inline]
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
