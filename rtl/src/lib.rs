@@ -14,11 +14,15 @@
 //! - [`bs_port`]: the Backing Store Ring port.
 //! - [`semaphore`]: the BS and IGC semaphores.
 //! - [`renderer`]: the board: wires the blocks, the status word and the LEDs.
+//! - [`cause`]: why a block spent a cycle (the IGC's and the BS port's, for timing reports).
 //!
-//! No block does I/O; waveforms are written by `pp5-sim` through the [`trace`] interface.
+//! No block does I/O; waveforms are written by `pp5-sim` through the [`trace`] interface. How a
+//! block shows itself in the waveform is a `trace` module beside it (`igc/trace.rs`,
+//! `renderer/trace.rs`, ...), apart from its registers and its step.
 
 pub mod backing_store;
 pub mod bs_port;
+pub mod cause;
 pub mod clock;
 pub mod emc_array;
 pub mod flow_control;

@@ -4,7 +4,7 @@
 //! keeps: `pp5 run`'s table prints a few rows and the totals, so it keeps only the first
 //! rows and its memory does not grow with the stream (issue 21, item 5).
 
-use pp5_rtl::bs_port::Cause;
+use pp5_rtl::cause::Cause;
 use serde::Serialize;
 
 /// Cycles by [`Cause`], for the timing report.

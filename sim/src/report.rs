@@ -3,7 +3,7 @@
 use crate::engine::{
     BlockCauses, BsCommandRecord, CauseCounts, CommandRecord, NameTally, Sim, StopReason, Tally,
 };
-use pp5_rtl::bs_port::Cause;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::status::{bit_name, ERROR_MASK};
 use serde::Serialize;

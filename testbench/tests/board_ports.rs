@@ -7,7 +7,8 @@
 //! checks exact values where the model defines them: words on the Ring, cycles, counters,
 //! status bits, backing-store and pixel-memory contents.
 
-use pp5_rtl::bs_port::{BsState, Cause};
+use pp5_rtl::bs_port::BsState;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::IgcState;
 use pp5_rtl::renderer::{MsgKind, OutMessage};
 use pp5_rtl::ring::PortId;
@@ -346,7 +347,7 @@ fn oversize_bs_receive_of_a_whole_sector_at_full_ring_rate_is_not_overrun() {
     let mut max_level = 0;
     let start = now(&tb);
     let r = run_watch(&mut tb, text, |sim| {
-        max_level = max_level.max(sim.board.bs_port.rxfifo.len());
+        max_level = max_level.max(sim.board.bs_port.rx.rxfifo.len());
     });
     assert_eq!(r.out.stop, StopReason::Done);
     assert_eq!(tb.status() & 1 << BS_RXFIFO_OVW, 0, "no RxFIFO overwrite");

@@ -372,9 +372,9 @@ fn check(tb: &Testbench, stop: &StopReason, text: &str) -> Result<(), TestCaseEr
         prop_assert!(sent.is_empty());
     }
     if !text.contains("oversize") {
-        prop_assert_eq!(b.bs_port.rxfifo.overruns, 0);
+        prop_assert_eq!(b.bs_port.rx.rxfifo.overruns, 0);
     }
-    prop_assert_eq!(b.igc_port.rxfifo.overruns, 0);
+    prop_assert_eq!(b.igc_port.rx.rxfifo.overruns, 0);
 
     // Semaphores: the V's minus the P's performed since the last Ring reset.
     if errors & (BS_SEM_OVERFLOW | IGC_SEM_OVERFLOW) == 0 && sim.diagnostics.dropped == 0 {
@@ -457,7 +457,7 @@ fn check_waits(tb: &Testbench, waits: &[Wait]) -> Result<(), TestCaseError> {
                     && !b.tx_ready_igc
                     && w.waits_for.contains("TxReady on the IGC port is low")
             }
-            "igc_port.parser" => b.igc_port.parser.busy() && b.igc_port.rxfifo.is_empty(),
+            "igc_port.parser" => b.igc_port.parser.busy() && b.igc_port.rx.rxfifo.is_empty(),
             "igc_port.tx" => b.igc_port.messages.pending() && !b.tx_ready_igc,
             "bs_port" if w.waits_for.contains("BS semaphore") => {
                 b.bs_port.state == BsState::Pbs && b.bs_sem.count == 0
@@ -469,7 +469,7 @@ fn check_waits(tb: &Testbench, waits: &[Wait]) -> Result<(), TestCaseError> {
                 ) && !b.tx_ready_bs
             }
             "bs_port" if w.waits_for.starts_with("the rest of") => {
-                b.bs_port.rxfifo.is_empty()
+                b.bs_port.rx.rxfifo.is_empty()
                     && matches!(
                         b.bs_port.state,
                         BsState::StatusId
@@ -509,7 +509,7 @@ fn check_waits(tb: &Testbench, waits: &[Wait]) -> Result<(), TestCaseError> {
         prop_assert!(has("bs_port", ""), "the BS port waits unreported");
     } else {
         prop_assert!(
-            b.bs_port.rxfifo.is_empty(),
+            b.bs_port.rx.rxfifo.is_empty(),
             "BS words waiting for an idle port"
         );
     }

@@ -5,7 +5,7 @@
 //! `sim/microcode/standard.pp5uc` and `sim/microcode/qee.pp5uc` (`W` = 73 - FBITS, the full
 //! tree length; the stream runs at FBITS 10).
 
-use pp5_rtl::bs_port::Cause;
+use pp5_rtl::cause::Cause;
 use pp5_sim::asm::microcode::{self, McImage, STANDARD_SOURCE};
 use pp5_sim::asm::opcodes::ArgKind;
 use pp5_sim::engine::{CommandRecord, SimOptions, StopReason};

@@ -11,7 +11,8 @@
 //! command must not use the QEEs" (§III.4.2.5.5): the model computes the QEE command
 //! correctly and the command checker warns.
 
-use pp5_rtl::bs_port::{BsState, Cause};
+use pp5_rtl::bs_port::BsState;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::IgcState;
 use pp5_rtl::igc_port::parser::ParserState;
 use pp5_rtl::renderer::MsgKind;
@@ -912,8 +913,11 @@ fn over_long_bs_message_with_a_blocking_bs_pbs_overflows_the_rxfifo_and_deadlock
     let b = &r.tb.sim.board;
     assert_eq!(b.bs_port.state, BsState::Pbs);
     // The FIFO filled up behind the BS_PBS and the rest was lost.
-    assert_eq!(b.bs_port.rxfifo.len(), RXFIFO_WORDS);
-    assert_eq!(b.bs_port.rxfifo.overruns, total - 1 - RXFIFO_WORDS as u64);
+    assert_eq!(b.bs_port.rx.rxfifo.len(), RXFIFO_WORDS);
+    assert_eq!(
+        b.bs_port.rx.rxfifo.overruns,
+        total - 1 - RXFIFO_WORDS as u64
+    );
     assert_eq!(b.status() & ERROR_MASK, BS_RXFIFO_OVERWRITTEN);
     assert!(r.has_diag("error", "BS RxFIFO overwritten (status bit 26)"));
     let errs: Vec<_> = r.tb.sim.tx.iter().filter(|m| m.is_error()).collect();
@@ -943,7 +947,7 @@ fn over_long_bs_message_of_bs_receive_only_is_swallowed_at_full_rate() {
     );
     assert_eq!(o.stop, StopReason::Done, "{}", r.diags());
     let b = &r.tb.sim.board;
-    assert_eq!(b.bs_port.rxfifo.overruns, 0);
+    assert_eq!(b.bs_port.rx.rxfifo.overruns, 0);
     assert_eq!(b.status() & ERROR_MASK, 0);
     assert_eq!(b.igc_sem.count, 2);
     let words = 1 + 12 * 128 + 1 + 1 + 8 * 128;
@@ -954,9 +958,9 @@ fn over_long_bs_message_of_bs_receive_only_is_swallowed_at_full_rate() {
         o.cycles
     );
     assert!(
-        b.bs_port.rxfifo.max_level < 8,
+        b.bs_port.rx.rxfifo.max_level < 8,
         "{}",
-        b.bs_port.rxfifo.max_level
+        b.bs_port.rx.rxfifo.max_level
     );
     let sec = b.backing_store.sector(5);
     assert!(sec[..12 * 128]
@@ -1293,9 +1297,9 @@ fn bs_messages_piling_up_behind_a_bs_pbs_wait_on_the_ring() {
     );
     let b = &r.tb.sim.board;
     assert!(!b.bs_rx_ready());
-    assert_eq!(b.bs_port.rxfifo.len(), 2 * 897);
+    assert_eq!(b.bs_port.rx.rxfifo.len(), 2 * 897);
     assert_eq!(
-        b.bs_port.rxfifo.overruns, 0,
+        b.bs_port.rx.rxfifo.overruns, 0,
         "RxReady holds the Ring: nothing is lost"
     );
     assert_eq!(b.status() & ERROR_MASK, 0);
@@ -1330,7 +1334,10 @@ fn over_long_bs_message_is_delivered_to_its_end_even_when_no_error_message_can_g
         o.stop
     );
     assert_eq!(
-        (r.tb.sim.ring.bs.pending_words(), b.bs_port.rxfifo.overruns),
+        (
+            r.tb.sim.ring.bs.pending_words(),
+            b.bs_port.rx.rxfifo.overruns
+        ),
         (0, total - 1 - RXFIFO_WORDS as u64),
         "words still on the Ring / lost at the stop:\n{}",
         stop_text(&o.stop)

@@ -8,7 +8,7 @@
 //! sent), the semaphores end where the protocol says, and the cycle report shows the blocks
 //! working at the same time.
 
-use pp5_rtl::bs_port::Cause;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::renderer::MsgKind;
 use pp5_rtl::ring::PortId;
 use pp5_sim::engine::{SimOptions, StopReason};

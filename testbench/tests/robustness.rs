@@ -87,9 +87,9 @@ fn check_run(tb: &Testbench, stop: &StopReason, boot_writes: u64) -> Result<(), 
     match stop {
         StopReason::Done => {
             // Every word delivered was read by the parser or lost to a full FIFO.
-            prop_assert!(b.igc_port.rxfifo.is_empty());
+            prop_assert!(b.igc_port.rx.rxfifo.is_empty());
             prop_assert_eq!(
-                b.igc_port.parser.words_read + b.igc_port.rxfifo.overruns,
+                b.igc_port.parser.words_read + b.igc_port.rx.rxfifo.overruns,
                 tb.sim.ring.igc.delivered
             );
             prop_assert!(tb.sim.ring.igc.is_empty());
@@ -373,9 +373,9 @@ fn over_length_message_behind_a_hang_overwrites_the_rxfifo() {
     let read = b.igc_port.parser.words_read - read0;
     assert_eq!(read, 2 + 3);
     assert!(b.igc_port.parser.held());
-    assert_eq!(b.igc_port.rxfifo.len(), RXFIFO_WORDS);
+    assert_eq!(b.igc_port.rx.rxfifo.len(), RXFIFO_WORDS);
     let lost = (noops as u64 + 1) - 3 - RXFIFO_WORDS as u64;
-    assert_eq!(b.igc_port.rxfifo.overruns, lost);
+    assert_eq!(b.igc_port.rx.rxfifo.overruns, lost);
     assert_ne!(tb.status() & RXFIFO_OVERWRITTEN, 0, "status bit 27");
     let msgs: Vec<_> = tb.sim.tx.iter().filter(|m| m.is_error()).collect();
     assert!(!msgs.is_empty() && msgs.len() as u64 <= lost);
@@ -411,9 +411,9 @@ fn over_length_message_while_the_igc_is_slow_overwrites_the_rxfifo() {
     let o = tb.run(&stream, 1_000_000);
     assert_eq!(o.stop, StopReason::Done);
     let b = &tb.sim.board;
-    let lost = b.igc_port.rxfifo.overruns;
+    let lost = b.igc_port.rx.rxfifo.overruns;
     assert!(lost > 0);
-    assert_eq!(b.igc_port.rxfifo.max_level, RXFIFO_WORDS);
+    assert_eq!(b.igc_port.rx.rxfifo.max_level, RXFIFO_WORDS);
     assert_ne!(tb.status() & RXFIFO_OVERWRITTEN, 0);
     // Every CPY ran; of the NOOPs, exactly the lost ones are missing.
     let count = |name: &str| o.command_cycles.iter().filter(|c| c.0 == name).count() as u64;
@@ -425,7 +425,7 @@ fn over_length_message_while_the_igc_is_slow_overwrites_the_rxfifo() {
     assert!(stream.messages.len() >= 3);
     let o = tb.run(&stream, 1_000_000);
     assert_eq!(o.stop, StopReason::Done);
-    assert_eq!(tb.sim.board.igc_port.rxfifo.overruns, 0);
+    assert_eq!(tb.sim.board.igc_port.rx.rxfifo.overruns, 0);
     assert_eq!(tb.status() & ERROR_MASK, 0);
     assert_eq!(
         o.command_cycles.iter().filter(|c| c.0 == "NOOP").count(),

@@ -10,6 +10,7 @@
 //!
 //! The BS port (`crate::bs_port`) reads and writes the store through its other side.
 
+mod trace;
 pub mod transfer;
 
 use crate::emc_array::plane::{ARRAY_DIM, NUM_PES};

@@ -16,12 +16,14 @@
 //! skipped (its length is unknown).
 
 pub mod command;
+mod trace;
 
 use crate::backing_store::{BackingStore, SCANLINE_WORDS};
-use crate::ring::rxfifo::{RxFifo, RxWord, RXFIFO_WORDS};
+use crate::cause::Cause;
+use crate::ring::receiver::Receiver;
+use crate::ring::rxfifo::{RxWord, RXFIFO_WORDS};
 use crate::ring::tx::{MsgKind, OutMessage, Transmitter};
 use crate::ring::PortId;
-use crate::trace::{bit, Tracer};
 use command::Head;
 
 /// What the BS port is doing (an FSM, traced by name).
@@ -71,7 +73,7 @@ impl BsState {
         }
     }
 
-    /// A number per state (for trace keys).
+    /// A number per state (for trace keys and the board's progress key).
     pub fn code(self) -> u64 {
         match self {
             BsState::Opcode => 0,
@@ -100,51 +102,6 @@ impl BsState {
     }
 }
 
-/// Why a block spent a cycle the way it did (for timing reports; also the IGC's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Cause {
-    /// Doing its work.
-    Executing,
-    /// Waiting for a semaphore P.
-    SemWait,
-    /// Waiting for the next word of a command (RxFIFO empty in the middle of a command).
-    FifoEmpty,
-    /// Waiting for a backing-store transfer (BSWAIT, or BSLOAD/BSSTORE behind another).
-    XferStall,
-    /// A message waits for TxReady (or, on the IGC port, for the previous message).
-    TxHold,
-    /// Nothing to do: between commands with an empty FIFO.
-    Idle,
-    /// Stuck (HANG, a fault).
-    Hung,
-}
-
-impl Cause {
-    /// All causes, in report order.
-    pub const ALL: [Cause; 7] = [
-        Cause::Executing,
-        Cause::SemWait,
-        Cause::FifoEmpty,
-        Cause::XferStall,
-        Cause::TxHold,
-        Cause::Idle,
-        Cause::Hung,
-    ];
-
-    /// Name used in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Cause::Executing => "executing",
-            Cause::SemWait => "semaphore_wait",
-            Cause::FifoEmpty => "fifo_empty",
-            Cause::XferStall => "transfer_stall",
-            Cause::TxHold => "tx_hold",
-            Cause::Idle => "idle",
-            Cause::Hung => "hung",
-        }
-    }
-}
-
 /// Something the BS port reports to the board.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BsEvent {
@@ -170,15 +127,10 @@ pub struct BsRequests {
 /// The BS port's registers.
 #[derive(Clone, Debug)]
 pub struct BsPort {
-    pub rxfifo: RxFifo,
+    /// The Ring receiver and the RxFIFO.
+    pub rx: Receiver,
     pub state: BsState,
     pub tx: Transmitter,
-    /// The Ring word delivered this cycle (for the waveform).
-    pub ring_valid: bool,
-    pub ring_word: u32,
-    pub ring_sop: bool,
-    /// A word was lost to a full RxFIFO this cycle (the overwrite error strobe).
-    pub overrun: bool,
     /// A FIFO word was read this cycle.
     pub fifo_read: bool,
     /// How the port spent this cycle.
@@ -197,13 +149,9 @@ impl BsPort {
     /// A port with an RxFIFO of `fifo_words` words, after Ring reset.
     pub fn new(fifo_words: usize) -> Self {
         BsPort {
-            rxfifo: RxFifo::new(fifo_words),
+            rx: Receiver::new(fifo_words),
             state: BsState::Opcode,
             tx: Transmitter::new(PortId::Bs),
-            ring_valid: false,
-            ring_word: 0,
-            ring_sop: false,
-            overrun: false,
             fifo_read: false,
             cause: Cause::Idle,
             commands: 0,
@@ -212,30 +160,21 @@ impl BsPort {
 
     /// RxReady towards the Ring: a sender may start a message.
     pub fn rx_ready(&self) -> bool {
-        self.rxfifo.rx_ready()
+        self.rx.rx_ready()
     }
 
-    /// The Ring side of one cycle: takes the word delivered this cycle, if any, and TxReady.
-    /// Returns false if a word was lost because the FIFO was full.
+    /// The Ring side of one cycle: takes the word delivered this cycle, if any
+    /// ([`Receiver::cycle`]), and TxReady. Returns false if a word was lost because the FIFO
+    /// was full.
     pub fn ring_cycle(&mut self, input: Option<(u32, bool)>, tx_ready: bool) -> bool {
-        self.ring_valid = false;
-        self.overrun = false;
         self.fifo_read = false;
         self.tx.clock(tx_ready);
-        let Some((word, sop)) = input else {
-            return true;
-        };
-        self.ring_valid = true;
-        self.ring_word = word;
-        self.ring_sop = sop;
-        let ok = self.rxfifo.push(RxWord { word, sop });
-        self.overrun = !ok;
-        ok
+        self.rx.cycle(input)
     }
 
     /// Whether the port is between commands with nothing buffered.
     pub fn idle(&self) -> bool {
-        matches!(self.state, BsState::Opcode | BsState::Skip) && self.rxfifo.is_empty()
+        matches!(self.state, BsState::Opcode | BsState::Skip) && self.rx.rxfifo.is_empty()
     }
 
     /// One 40 MHz cycle of the parser and the transmitter. `bs_sem_nonzero` is the BS
@@ -314,7 +253,7 @@ impl BsPort {
         req: &mut BsRequests,
         events: &mut Vec<BsEvent>,
     ) {
-        let Some(RxWord { word, sop }) = self.rxfifo.pop() else {
+        let Some(RxWord { word, sop }) = self.rx.rxfifo.pop() else {
             self.cause = match self.state {
                 BsState::Opcode | BsState::Skip => Cause::Idle,
                 _ => Cause::FifoEmpty,
@@ -419,108 +358,5 @@ impl BsPort {
                 no_scanlines: no_scanlines as u8,
             },
         };
-    }
-
-    /// Everything [`BsPort::trace`] shows, packed exactly (the board skips the port's whole
-    /// scope when it is unchanged).
-    pub fn trace_key(&self) -> [u64; 6] {
-        let (a, sector, scanline) = self.state_fields();
-        let (b, c) = (sector as u64, scanline as u64);
-        let [t0, t1] = self.tx.trace_key();
-        [
-            self.ring_word as u64
-                | (self.ring_valid as u64) << 32
-                | (self.ring_sop as u64) << 33
-                | (self.rx_ready() as u64) << 34
-                | (self.overrun as u64) << 35
-                | (self.fifo_read as u64) << 36
-                | (self.cause as u64) << 40
-                | self.state.code() << 48
-                | b << 56,
-            self.rxfifo.len() as u64 | c << 32,
-            a,
-            self.commands,
-            t0,
-            t1,
-        ]
-    }
-
-    /// The current command's fields the waveform shows, packed: its arguments or progress
-    /// (one word), the sector and the scanline.
-    fn state_fields(&self) -> (u64, u8, u8) {
-        match self.state {
-            BsState::Receive {
-                sector,
-                scanline,
-                total,
-                k,
-            } => (k as u64 | (total as u64) << 32, sector, scanline),
-            BsState::StatusAddr { id } => (id as u64, 0, 0),
-            BsState::StatusSend { id, dest } => (id as u64 | (dest as u64) << 32, 0, 0),
-            BsState::TransmitAddr {
-                sector,
-                scanline,
-                no_scanlines,
-            } => (no_scanlines as u64, sector, scanline),
-            BsState::Transmit {
-                sector,
-                scanline,
-                dest,
-            } => (dest as u64, sector, scanline),
-            _ => (0, 0, 0),
-        }
-    }
-
-    /// Walk the port's signals as scope `bs_port` (the caller's board scope).
-    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("bs_port", None) {
-            return;
-        }
-        let ring_key = self.ring_word as u64
-            | (self.ring_valid as u64) << 32
-            | (self.ring_sop as u64) << 33
-            | (self.rx_ready() as u64) << 34;
-        if t.group(&[ring_key]) {
-            bit(t, "ring_valid", self.ring_valid);
-            t.bits("ring_word", 32, self.ring_word as u64);
-            bit(t, "ring_sop", self.ring_sop);
-            bit(t, "RxReady", self.rx_ready());
-            t.end_group();
-        }
-        let fifo_key =
-            self.rxfifo.len() as u64 | (self.overrun as u64) << 32 | (self.fifo_read as u64) << 33;
-        if t.enter("rxfifo", Some(fifo_key)) {
-            t.bits("level", 13, self.rxfifo.len() as u64);
-            bit(t, "empty", self.rxfifo.is_empty());
-            bit(t, "overrun", self.overrun);
-            bit(t, "read", self.fifo_read);
-            t.pop_scope();
-        }
-        let (a, sector, scanline) = self.state_fields();
-        let parser_key = [
-            self.state.code()
-                | (self.cause as u64) << 8
-                | (sector as u64) << 16
-                | (scanline as u64) << 24,
-            a,
-            self.commands,
-        ];
-        if t.enter_keyed("parser", &parser_key) {
-            t.text_static("state", self.state.name());
-            t.text_static("command", self.state.command().unwrap_or("-"));
-            t.text_static("cause", self.cause.name());
-            t.bits("sector", 7, sector as u64);
-            t.bits("scanline", 7, scanline as u64);
-            let (k, total) = match self.state {
-                BsState::Receive { k, total, .. } => (k, total),
-                _ => (0, 0),
-            };
-            t.bits("words_done", 15, k as u64);
-            t.bits("words_total", 15, total as u64);
-            t.bits("commands", 32, self.commands);
-            t.pop_scope();
-        }
-        self.tx.trace(t);
-        t.pop_scope();
     }
 }

@@ -12,9 +12,8 @@
 pub mod alu;
 mod kernel;
 pub mod plane;
+mod trace;
 
-use crate::flow_control::{FlowControl, PeFlowState};
-use crate::trace::{bit, Traced, Tracer};
 use alu::Lut;
 use plane::{AlignedPlane, Plane, PLANE_WORDS, ZERO_PLANE};
 
@@ -99,18 +98,6 @@ mod probe_bits {
     /// The result and carry truth tables (8 bits each).
     pub const LUT_R: u32 = 8;
     pub const LUT_C: u32 = 16;
-}
-
-/// The ALU outputs and memory write a probe's sample word implies, as
-/// `(alu_out, carry_out, mem_written, mem_write)` (the written bit's value).
-fn probe_outputs(s: u64) -> (bool, bool, bool, bool) {
-    use probe_bits::*;
-    let bit = |k: u32| s >> k & 1 != 0;
-    let idx = (s & 7) as u32;
-    let alu_out = s >> (LUT_R + idx) & 1 != 0;
-    let carry_out = s >> (LUT_C + idx) & 1 != 0;
-    let written = bit(W_OK) && (bit(WR_ALL) || bit(ENABLE)) && bit(ACTIVE);
-    (alu_out, carry_out, written, written && alu_out)
 }
 
 /// A pixel chosen for tracing.
@@ -493,153 +480,12 @@ impl EmcArray {
                 | at(act_pl, ACTIVE);
         }
     }
-
-    /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
-    /// With each probe's flow-control state: active bit, branch counter, loop state.
-    /// Each holds two records: the ALU view ([`decode_probe_alu`]) and the EMC and flow-control
-    /// view ([`decode_probe_place`]).
-    #[inline]
-    pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
-        for p in &self.probes {
-            let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w >> p.shift & 1 != 0);
-            let fc_bits = if fc.all_active {
-                // Every PE active: the view every probe has (see `FlowControl::pe_view`).
-                1 << 9
-            } else {
-                let (fc_active, fc_bcnt, fc_state) = fc.pe_view(p.x, p.y);
-                (fc_active as u64) << 9
-                    | (fc_bcnt as u64 & 0x1f) << 10
-                    | fc_state_code(fc_state) << 16
-            };
-            let regs = get(&self.enable) as u64 | (get(&self.carry) as u64) << 1;
-            // Two records: the ALU view changes most cycles, the rest seldom (the writer
-            // thread decodes only a record whose words changed).
-            t.push_scope(&p.scope);
-            t.record_group(&[p.sample, regs], decode_probe_alu);
-            t.record_group(&[fc_bits | p.emc << 24], decode_probe_place);
-            t.pop_scope();
-        }
-    }
-}
-
-/// The code of a probe's flow-control state in its record word.
-fn fc_state_code(s: PeFlowState) -> u64 {
-    match s {
-        PeFlowState::Active => 0,
-        PeFlowState::Branch => 1,
-        PeFlowState::Break => 2,
-        PeFlowState::Continue => 3,
-    }
-}
-
-/// The states by [`fc_state_code`].
-const FC_STATES: [PeFlowState; 4] = [
-    PeFlowState::Active,
-    PeFlowState::Branch,
-    PeFlowState::Break,
-    PeFlowState::Continue,
-];
-
-/// A probe pixel's Enable, Carry and ALU signals, from the words [`EmcArray::trace_probes`]
-/// packs: the ALU sample (see [`probe_bits`]), then Enable and Carry.
-fn decode_probe_alu(w: &[u64], t: &mut dyn Tracer) {
-    let [s, regs] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
-    let (alu_out, carry_out, written, wdata) = probe_outputs(s);
-    // alu_a, alu_b, alu_cin, alu_out, alu_cout, mem_we (written), mem_wdata (the bit).
-    let flag = |k: u32| s >> k & 1;
-    let bits = regs & 3
-        | flag(probe_bits::A) << 2
-        | flag(probe_bits::B) << 3
-        | flag(probe_bits::CARRY) << 4
-        | (alu_out as u64) << 5
-        | (carry_out as u64) << 6
-        | (written as u64) << 7
-        | (wdata as u64) << 8;
-    const BITS: [&str; 9] = [
-        "enable",
-        "carry",
-        "alu_a",
-        "alu_b",
-        "alu_cin",
-        "alu_out",
-        "alu_cout",
-        "mem_we",
-        "mem_wdata",
-    ];
-    t.bits_packed(&BITS, bits);
-}
-
-/// A probe pixel's EMC and flow-control view, from the word [`EmcArray::trace_probes`] packs.
-fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
-    t.bits("emc", 6, w >> 24 & 0x3f);
-    bit(t, "fc_active", w >> 9 & 1 != 0);
-    t.bits("fc_bcnt", 5, w >> 10 & 0x1f);
-    let state = FC_STATES[(w >> 16 & 3) as usize];
-    t.text_static("fc_state", state.name());
-}
-
-/// The B source names of the `emc_array` scope, by the code [`EmcArray`]'s trace packs.
-const B_SRC_NAMES: [&str; 8] = ["0", "1", "mem", "enable", "tree", "?", "?", "?"];
-
-impl Traced for EmcArray {
-    #[inline]
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let op = &self.last_op;
-        let count = self.counts.enable(&self.enable) as u64;
-        // The B source as traced: a code for its name (see `B_SRC_NAMES`), the address.
-        let (b_kind, b_addr) = match op.b {
-            BSource::Zero => (0, 0),
-            BSource::One => (1, 0),
-            BSource::Mem(b) => (2, b as u64),
-            BSource::Enable => (3, 0),
-            BSource::Tree => (4, 0),
-        };
-        // Everything the scope shows, packed in two records: the AEO stripes and the Enable
-        // count change with Enable (`decode_array`), the operands most cycles
-        // (`decode_array_operands`).
-        let regs = self.stripe_bits() as u64 | count << 4;
-        let operands = op.a.map_or(0, |a| 0x100 | a as u64)
-            | (b_kind | b_addr << 3) << 12
-            | op.w.map_or(0, |w| 0x100 | w as u64) << 28;
-        t.push_scope("emc_array");
-        t.record_group(&[regs], decode_array);
-        t.record_group(&[operands], decode_array_operands);
-        t.pop_scope();
-    }
-}
-
-/// The AEO, stripe and Enable-count signals of the `emc_array` scope, from the word
-/// [`EmcArray`]'s trace packs.
-fn decode_array(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
-    let stripes = w & 0xf;
-    t.bits_packed(
-        &["aeo", "stripe0", "stripe1", "stripe2", "stripe3"],
-        (stripes == 0) as u64 | stripes << 1,
-    );
-    t.bits("enable_count", 15, w >> 4 & 0xffff);
-}
-
-/// The operand signals of the `emc_array` scope, from the word [`EmcArray`]'s trace packs.
-fn decode_array_operands(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
-    let a = w & 0x1ff;
-    t.bits("a_addr", 8, a & 0xff);
-    bit(t, "a_en", a & 0x100 != 0);
-    let b = w >> 12 & 0xffff;
-    t.text_static("b_src", B_SRC_NAMES[(b & 7) as usize]);
-    t.bits("b_addr", 8, b >> 3 & 0xff);
-    // The truth tables and write enables are in renderer.igc.uinst; here the resolved
-    // addresses and sources the array actually used.
-    let wa = w >> 28 & 0x1ff;
-    bit(t, "mem_we", wa & 0x100 != 0);
-    t.bits("w_addr", 8, wa & 0xff);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{probe_bits, probe_outputs, ArrayOp, BSource, EmcArray, Lut};
+    use super::trace::probe_outputs;
+    use super::{probe_bits, ArrayOp, BSource, EmcArray, Lut};
     use crate::emc_array::plane::{Plane, ZERO_PLANE};
 
     /// Every combination of a probe's inputs, each table bit and each write control: the

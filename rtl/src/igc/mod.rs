@@ -15,13 +15,13 @@ pub mod llpr;
 pub mod microinstruction;
 pub mod opcode;
 pub mod store;
+mod trace;
 
 use crate::backing_store::XFER_BITS;
 use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{ArrayOp, BSource, EmcArray, MEM_BITS};
 use crate::flow_control::instruction::{FcOp, LoopConst};
 use crate::flow_control::{FcError, FcRequest, FlowControl};
-use crate::trace::{bit, Traced, Tracer};
 use llpr::{Llpr, COEF_C};
 use microinstruction::{
     AddrGen, BExt, BSrc, Base, IOp, Idx, LLoad, Microinstruction, Misc, QeeOp, Seq, NUM_OPR,
@@ -55,15 +55,6 @@ pub enum IgcState {
     WaitTx,
 }
 
-// `IgcState::code` is the declaration order, which must be `ALL`'s.
-const _: () = {
-    let mut k = 0;
-    while k < IgcState::ALL.len() {
-        assert!(IgcState::ALL[k] as usize == k);
-        k += 1;
-    }
-};
-
 impl IgcState {
     /// Name shown in the waveform.
     pub fn name(self) -> &'static str {
@@ -77,25 +68,6 @@ impl IgcState {
             IgcState::WaitSem => "WAIT_SEM",
             IgcState::WaitTx => "WAIT_TX",
         }
-    }
-
-    /// All states, in code order (see [`IgcState::code`]).
-    pub const ALL: [IgcState; 8] = [
-        IgcState::RMode,
-        IgcState::Run,
-        IgcState::WaitCmd,
-        IgcState::Hang,
-        IgcState::Fault,
-        IgcState::WaitXfer,
-        IgcState::WaitSem,
-        IgcState::WaitTx,
-    ];
-
-    /// A number per state (the waveform record carries it; [`IgcState::ALL`] maps it back).
-    #[inline]
-    pub fn code(self) -> u64 {
-        // The declaration order is `ALL`'s (a test checks it).
-        self as u64
     }
 
     /// A handshake microinstruction is stalled.
@@ -864,130 +836,5 @@ impl Igc {
             opcode: llpr.opcode,
             entry,
         });
-    }
-}
-
-impl Traced for Igc {
-    #[inline]
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("igc", None) {
-            return;
-        }
-        // The registers that change every cycle are handed over as records, decoded on the
-        // waveform writer's thread (rtl/src/trace.rs).
-        t.record_group(
-            &[self.state.code() | (self.pc as u64) << 8 | (self.last_pc as u64) << 24],
-            decode_sequencer,
-        );
-        // The registers a command loads change at dispatch, not every cycle.
-        let loaded = [
-            self.opcode as u64 | (self.pword as u64) << 32,
-            self.opr
-                .iter()
-                .enumerate()
-                .fold(0u64, |k, (n, &v)| k | (v as u64 & 0xff) << (8 * n))
-                | (self.fbits as u64) << 40
-                | (self.indicator as u64) << 48,
-            self.sca() as u64 | self.commands << 32,
-        ];
-        t.record_group(&loaded, decode_loaded);
-        // The latched command's name: a function of its dispatch index (the names are fixed
-        // for a run), so it is walked only when another command is latched.
-        let cmd = OpcodeWord(self.opcode).cmd();
-        if t.group(&[u64::from(cmd)]) {
-            match self.command_names.get(usize::from(cmd)) {
-                Some(name) if !name.is_empty() => t.text("command", name),
-                _ => t.text("command", &format!("CMD_0x{cmd:02x}")),
-            }
-            t.end_group();
-        }
-        t.record_group(&[self.i as u64 | (self.l as u64) << 8], decode_counters);
-        // Everything in `uinst` follows from the words the executed microinstruction was
-        // decoded from and the store's words at its address now.
-        let pack = |w: [u32; 4]| {
-            [
-                w[0] as u64 | (w[1] as u64) << 32,
-                w[2] as u64 | (w[3] as u64) << 32,
-            ]
-        };
-        let [l0, l1] = pack(self.last_words);
-        // No store write since the fetch: the store still holds the fetched words.
-        let [c0, c1] = if self.last_fetch == Some(self.store.writes) {
-            [l0, l1]
-        } else {
-            pack(self.store.uinst_words(self.last_pc))
-        };
-        t.record("uinst", &[l0, l1, c0, c1], decode_uinst);
-        self.fc.trace(t);
-        t.pop_scope();
-    }
-}
-
-/// `state`, `rmode`, `pc`, `upc` from their record.
-fn decode_sequencer(w: &[u64], t: &mut dyn Tracer) {
-    let w0 = w.first().copied().unwrap_or(0);
-    let state = IgcState::ALL
-        .get((w0 & 0xff) as usize)
-        .copied()
-        .unwrap_or(IgcState::RMode);
-    t.text_static("state", state.name());
-    bit(t, "rmode", state == IgcState::RMode);
-    t.bits("pc", 11, (w0 >> 8) & 0xffff);
-    t.bits("upc", 11, (w0 >> 24) & 0xffff);
-}
-
-/// The registers a command loads, from their record.
-fn decode_loaded(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1, w2] = [0, 1, 2].map(|k| w.get(k).copied().unwrap_or(0));
-    let opcode = w0 & 0xffff_ffff;
-    t.bits("cmd", 8, opcode & 0xff);
-    t.bits("opcode", 32, opcode);
-    t.bits("pword", 32, w0 >> 32);
-    for (n, name) in ["opr0", "opr1", "opr2", "opr3", "opr4"].iter().enumerate() {
-        t.bits(name, 8, (w1 >> (8 * n)) & 0xff);
-    }
-    t.bits("sca", 32, w2 & 0xffff_ffff);
-    t.bits("fbits", 5, (w1 >> 40) & 0xff);
-    bit(t, "indicator", (w1 >> 48) & 1 != 0);
-    t.bits("commands", 32, w2 >> 32);
-}
-
-/// The bit counter and the loop counter, from their record.
-fn decode_counters(w: &[u64], t: &mut dyn Tracer) {
-    let w0 = w.first().copied().unwrap_or(0);
-    t.bits("i", 8, w0 & 0xff);
-    t.bits("l", 8, (w0 >> 8) & 0xff);
-}
-
-/// The executed microinstruction's fields by name and the store words at its address.
-fn decode_uinst(w: &[u64], t: &mut dyn Tracer) {
-    let word = |k: usize| {
-        let v = w.get(k / 2).copied().unwrap_or(0);
-        (if k.is_multiple_of(2) { v } else { v >> 32 }) as u32
-    };
-    let m = microinstruction::decode(&[word(0), word(1), word(2), word(3)]).unwrap_or_default();
-    t.text_static("seq", m.seq.name());
-    t.text_static("misc", m.misc.name());
-    t.bits("target", 11, m.target as u64);
-    t.bits("lut_r", 8, m.lut_r as u64);
-    t.bits("lut_c", 8, m.lut_c as u64);
-    t.bits("lut_e", 4, m.lut_e as u64);
-    bit(t, "mem_we", m.mem_we);
-    bit(t, "cry_we", m.cry_we);
-    bit(t, "en_we", m.en_we);
-    bit(t, "wr_all", m.wr_all);
-    t.text_static(
-        "b_src",
-        match m.b_src {
-            BSrc::Zero => "0",
-            BSrc::Mem => "MEM",
-            BSrc::Sca => "SCA",
-            BSrc::Enable => "ENABLE",
-            BSrc::Tree => "TREE",
-            BSrc::One => "1",
-        },
-    );
-    for (k, name) in ["w0", "w1", "w2", "w3"].iter().enumerate() {
-        t.bits(name, 32, word(4 + k) as u64);
     }
 }

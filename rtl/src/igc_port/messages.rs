@@ -18,7 +18,6 @@
 
 use crate::ring::tx::{MsgKind, OutMessage, Transmitter};
 use crate::ring::PortId;
-use crate::trace::{bit, Tracer};
 
 /// Ring address error messages go to (seed §III.4.1-5).
 pub const ERROR_MESSAGE_DEST: u32 = 0;
@@ -98,30 +97,5 @@ impl MessageUnit {
                 sent.push(m);
             }
         }
-    }
-
-    /// Walk the unit's signals as scope `messages`, and the transmitter's as `tx`.
-    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let key = [
-            self.latched.is_some() as u64 | (self.error_req as u64) << 1,
-            self.status_sent | self.errors_sent << 32,
-        ];
-        let [t0, t1] = self.tx.trace_key();
-        if !t.group(&[key[0], key[1], t0, t1]) {
-            return;
-        }
-        self.trace_inner(t, &key);
-        t.end_group();
-    }
-
-    fn trace_inner<T: Tracer + ?Sized>(&self, t: &mut T, key: &[u64; 2]) {
-        if t.enter_keyed("messages", key) {
-            bit(t, "status_latched", self.latched.is_some());
-            bit(t, "error_req", self.error_req);
-            t.bits("status_sent", 32, self.status_sent);
-            t.bits("errors_sent", 32, self.errors_sent);
-            t.pop_scope();
-        }
-        self.tx.trace(t);
     }
 }

@@ -11,7 +11,6 @@
 use super::rxfifo::{RxFifo, RxWord};
 use crate::igc::llpr::{Llpr, COEF_A, COEF_B, COEF_C, COEF_D, COEF_E, COEF_F};
 use crate::igc::opcode::OpcodeWord;
-use crate::trace::{bit, Traced, Tracer};
 
 /// Coefficient order for CoefMode 01.
 const SEQ_C: &[usize] = &[COEF_C];
@@ -76,9 +75,9 @@ pub enum ParserEvent {
 pub struct StreamParser {
     pub state: ParserState,
     /// The command being assembled.
-    cur: Llpr,
+    pub(super) cur: Llpr,
     /// A complete command waiting for the LLPR registers to be free.
-    held: bool,
+    pub(super) held: bool,
     /// Coefficient sequence of the current command.
     coef_seq: &'static [usize],
     /// The message's destination word.
@@ -264,39 +263,5 @@ impl StreamParser {
     /// Whether the parser is stalled on a held command (for cycle attribution).
     pub fn held(&self) -> bool {
         self.held
-    }
-}
-
-impl StreamParser {
-    /// Everything [`Traced::trace`] shows, packed (the skip key of the `parser` scope).
-    pub fn trace_key(&self) -> [u64; 3] {
-        let flags = self.fifo_read as u64
-            | (self.wr_en_llpr as u64) << 1
-            | (self.go_llpr as u64) << 2
-            | (self.held as u64) << 3;
-        [
-            self.word as u64 | (self.dest as u64) << 32,
-            self.cur.opcode as u64 | (self.cur.coef_mask as u64) << 32 | flags << 40,
-            self.state.code(),
-        ]
-    }
-}
-
-/// The `parser` scope's signals from [`StreamParser::trace_key`]'s words.
-pub fn decode_parser(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1, w2] = [0, 1, 2].map(|k| w.get(k).copied().unwrap_or(0));
-    let flags = w1 >> 40;
-    t.text_static("state", ParserState::name_of_code(w2));
-    bit(t, "fifo_read", flags & 1 != 0);
-    t.bits("word", 32, w0 & 0xffff_ffff);
-    t.bits_packed(&["WrEnLLPR", "GoLLPR", "held"], flags >> 1 & 7);
-    t.bits("dest", 32, w0 >> 32);
-    t.bits("opcode", 32, w1 & 0xffff_ffff);
-    t.bits("coef_mask", 6, w1 >> 32 & 0x3f);
-}
-
-impl Traced for StreamParser {
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.record("parser", &self.trace_key(), decode_parser);
     }
 }

@@ -1,7 +1,10 @@
-//! The Ring side of the Renderer's two ports (seed 003 §III.4.1-3, §III.4.1-5): the receive
-//! FIFO each port has, and the transmitter each port sends its messages through.
+//! The Ring side of the Renderer's two ports (seed 003 §III.4.1-3, §III.4.1-5): the receiver
+//! and its receive FIFO each port has, and the transmitter each port sends its messages
+//! through.
 
+pub mod receiver;
 pub mod rxfifo;
+pub(crate) mod trace;
 pub mod tx;
 
 /// Which of the Renderer's two Ring ports.

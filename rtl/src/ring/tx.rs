@@ -9,7 +9,6 @@
 //! it goes, as the hardware's serial port does.
 
 use super::PortId;
-use crate::trace::{bit, Tracer};
 
 /// What kind of message a port sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +65,7 @@ pub struct Transmitter {
     /// The message being sent (`None`: idle).
     cur: Option<OutMessage>,
     /// Words still to send of the current message, the one in flight included.
-    remaining: usize,
+    pub(super) remaining: usize,
     /// TxReady from the Ring this cycle.
     pub tx_ready: bool,
     /// A word went out this cycle (for the waveform).
@@ -157,34 +156,6 @@ impl Transmitter {
             return self.cur.take();
         }
         None
-    }
-
-    /// Everything [`Transmitter::trace`] shows, packed exactly.
-    pub fn trace_key(&self) -> [u64; 2] {
-        [
-            self.word as u64
-                | (self.valid as u64) << 32
-                | (self.sop as u64) << 33
-                | (self.tx_ready as u64) << 34
-                | (self.kind().map_or(0, |k| k as u64 + 1)) << 35,
-            self.remaining as u64,
-        ]
-    }
-
-    /// Walk the transmitter's signals (inside the port's scope).
-    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let key = self.trace_key();
-        if !t.enter_keyed("tx", &key) {
-            return;
-        }
-        bit(t, "TxReady", self.tx_ready);
-        bit(t, "busy", self.busy());
-        t.text_static("kind", self.kind().map_or("IDLE", MsgKind::name));
-        bit(t, "valid", self.valid);
-        bit(t, "sop", self.sop);
-        t.bits("word", 32, self.word as u64);
-        t.bits("remaining", 15, self.remaining as u64);
-        t.pop_scope();
     }
 }
 

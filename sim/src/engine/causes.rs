@@ -4,7 +4,7 @@
 
 use super::observer::{Cx, Observer};
 use crate::records::BlockCauses;
-use pp5_rtl::bs_port::Cause;
+use pp5_rtl::cause::Cause;
 
 impl Observer for BlockCauses {
     #[inline]

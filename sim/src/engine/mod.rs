@@ -33,7 +33,7 @@ pub use crate::records::{
 };
 use crate::stream::{Port, Stream};
 use crate::trace::WaveWriter;
-use pp5_rtl::bs_port::Cause;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc_port::MAX_MESSAGE_WORDS;
 use pp5_rtl::renderer::OutMessage;
 use pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES;

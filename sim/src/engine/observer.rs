@@ -11,7 +11,7 @@
 use super::ring_env::RingEnv;
 use crate::asm::opcodes::OpcodeTable;
 use crate::records::CommandRecord;
-use pp5_rtl::bs_port::Cause;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::opcode::OpcodeWord;
 use pp5_rtl::renderer::BoardEvent;
 use pp5_rtl::Renderer;

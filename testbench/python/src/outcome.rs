@@ -2,7 +2,7 @@
 //! diagnostics and the messages the board sent, built from the engine's logs.
 
 use crate::status::{error_bits, Status};
-use pp5_rtl::bs_port::Cause;
+use pp5_rtl::cause::Cause;
 use pp5_sim::engine::{BsCommandRecord, CauseCounts, CommandRecord, Diagnostic as EngineDiag};
 use pp5_sim::engine::{Sim, StopReason};
 use pp5_sim::report::stop_text;

@@ -141,8 +141,8 @@ pub fn check(data: &[u8]) {
     let b = &tb.sim.board;
     let clean_path = out.stop == StopReason::Done
         && tb.sim.ring.resets_done.is_empty()
-        && b.igc_port.rxfifo.overruns == 0
-        && b.bs_port.rxfifo.overruns == 0;
+        && b.igc_port.rx.rxfifo.overruns == 0
+        && b.bs_port.rx.rxfifo.overruns == 0;
     if clean_path {
         assert_eq!(
             b.status() & planted,

@@ -57,7 +57,7 @@ pub(super) fn assemble(
                 }
             }
         }
-        let bs_busy = b.sim.causes.bs_port.get(pp5_rtl::bs_port::Cause::Executing);
+        let bs_busy = b.sim.causes.bs_port.get(pp5_rtl::cause::Cause::Executing);
         let notes: Vec<String> = b
             .sim
             .diagnostics

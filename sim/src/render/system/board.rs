@@ -83,7 +83,7 @@ impl<'f> Board<'f> {
     fn igc_free(&self) -> bool {
         let b = &self.sim.board;
         self.sim.ring.igc.is_empty()
-            && b.igc_port.rxfifo.is_empty()
+            && b.igc_port.rx.rxfifo.is_empty()
             && !b.igc_port.parser.busy()
             && !b.llpr.go
             && b.igc.state == IgcState::WaitCmd

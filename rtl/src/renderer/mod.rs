@@ -1,10 +1,15 @@
 //! The Renderer board: the IGC port, the IGC, the EMC array, the QEE, the backing store and its
 //! transfer unit, the BS port, the two semaphores, the status word, the LEDs and the outgoing
 //! messages, stepped together on the 40 MHz clock (seed 003 §III.4.1).
+//!
+//! - `trace`: the board in the waveform.
+
+mod trace;
 
 use crate::backing_store::transfer::{TransferUnit, XferDir};
 use crate::backing_store::BackingStore;
-use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState, Cause};
+use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState};
+use crate::cause::Cause;
 use crate::clock::ring_enable;
 use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{BSource, EmcArray};
@@ -19,7 +24,6 @@ use crate::ring::rxfifo::RXFIFO_WORDS;
 pub use crate::ring::tx::{MsgKind, OutMessage};
 use crate::semaphore::Semaphore;
 use crate::status::*;
-use crate::trace::{bit, Traced, Tracer};
 
 /// Board parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,15 +244,6 @@ impl Renderer {
         *last_strobe = false;
     }
 
-    /// The EMCs whose QEE the waveform shows as `renderer.emc[k].qee` (bit k = EMC k): the
-    /// selection in `qee.trace_emcs`, or by default EMC 0 and the EMCs holding the probe
-    /// pixels.
-    pub fn traced_emcs(&self) -> u64 {
-        self.qee
-            .trace_emcs
-            .unwrap_or_else(|| 1 | self.array.probe_emcs())
-    }
-
     /// Whether the Ring may deliver a word to the IGC port in the current cycle
     /// (the 20 MHz enable).
     pub fn ring_slot(&self) -> bool {
@@ -304,8 +299,8 @@ impl Renderer {
     /// [`leds_from`]'s `extra`.
     fn led_extra(&self) -> u32 {
         (self.igc.state == IgcState::Run || self.igc.state.waiting()) as u32
-            | ((!self.bs_port.rxfifo.is_empty()) as u32) << 1
-            | ((!self.igc_port.rxfifo.is_empty()) as u32) << 2
+            | ((!self.bs_port.rx.rxfifo.is_empty()) as u32) << 1
+            | ((!self.igc_port.rx.rxfifo.is_empty()) as u32) << 2
     }
 
     /// [`Renderer::leds`] given the status word.
@@ -370,7 +365,7 @@ impl Renderer {
         let op = self.igc.step(&mut self.llpr, &self.array, &mut self.igc_ev);
         self.igc_cause = self.igc_cause_of(igc_before, was_go && !self.llpr.go);
         self.igc_port.parser.step(
-            &mut self.igc_port.rxfifo,
+            &mut self.igc_port.rx.rxfifo,
             &mut self.llpr,
             aeo,
             &mut self.parser_ev,
@@ -544,7 +539,7 @@ impl Renderer {
                     Cause::Executing
                 }
                 IgcState::RMode if took => Cause::Executing,
-                _ if self.igc_port.parser.busy() || !self.igc_port.rxfifo.is_empty() => {
+                _ if self.igc_port.parser.busy() || !self.igc_port.rx.rxfifo.is_empty() => {
                     Cause::FifoEmpty
                 }
                 _ => Cause::Idle,
@@ -569,7 +564,7 @@ impl Renderer {
     /// command waiting, the IGC waiting for a command (or in RMode with nothing to take), no
     /// transfer, no message waiting or being sent.
     pub fn quiescent(&self) -> bool {
-        self.igc_port.rxfifo.is_empty()
+        self.igc_port.rx.rxfifo.is_empty()
             && !self.igc_port.parser.busy()
             && !self.llpr.go
             && matches!(self.igc.state, IgcState::WaitCmd | IgcState::RMode)
@@ -593,7 +588,7 @@ impl Renderer {
                 | (self.llpr.go as u64) << 56,
             i.commands,
             self.igc_port.parser.words_read,
-            self.igc_port.rxfifo.len() as u64 | (self.bs_port.rxfifo.len() as u64) << 32,
+            self.igc_port.rx.rxfifo.len() as u64 | (self.bs_port.rx.rxfifo.len() as u64) << 32,
             self.bs_port.state.code()
                 | (self.bs_sem.count as u64) << 8
                 | (self.igc_sem.count as u64) << 16
@@ -607,7 +602,7 @@ impl Renderer {
                 | (self.tx_ready_igc as u64) << 2
                 | (self.tx_ready_bs as u64) << 3
                 | (self.last_strobe as u64) << 4
-                | (self.igc_port.rxfifo.overruns + self.bs_port.rxfifo.overruns) << 8,
+                | (self.igc_port.rx.rxfifo.overruns + self.bs_port.rx.rxfifo.overruns) << 8,
             self.backing_store.writes,
             self.igc.fc.progress_word(),
         ]
@@ -629,76 +624,4 @@ fn leds_from(st: u32, extra: u32) -> u16 {
     l |= (((st >> ST_TXREADY_IGC) & 1) as u16) << 7;
     l |= ((st >> 24) as u16 & 0xff) << 8;
     l
-}
-
-/// The board's status word, LEDs and AEO from their record: the status word and the inputs
-/// of the LEDs that are not in it (the IGC timeout counter has its own record,
-/// [`decode_timeout`]).
-fn decode_top(w: &[u64], t: &mut dyn Tracer) {
-    let w0 = w.first().copied().unwrap_or(0);
-    let st = (w0 & 0xffff_ffff) as u32;
-    t.bits("status", 32, st as u64);
-    t.bits("leds", 16, leds_from(st, (w0 >> 32) as u32 & 0xff) as u64);
-    bit(t, "aeo", st >> ST_AEO_STRIPES & 0xf == 0);
-}
-
-/// `timeout_count` from its record.
-fn decode_timeout(w: &[u64], t: &mut dyn Tracer) {
-    t.bits("timeout_count", 17, w.first().copied().unwrap_or(0));
-}
-
-impl Traced for Renderer {
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("renderer", None) {
-            return;
-        }
-        // The cycle number, as the reports count cycles (a simulation annotation: the
-        // hardware has no such counter), so a cursor in the viewer reads the report's cycles.
-        t.bits("cycle", 64, self.cycle);
-        // Changes every other cycle: cheaper walked than in the record.
-        bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
-        t.record_group(
-            &[self.status() as u64 | (self.led_extra() as u64) << 32],
-            decode_top,
-        );
-        // Counts while a command waits: its own record, so the status is not decoded again.
-        t.record_group(&[self.timeout_count], decode_timeout);
-        let slow = self.slow_version;
-        self.igc_port.trace_with(t, Some(slow));
-        // The BS side (port, semaphores, transfer) is often idle: skipped by `slow_version`,
-        // then by one exact key.
-        if t.group(&[slow]) {
-            let [b0, b1, b2, b3, b4, b5] = self.bs_port.trace_key();
-            let [x0, x1] = self.transfer.trace_key();
-            let bs_side = [
-                b0,
-                b1,
-                b2,
-                b3,
-                b4,
-                b5,
-                x0,
-                x1,
-                self.bs_sem.trace_key() | self.igc_sem.trace_key() << 32,
-            ];
-            if t.group(&bs_side) {
-                self.bs_port.trace(t);
-                self.bs_sem.trace(t, "bs_sem");
-                self.igc_sem.trace(t, "igc_sem");
-                self.transfer.trace(t);
-                t.end_group();
-            }
-            t.end_group();
-        }
-        self.igc.trace(t);
-        let emcs = self.traced_emcs();
-        if t.group(&[slow, emcs]) {
-            self.qee.trace(t);
-            self.qee.trace_emcs(t, emcs);
-            t.end_group();
-        }
-        self.array.trace(t);
-        self.array.trace_probes(t, &self.igc.fc);
-        t.pop_scope();
-    }
 }

@@ -11,7 +11,7 @@
 //! non-zero, and the cycle's increments and the granted decrement are applied together, so a
 //! V and a P in the same cycle leave a non-zero counter unchanged and never overflow it.
 
-use crate::trace::{bit, Tracer};
+mod trace;
 
 /// Width of a semaphore counter in bits (seed §III.4.1-4: "an 8-bit counter").
 pub const SEMAPHORE_BITS: u32 = 8;
@@ -55,29 +55,6 @@ impl Semaphore {
         self.overflow = next > u8::MAX as u32;
         self.count = (next & u8::MAX as u32) as u8;
         self.overflow
-    }
-
-    /// Everything [`Semaphore::trace`] shows, packed exactly.
-    pub fn trace_key(&self) -> u64 {
-        self.count as u64
-            | (self.v as u64) << 8
-            | (self.p as u64) << 16
-            | (self.p_wait as u64) << 17
-            | (self.overflow as u64) << 18
-    }
-
-    /// Walk the semaphore's signals as scope `name`.
-    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, name: &str) {
-        let key = self.trace_key();
-        if !t.enter(name, Some(key)) {
-            return;
-        }
-        t.bits("count", SEMAPHORE_BITS, self.count as u64);
-        t.bits("v", 2, self.v as u64);
-        bit(t, "p", self.p);
-        bit(t, "p_wait", self.p_wait);
-        bit(t, "overflow", self.overflow);
-        t.pop_scope();
     }
 }
 

@@ -1,0 +1,71 @@
+//! The flow-control unit in the waveform: scope `fc` (the mode, the last instruction and its
+//! decision, the loop and address stacks), keyed by [`FlowControl::version`].
+
+use super::stacks::STACK_DEPTH;
+use super::FlowControl;
+use crate::trace::{bit, Traced, Tracer};
+
+impl Traced for FlowControl {
+    /// The key check inline (the scope is skipped in most cycles), the walk out of line.
+    #[inline]
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        // Everything traced below changes only with `version`.
+        if t.enter_keyed("fc", &[self.version]) {
+            self.trace_scope(t);
+        }
+    }
+}
+
+impl FlowControl {
+    /// The `fc` scope's signals, after [`Tracer::enter_keyed`] entered it.
+    #[inline(never)]
+    fn trace_scope<T: Tracer + ?Sized>(&self, t: &mut T) {
+        let l = &self.last;
+        bit(t, "full", self.full);
+        bit(t, "all_active", self.all_active);
+        let i = &l.req.instr;
+        t.text_static("op", if l.valid { i.op.name() } else { "-" });
+        bit(t, "b_else", i.b_else);
+        bit(t, "jump_any", i.jump_any);
+        t.text_static("a_op", i.a_op.name());
+        t.bits("jump_func", 8, i.jump_func as u64);
+        t.bits("b_pop_cnt", 5, i.b_pop_cnt as u64);
+        t.text_static("b_op0", i.b_op0.name());
+        t.text_static("b_op1", i.b_op1.name());
+        bit(t, "ignore_uncovered", i.ignore_uncovered);
+        t.bits("pc", 11, l.req.pc as u64);
+        t.bits("jump_addr", 11, l.req.target as u64);
+        bit(t, "bool", l.req.bool_value);
+        t.bits("const_count", 8, l.req.count as u64 & 0xff);
+        t.bits("const_init", 8, l.req.init as u64 & 0xff);
+        t.bits("const_step", 8, l.req.step as u64 & 0xff);
+        bit(t, "jump", l.jump);
+        bit(t, "error", l.error);
+        t.bits("wanted", 15, l.wanted as u64);
+        t.bits("participants", 15, l.participants as u64);
+        t.bits("loop_depth", 3, self.loops.depth() as u64);
+        t.bits("addr_depth", 3, self.addrs.depth() as u64);
+        const FRAME: [&str; STACK_DEPTH] = ["loop0", "loop1", "loop2", "loop3"];
+        for (k, name) in FRAME.iter().enumerate() {
+            t.push_scope(name);
+            let f = self.loops.frames().get(k);
+            t.text_static("kind", f.map_or("-", |f| f.kind.name()));
+            t.bits("count", 8, f.map_or(0, |f| f.count as u64 & 0xff));
+            t.bits(
+                "al",
+                16,
+                f.and_then(|f| f.al).map_or(0, |a| a as u16 as u64),
+            );
+            t.pop_scope();
+        }
+        const ADDR: [&str; STACK_DEPTH] = ["addr0", "addr1", "addr2", "addr3"];
+        for (k, name) in ADDR.iter().enumerate() {
+            t.bits(
+                name,
+                11,
+                self.addrs.entries().get(k).map_or(0, |&a| a as u64),
+            );
+        }
+        t.pop_scope();
+    }
+}

@@ -1,0 +1,69 @@
+//! The Ring side of the ports in the waveform: the receiver's signals (`ring_valid`,
+//! `ring_word`, `ring_sop`, `RxReady` in the port's scope, `level`, `empty`, `overrun` in its
+//! `rxfifo` scope) and the transmitter's (scope `tx`).
+
+use super::receiver::Receiver;
+use super::tx::{MsgKind, Transmitter};
+use crate::trace::{bit, Tracer};
+
+impl Receiver {
+    /// Everything the receiver shows, packed in one word: the Ring word (bits 0..31), valid
+    /// (32), sop (33), RxReady (34), overrun (35), the FIFO empty (36) and its level (40..).
+    /// [`trace_ring`] and [`trace_rxfifo`] show the signals from it.
+    pub(crate) fn trace_word(&self) -> u64 {
+        self.word as u64
+            | (self.valid as u64) << 32
+            | (self.sop as u64) << 33
+            | (self.rx_ready() as u64) << 34
+            | (self.overrun as u64) << 35
+            | (self.rxfifo.is_empty() as u64) << 36
+            | (self.rxfifo.len() as u64) << 40
+    }
+}
+
+/// The Ring input (`ring_valid`, `ring_word`, `ring_sop`, `RxReady`) from
+/// [`Receiver::trace_word`]'s word.
+pub(crate) fn trace_ring<T: Tracer + ?Sized>(w: u64, t: &mut T) {
+    bit(t, "ring_valid", w >> 32 & 1 != 0);
+    t.bits("ring_word", 32, w & 0xffff_ffff);
+    bit(t, "ring_sop", w >> 33 & 1 != 0);
+    bit(t, "RxReady", w >> 34 & 1 != 0);
+}
+
+/// The RxFIFO's `level`, `empty` and `overrun` (inside its scope) from
+/// [`Receiver::trace_word`]'s word.
+pub(crate) fn trace_rxfifo<T: Tracer + ?Sized>(w: u64, t: &mut T) {
+    t.bits("level", 13, w >> 40 & 0xffff);
+    bit(t, "empty", w >> 36 & 1 != 0);
+    bit(t, "overrun", w >> 35 & 1 != 0);
+}
+
+impl Transmitter {
+    /// Everything [`Transmitter::trace`] shows, packed exactly.
+    pub fn trace_key(&self) -> [u64; 2] {
+        [
+            self.word as u64
+                | (self.valid as u64) << 32
+                | (self.sop as u64) << 33
+                | (self.tx_ready as u64) << 34
+                | (self.kind().map_or(0, |k| k as u64 + 1)) << 35,
+            self.remaining as u64,
+        ]
+    }
+
+    /// Walk the transmitter's signals (inside the port's scope).
+    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        let key = self.trace_key();
+        if !t.enter_keyed("tx", &key) {
+            return;
+        }
+        bit(t, "TxReady", self.tx_ready);
+        bit(t, "busy", self.busy());
+        t.text_static("kind", self.kind().map_or("IDLE", MsgKind::name));
+        bit(t, "valid", self.valid);
+        bit(t, "sop", self.sop);
+        t.bits("word", 32, self.word as u64);
+        t.bits("remaining", 15, self.remaining as u64);
+        t.pop_scope();
+    }
+}
