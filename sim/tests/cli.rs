@@ -1,43 +1,13 @@
 //! The `pp5` binary as scripts use it: outputs, files written, and the documented exit codes
 //! (0 success; 1 I/O; 2 usage; 3 bad input; 4 simulated hardware error; 5 cycle limit).
 
+mod common;
+
+use common::Scratch;
 use pp5_sim::asm::microcode;
 use pp5_sim::stream::{binary, text, Port, SentKind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A scratch directory under the system temp dir, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "pp5-cli-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-    fn file(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.path(name);
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 fn pp5(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pp5"));
@@ -801,7 +771,7 @@ fn bench_prints_every_figure_and_cleans_up() {
     let s = Scratch::new();
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--reps", "10", "--runs", "2"])
-        .env("TMPDIR", &s.0)
+        .env("TMPDIR", s.dir())
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -887,7 +857,7 @@ fn bench_prints_every_figure_and_cleans_up() {
         })
         .unwrap_or_else(|| panic!("no render speed-up in\n{out}"));
     assert!(speedup > 0.0 && speedup.is_finite(), "{out}");
-    let left: Vec<_> = std::fs::read_dir(&s.0).expect("dir").collect();
+    let left: Vec<_> = std::fs::read_dir(s.dir()).expect("dir").collect();
     assert!(left.is_empty(), "the bench left files behind: {left:?}");
 }
 
@@ -898,7 +868,7 @@ fn bench_saves_its_streams_for_a_profiler() {
     let s = Scratch::new();
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--reps", "20", "--save-streams"])
-        .arg(&s.0)
+        .arg(s.dir())
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -908,7 +878,7 @@ fn bench_saves_its_streams_for_a_profiler() {
         stdout(&o)
     );
     for name in ["alu.bin", "triangles.pp5s"] {
-        let path = s.0.join(name);
+        let path = s.path(name);
         assert!(
             stdout(&o).contains(&*path.to_string_lossy()),
             "{}",
@@ -927,7 +897,7 @@ fn bench_saves_its_streams_for_a_profiler() {
             "{name}"
         );
     }
-    let text = std::fs::read_to_string(s.0.join("triangles.pp5s")).expect("text");
+    let text = std::fs::read_to_string(s.path("triangles.pp5s")).expect("text");
     assert_eq!(
         text.matches("FEDGE_L3").count(),
         2,
@@ -936,7 +906,7 @@ fn bench_saves_its_streams_for_a_profiler() {
     // A directory that does not exist: an I/O error naming the file.
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--save-streams"])
-        .arg(s.0.join("missing"))
+        .arg(s.path("missing"))
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 1);
@@ -955,7 +925,7 @@ fn scene_fixture(name: &str) -> PathBuf {
 #[test]
 fn render_writes_the_frame_the_study_and_streams_that_run() {
     let s = Scratch::new();
-    let png = s.0.join("f.png");
+    let png = s.path("f.png");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args([
             "render",
@@ -969,7 +939,7 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
         .arg("-o")
         .arg(&png)
         .arg("--save-streams")
-        .arg(s.0.join("streams"))
+        .arg(s.path("streams"))
         .args(["--report", "json"])
         .output()
         .expect("run pp5");
@@ -993,9 +963,9 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
     let k = slowest["index"].as_u64().expect("index");
     let r = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .arg("run")
-        .arg(s.0.join(format!("streams/renderer-{k}.pp5s")))
+        .arg(s.path(&format!("streams/renderer-{k}.pp5s")))
         .arg("--microcode")
-        .arg(s.0.join("streams/render.pp5uc"))
+        .arg(s.path("streams/render.pp5uc"))
         .args(["--report", "json"])
         .output()
         .expect("run pp5");
@@ -1035,7 +1005,7 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
 #[test]
 fn render_refuses_bad_input_with_exit_code_3() {
     let s = Scratch::new();
-    let png = s.0.join("never.png");
+    let png = s.path("never.png");
     let cases: Vec<(Vec<String>, i32, &str)> = vec![
         (vec!["--renderers".into(), "17".into()], 3, "1..=16"),
         (vec!["--renderers".into(), "0".into()], 3, "1..=16"),
@@ -1113,7 +1083,7 @@ fn render_refuses_bad_input_with_exit_code_3() {
 #[test]
 fn render_writes_the_waveform_of_one_region() {
     let s = Scratch::new();
-    let wave = s.0.join("r.vcd");
+    let wave = s.path("r.vcd");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args([
             "render",
@@ -1125,7 +1095,7 @@ fn render_writes_the_waveform_of_one_region() {
             "2",
         ])
         .args(["--region", "1,1", "--report", "json", "-o"])
-        .arg(s.0.join("f.png"))
+        .arg(s.path("f.png"))
         .arg("--wave")
         .arg(&wave)
         .output()
@@ -1152,7 +1122,7 @@ fn render_writes_the_waveform_of_one_region() {
         "past cycle {last}"
     );
     assert!(times.last() >= Some(&(last * ps)));
-    assert!(s.0.join("r.gtkw").exists());
+    assert!(s.path("r.gtkw").exists());
     // --region needs --wave, and must be on the screen.
     for (args, want) in [
         (vec!["--region", "1,1"], 2),
@@ -1161,12 +1131,12 @@ fn render_writes_the_waveform_of_one_region() {
         let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
             .args(["render", "--scene", "quad", "--screen", "256x256"])
             .args(&args)
-            .current_dir(&s.0)
+            .current_dir(s.dir())
             .output()
             .expect("run pp5");
         assert_eq!(code(&o), want, "{args:?}: {}", stderr(&o));
     }
-    assert!(!s.0.join("x.vcd").exists());
+    assert!(!s.path("x.vcd").exists());
 }
 
 /// An output that is not a regular file (a FIFO here; `/dev/null` in use) is written as it is,
@@ -1176,7 +1146,7 @@ fn render_writes_the_waveform_of_one_region() {
 fn render_writes_into_a_fifo_without_replacing_it() {
     use std::os::unix::fs::FileTypeExt;
     let s = Scratch::new();
-    let fifo = s.0.join("frame.png");
+    let fifo = s.path("frame.png");
     let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(made.success());
     let reader = {
@@ -1255,7 +1225,7 @@ fn every_subcommand_survives_a_closed_pipe() {
         for close_stderr in [false, true] {
             let mut child = Command::new(env!("CARGO_BIN_EXE_pp5"))
                 .args(args)
-                .current_dir(&s.0)
+                .current_dir(s.dir())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -1479,14 +1449,14 @@ fn outputs_may_not_overwrite_inputs_or_each_other() {
             "stream".into(),
             p(&bin),
             "-o".into(),
-            format!("{}/./x.bin", s.0.display()),
+            format!("{}/./x.bin", s.dir().display()),
         ],
         vec!["demo".into(), "--wave".into(), p(&s.path("d.pp5s"))],
     ];
     for args in &cases {
         let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
             .args(args)
-            .current_dir(&s.0)
+            .current_dir(s.dir())
             .output()
             .expect("run pp5");
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
@@ -1712,9 +1682,9 @@ fn next_free_streams_rerun_with_the_frame_timing() {
             "json",
         ])
         .arg("-o")
-        .arg(s.0.join("f.png"))
+        .arg(s.path("f.png"))
         .arg("--save-streams")
-        .arg(s.0.join("streams"))
+        .arg(s.path("streams"))
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -1725,9 +1695,9 @@ fn next_free_streams_rerun_with_the_frame_timing() {
         let k = r["index"].as_u64().expect("index");
         let rerun = Command::new(env!("CARGO_BIN_EXE_pp5"))
             .arg("run")
-            .arg(s.0.join(format!("streams/renderer-{k}.pp5s")))
+            .arg(s.path(&format!("streams/renderer-{k}.pp5s")))
             .arg("--microcode")
-            .arg(s.0.join("streams/render.pp5uc"))
+            .arg(s.path("streams/render.pp5uc"))
             .args(["--report", "json"])
             .output()
             .expect("run pp5");

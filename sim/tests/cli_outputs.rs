@@ -4,54 +4,14 @@
 //! exit code 1, and leaves no file (nor a temporary one) behind. A run stopped by Ctrl-C
 //! leaves a complete waveform that ends at the cycle it stopped.
 
+mod common;
+
+use common::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 const EXIT_IO: i32 = 1;
 const EXIT_INTERRUPTED: i32 = 130;
-
-/// A scratch directory under the system temp dir, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "pp5-out-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-    /// The names in the directory, sorted (hidden ones included).
-    fn listing(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(&self.0)
-            .expect("read dir")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // A read-only directory made immutable (see `read_only_dir`) must be released first.
-        let ro = self.0.join("ro");
-        if ro.exists() {
-            let _ = Command::new("chattr").arg("-i").arg(&ro).output();
-        }
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 fn pp5() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pp5"))
@@ -125,9 +85,29 @@ const ALL: [Dest; 4] = [
     Dest::ReadOnly,
 ];
 
+/// A [`Scratch`] directory whose immutable `ro` directory (see [`read_only_dir`]) is released
+/// before it goes.
+struct Outputs(Scratch);
+
+impl std::ops::Deref for Outputs {
+    type Target = Scratch;
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
+}
+
+impl Drop for Outputs {
+    fn drop(&mut self) {
+        let ro = self.path("ro");
+        if ro.exists() {
+            let _ = Command::new("chattr").arg("-i").arg(&ro).output();
+        }
+    }
+}
+
 /// A scratch directory with a small text stream `s.pp5s` and its binary `s.bin`.
-fn with_streams() -> Scratch {
-    let s = Scratch::new();
+fn with_streams() -> Outputs {
+    let s = Outputs(Scratch::new());
     std::fs::write(s.path("s.pp5s"), "SETENABS\nCLEAR 0 8\nINC 0 0 8\n").expect("write");
     let o = pp5()
         .arg("stream")
@@ -174,7 +154,7 @@ fn check_output_making(
         before.sort();
         let o = pp5()
             .args(args(&s, &path))
-            .current_dir(&s.0)
+            .current_dir(s.dir())
             .output()
             .expect("run pp5");
         let err = String::from_utf8_lossy(&o.stderr);
@@ -538,7 +518,7 @@ fn an_output_cut_short_is_removed_and_the_older_file_kept() {
         let script = format!("ulimit -f 1; trap '' XFSZ; exec \"$0\" {cmd} {name}",);
         let o = Command::new("bash")
             .args(["-c", &script, env!("CARGO_BIN_EXE_pp5")])
-            .current_dir(&s.0)
+            .current_dir(s.dir())
             .output()
             .expect("run bash");
         assert_eq!(o.status.code(), Some(EXIT_IO), "{cmd}: {}", show(&o));

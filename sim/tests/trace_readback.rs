@@ -1,6 +1,9 @@
 //! Waveform writers, checked by reading the files back with `wellen` (the reader behind the
 //! Surfer viewer) and, when installed, GTKWave's own `vcd2fst`.
 
+mod common;
+
+use common::Scratch;
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_rtl::trace::{bit, Traced, Tracer};
 use pp5_sim::trace::gtkw::VISIBLE_CYCLES;
@@ -9,7 +12,6 @@ use pp5_sim::trace::{
 };
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 // ---------------------------------------------------------------------------------------------
 // Fixture
@@ -81,29 +83,11 @@ impl Traced for Fixture {
     }
 }
 
-/// A scratch directory in the system temp dir, removed when the test passes (kept for
-/// inspection when it fails).
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
 /// A unique scratch path `name` in a new scratch directory.
 fn temp_path(name: &str) -> (Scratch, PathBuf) {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "pp5-trace-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    let path = dir.join(name);
-    (Scratch(dir), path)
+    let dir = Scratch::new();
+    let path = dir.path(name);
+    (dir, path)
 }
 
 /// Run the fixture for `cycles` cycles into a new file; returns the expected value of every
