@@ -83,17 +83,12 @@ fn demo_writes_an_fst_too() {
 }
 
 /// The times GTKWave shows for a waveform's first `n` time steps: for an FST, as GTKWave's
-/// own `fst2vcd` prints them, with the header's time zero added as GTKWave adds it.
-fn gtkwave_times(path: &Path, n: usize) -> Option<Vec<u64>> {
+/// own `fst2vcd` prints them, with the header's time zero added as GTKWave adds it (`None`:
+/// `fst2vcd` is not installed, see [`common::tool_output`]; for the test `test`).
+fn gtkwave_times(test: &str, path: &Path, n: usize) -> Option<Vec<u64>> {
     let text = if path.extension().is_some_and(|e| e == "fst") {
-        match Command::new("fst2vcd").arg(path).output() {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                eprintln!("note: fst2vcd not installed (Debian package gtkwave); check skipped");
-                return None;
-            }
-            Err(e) => panic!("fst2vcd: {e}"),
-            Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
-        }
+        let o = common::tool_output(test, "fst2vcd", [path])?;
+        String::from_utf8_lossy(&o.stdout).into_owned()
     } else {
         std::fs::read_to_string(path).expect("read vcd")
     };
@@ -122,6 +117,7 @@ fn gtkwave_times(path: &Path, n: usize) -> Option<Vec<u64>> {
 
 #[test]
 fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
+    const T: &str = "gtkwave_shows_an_fst_at_the_same_times_as_the_vcd";
     // The trace starts after the microcode boot (111.225 us): GTKWave must show the FST's
     // changes there, not 111.225 us later (issue 21, item 1).
     let dir = Scratch::new();
@@ -132,12 +128,12 @@ fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
         let o = pp5(&[&"run", &s, &"--vcd", w]);
         assert_eq!(code(&o), 0, "{}", show(&o));
     }
-    let want = gtkwave_times(&vcd, 5).expect("vcd");
+    let want = gtkwave_times(T, &vcd, 5).expect("vcd");
     assert!(
         want[0] > 100_000_000,
         "the trace starts after the boot: {want:?}"
     );
-    if let Some(got) = gtkwave_times(&fst, 5) {
+    if let Some(got) = gtkwave_times(T, &fst, 5) {
         assert_eq!(got, want);
     }
 }

@@ -146,7 +146,10 @@ fn check_output_making(
     for &dest in dests {
         let s = with_streams();
         let Some(path) = dest.path(&s, name) else {
-            eprintln!("note: {what} {dest:?} skipped (no read-only directory can be made)");
+            common::skipped(
+                &format!("{what} {dest:?}"),
+                "no read-only directory can be made",
+            );
             continue;
         };
         let mut before = s.listing();
@@ -408,19 +411,22 @@ fn a_full_standard_output_exits_1() {
 /// `cycles`), with no temporary file left.
 #[test]
 fn sigint_leaves_a_complete_waveform_ending_where_the_run_stopped() {
-    stopped_by_signal("-INT");
+    stopped_by_signal(
+        "sigint_leaves_a_complete_waveform_ending_where_the_run_stopped",
+        "-INT",
+    );
 }
 
 /// SIGTERM (and SIGHUP) stop a run as Ctrl-C does: the summary, exit 130, a complete
 /// waveform (issue 21, item 7).
 #[test]
 fn sigterm_stops_a_run_with_its_summary_like_ctrl_c() {
-    stopped_by_signal("-TERM");
+    stopped_by_signal("sigterm_stops_a_run_with_its_summary_like_ctrl_c", "-TERM");
 }
 
 /// Run a long traced stream, send `signal` (a `kill` option) once the waveform is being
-/// written, and check what the run leaves.
-fn stopped_by_signal(signal: &str) {
+/// written, and check what the run leaves (for the test `test`).
+fn stopped_by_signal(test: &str, signal: &str) {
     let s = Scratch::new();
     // Far more cycles than the test waits (each 128-bit add takes hundreds of cycles).
     let stream = s.path("long.pp5s");
@@ -472,17 +478,9 @@ fn stopped_by_signal(signal: &str) {
         Some(cycles * cycle_ps + pp5_rtl::clock::HALF_CYCLE_PS),
         "the last timestamp is the falling clock edge of the cycle the run stopped at"
     );
-    // GTKWave's own reader converts it (when GTKWave is installed).
-    match Command::new("vcd2fst")
-        .arg(&vcd)
-        .arg(s.path("w.fst"))
-        .output()
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("note: vcd2fst not installed (Debian package gtkwave); check skipped");
-        }
-        Err(e) => panic!("cannot run vcd2fst: {e}"),
-        Ok(c) => assert!(c.status.success(), "vcd2fst: {}", show(&c)),
+    // GTKWave's own reader converts it.
+    if let Some(c) = common::tool_output(test, "vcd2fst", [&vcd, &s.path("w.fst")]) {
+        assert!(c.status.success(), "vcd2fst: {}", show(&c));
     }
 }
 

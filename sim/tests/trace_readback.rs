@@ -1,5 +1,5 @@
 //! Waveform writers, checked by reading the files back with `wellen` (the reader behind the
-//! Surfer viewer) and, when installed, GTKWave's own `vcd2fst`.
+//! Surfer viewer) and GTKWave's own `vcd2fst` and `fst2vcd`.
 
 mod common;
 
@@ -626,24 +626,17 @@ fn signals_outside_a_scope_get_a_top_scope() {
     assert_eq!(wave.changes("top.e"), [(0, "-".to_string())]);
 }
 
-/// Run a GTKWave helper; `None` (with a note) if it is not installed.
-fn run_tool(tool: &str, args: &[&Path]) -> Option<std::process::Output> {
-    match std::process::Command::new(tool).args(args).output() {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            eprintln!("note: {tool} not installed (Debian package gtkwave); check skipped");
-            None
-        }
-        Err(e) => panic!("cannot run {tool}: {e}"),
-        Ok(out) => {
-            assert!(
-                out.status.success(),
-                "{tool} failed: {}\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            Some(out)
-        }
-    }
+/// Run a GTKWave helper for the test `test`, which must succeed; `None` if it is not
+/// installed (see [`common::tool_output`]).
+fn run_tool(test: &str, tool: &str, args: &[&Path]) -> Option<std::process::Output> {
+    let out = common::tool_output(test, tool, args)?;
+    assert!(
+        out.status.success(),
+        "{tool} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out)
 }
 
 #[test]
@@ -651,7 +644,7 @@ fn gtkwave_vcd2fst_accepts_our_vcd() {
     let (_vcd_dir, vcd) = temp_path("conv.vcd");
     run(&vcd, WaveFormat::Vcd, TraceConfig::default(), 20);
     let fst = vcd.with_extension("fst");
-    if run_tool("vcd2fst", &[&vcd, &fst]).is_some() {
+    if run_tool("gtkwave_vcd2fst_accepts_our_vcd", "vcd2fst", &[&vcd, &fst]).is_some() {
         // GTKWave's converter keeps the strings as strings and the values as written.
         let mut wave = read(&fst, WaveFormat::Vcd);
         let texts: Vec<String> = wave
@@ -670,7 +663,7 @@ fn gtkwave_vcd2fst_accepts_our_vcd() {
 fn gtkwave_fst2vcd_reads_our_fst() {
     let (_fst_dir, fst) = temp_path("ours.fst");
     let (_, states) = run(&fst, WaveFormat::Fst, TraceConfig::default(), 20);
-    if let Some(out) = run_tool("fst2vcd", &[&fst]) {
+    if let Some(out) = run_tool("gtkwave_fst2vcd_reads_our_fst", "fst2vcd", &[&fst]) {
         // GTKWave's FST reader (libfst) sees the same values at the same times.
         let vcd = fst.with_extension("vcd");
         std::fs::write(&vcd, &out.stdout).expect("write converted vcd");

@@ -1,12 +1,16 @@
 //! Helpers shared by the integration tests of pp5-testbench and pp5-sim: a scratch directory
-//! that removes itself ([`Scratch`]) and the usual [`session::run`] of a stream ([`spec`],
-//! [`run`]).
+//! that removes itself ([`Scratch`]), the usual [`session::run`] of a stream ([`spec`],
+//! [`run`]), and GTKWave's tools, which a test may not silently go without ([`tool_output`],
+//! [`skipped`]).
 //!
 //! pp5-sim's tests cannot depend on pp5-testbench (which depends on pp5-sim), so they include
 //! this same file as their `common` module (`sim/tests/common/mod.rs`): it uses nothing but
 //! `std` and `pp5_sim`.
 
+use std::ffi::OsStr;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pp5_sim::asm::microcode::McImage;
@@ -86,4 +90,35 @@ pub fn spec<'a>(image: &'a McImage, stream: &'a Stream) -> RunSpec<'a> {
 /// [`session::run`] of `spec`, with no progress callback and no interrupt flag.
 pub fn run(spec: RunSpec<'_>) -> Result<RunResult, RunError> {
     session::run(spec, |_, _, _| {}, None)
+}
+
+/// The output of the external `tool` (GTKWave's `vcd2fst`, `fst2vcd`) run with `args` for
+/// the test `test`, whatever its exit status. When the tool is not installed the test cannot
+/// check what it is for: in CI (the environment variable `CI` is `true`; CI installs GTKWave)
+/// the test fails; elsewhere a `SKIPPED: <test>: <tool> not installed` line goes to stderr,
+/// visible among the test results, and the answer is `None`.
+pub fn tool_output<S: AsRef<OsStr>>(
+    test: &str,
+    tool: &str,
+    args: impl IntoIterator<Item = S>,
+) -> Option<Output> {
+    match Command::new(tool).args(args).output() {
+        Ok(out) => Some(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let why = format!("{tool} not installed (Debian package gtkwave)");
+            if std::env::var_os("CI").is_some_and(|v| v == "true") {
+                panic!("{test}: {why}, and CI (CI=true) must run this check");
+            }
+            skipped(test, &why);
+            None
+        }
+        Err(e) => panic!("{test}: cannot run {tool}: {e}"),
+    }
+}
+
+/// Say that `test` (or a part of it) checked nothing because `why`: a `SKIPPED: <test>:
+/// <why>` line on stderr, visible among the test results even when the test passes.
+pub fn skipped(test: &str, why: &str) {
+    // Straight to stderr: the test harness captures `eprintln!` of a passing test.
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {test}: {why}");
 }

@@ -1,7 +1,7 @@
 //! The demo run's waveforms read back with `wellen` (the library behind the Surfer viewer):
 //! scope tree, widths, timescale, the clock, and transitions of known signals at the exact
 //! times the command log predicts. Also: traces of runs stopped by the cycle limit, FST, and
-//! GTKWave's own `vcd2fst` when it is installed.
+//! GTKWave's own `vcd2fst`.
 
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_sim::asm::microcode::{self, McImage};
@@ -416,17 +416,9 @@ fn gtkwave_vcd2fst_converts_the_demo_vcd() {
     let vcd = dir.path("conv.vcd");
     let (_, s, _) = run_demo(&vcd, false, SimOptions::default());
     let fst = dir.path("conv.fst");
-    let out = match std::process::Command::new("vcd2fst")
-        .arg(&vcd)
-        .arg(&fst)
-        .output()
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("note: vcd2fst not installed (Debian package gtkwave); check skipped");
-            return;
-        }
-        Err(e) => panic!("cannot run vcd2fst: {e}"),
-        Ok(o) => o,
+    let test = "gtkwave_vcd2fst_converts_the_demo_vcd";
+    let Some(out) = support::tool_output(test, "vcd2fst", [&vcd, &fst]) else {
+        return;
     };
     assert!(
         out.status.success(),
