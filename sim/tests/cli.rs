@@ -1,43 +1,13 @@
 //! The `pp5` binary as scripts use it: outputs, files written, and the documented exit codes
 //! (0 success; 1 I/O; 2 usage; 3 bad input; 4 simulated hardware error; 5 cycle limit).
 
+mod common;
+
+use common::Scratch;
 use pp5_sim::asm::microcode;
 use pp5_sim::stream::{binary, text, Port, SentKind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A scratch directory under the system temp dir, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "pp5-cli-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-    fn file(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.path(name);
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 fn pp5(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pp5"));
@@ -113,17 +83,12 @@ fn demo_writes_an_fst_too() {
 }
 
 /// The times GTKWave shows for a waveform's first `n` time steps: for an FST, as GTKWave's
-/// own `fst2vcd` prints them, with the header's time zero added as GTKWave adds it.
-fn gtkwave_times(path: &Path, n: usize) -> Option<Vec<u64>> {
+/// own `fst2vcd` prints them, with the header's time zero added as GTKWave adds it (`None`:
+/// `fst2vcd` is not installed, see [`common::tool_output`]; for the test `test`).
+fn gtkwave_times(test: &str, path: &Path, n: usize) -> Option<Vec<u64>> {
     let text = if path.extension().is_some_and(|e| e == "fst") {
-        match Command::new("fst2vcd").arg(path).output() {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                eprintln!("note: fst2vcd not installed (Debian package gtkwave); check skipped");
-                return None;
-            }
-            Err(e) => panic!("fst2vcd: {e}"),
-            Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
-        }
+        let o = common::tool_output(test, "fst2vcd", [path])?;
+        String::from_utf8_lossy(&o.stdout).into_owned()
     } else {
         std::fs::read_to_string(path).expect("read vcd")
     };
@@ -152,6 +117,7 @@ fn gtkwave_times(path: &Path, n: usize) -> Option<Vec<u64>> {
 
 #[test]
 fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
+    const T: &str = "gtkwave_shows_an_fst_at_the_same_times_as_the_vcd";
     // The trace starts after the microcode boot (111.225 us): GTKWave must show the FST's
     // changes there, not 111.225 us later (issue 21, item 1).
     let dir = Scratch::new();
@@ -162,12 +128,12 @@ fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
         let o = pp5(&[&"run", &s, &"--vcd", w]);
         assert_eq!(code(&o), 0, "{}", show(&o));
     }
-    let want = gtkwave_times(&vcd, 5).expect("vcd");
+    let want = gtkwave_times(T, &vcd, 5).expect("vcd");
     assert!(
         want[0] > 100_000_000,
         "the trace starts after the boot: {want:?}"
     );
-    if let Some(got) = gtkwave_times(&fst, 5) {
+    if let Some(got) = gtkwave_times(T, &fst, 5) {
         assert_eq!(got, want);
     }
 }
@@ -801,7 +767,7 @@ fn bench_prints_every_figure_and_cleans_up() {
     let s = Scratch::new();
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--reps", "10", "--runs", "2"])
-        .env("TMPDIR", &s.0)
+        .env("TMPDIR", s.dir())
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -887,7 +853,7 @@ fn bench_prints_every_figure_and_cleans_up() {
         })
         .unwrap_or_else(|| panic!("no render speed-up in\n{out}"));
     assert!(speedup > 0.0 && speedup.is_finite(), "{out}");
-    let left: Vec<_> = std::fs::read_dir(&s.0).expect("dir").collect();
+    let left: Vec<_> = std::fs::read_dir(s.dir()).expect("dir").collect();
     assert!(left.is_empty(), "the bench left files behind: {left:?}");
 }
 
@@ -898,7 +864,7 @@ fn bench_saves_its_streams_for_a_profiler() {
     let s = Scratch::new();
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--reps", "20", "--save-streams"])
-        .arg(&s.0)
+        .arg(s.dir())
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -908,7 +874,7 @@ fn bench_saves_its_streams_for_a_profiler() {
         stdout(&o)
     );
     for name in ["alu.bin", "triangles.pp5s"] {
-        let path = s.0.join(name);
+        let path = s.path(name);
         assert!(
             stdout(&o).contains(&*path.to_string_lossy()),
             "{}",
@@ -927,7 +893,7 @@ fn bench_saves_its_streams_for_a_profiler() {
             "{name}"
         );
     }
-    let text = std::fs::read_to_string(s.0.join("triangles.pp5s")).expect("text");
+    let text = std::fs::read_to_string(s.path("triangles.pp5s")).expect("text");
     assert_eq!(
         text.matches("FEDGE_L3").count(),
         2,
@@ -936,7 +902,7 @@ fn bench_saves_its_streams_for_a_profiler() {
     // A directory that does not exist: an I/O error naming the file.
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--save-streams"])
-        .arg(s.0.join("missing"))
+        .arg(s.path("missing"))
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 1);
@@ -955,7 +921,7 @@ fn scene_fixture(name: &str) -> PathBuf {
 #[test]
 fn render_writes_the_frame_the_study_and_streams_that_run() {
     let s = Scratch::new();
-    let png = s.0.join("f.png");
+    let png = s.path("f.png");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args([
             "render",
@@ -969,7 +935,7 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
         .arg("-o")
         .arg(&png)
         .arg("--save-streams")
-        .arg(s.0.join("streams"))
+        .arg(s.path("streams"))
         .args(["--report", "json"])
         .output()
         .expect("run pp5");
@@ -993,9 +959,9 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
     let k = slowest["index"].as_u64().expect("index");
     let r = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .arg("run")
-        .arg(s.0.join(format!("streams/renderer-{k}.pp5s")))
+        .arg(s.path(&format!("streams/renderer-{k}.pp5s")))
         .arg("--microcode")
-        .arg(s.0.join("streams/render.pp5uc"))
+        .arg(s.path("streams/render.pp5uc"))
         .args(["--report", "json"])
         .output()
         .expect("run pp5");
@@ -1035,7 +1001,7 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
 #[test]
 fn render_refuses_bad_input_with_exit_code_3() {
     let s = Scratch::new();
-    let png = s.0.join("never.png");
+    let png = s.path("never.png");
     let cases: Vec<(Vec<String>, i32, &str)> = vec![
         (vec!["--renderers".into(), "17".into()], 3, "1..=16"),
         (vec!["--renderers".into(), "0".into()], 3, "1..=16"),
@@ -1113,7 +1079,7 @@ fn render_refuses_bad_input_with_exit_code_3() {
 #[test]
 fn render_writes_the_waveform_of_one_region() {
     let s = Scratch::new();
-    let wave = s.0.join("r.vcd");
+    let wave = s.path("r.vcd");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args([
             "render",
@@ -1125,7 +1091,7 @@ fn render_writes_the_waveform_of_one_region() {
             "2",
         ])
         .args(["--region", "1,1", "--report", "json", "-o"])
-        .arg(s.0.join("f.png"))
+        .arg(s.path("f.png"))
         .arg("--wave")
         .arg(&wave)
         .output()
@@ -1152,7 +1118,7 @@ fn render_writes_the_waveform_of_one_region() {
         "past cycle {last}"
     );
     assert!(times.last() >= Some(&(last * ps)));
-    assert!(s.0.join("r.gtkw").exists());
+    assert!(s.path("r.gtkw").exists());
     // --region needs --wave, and must be on the screen.
     for (args, want) in [
         (vec!["--region", "1,1"], 2),
@@ -1161,12 +1127,12 @@ fn render_writes_the_waveform_of_one_region() {
         let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
             .args(["render", "--scene", "quad", "--screen", "256x256"])
             .args(&args)
-            .current_dir(&s.0)
+            .current_dir(s.dir())
             .output()
             .expect("run pp5");
         assert_eq!(code(&o), want, "{args:?}: {}", stderr(&o));
     }
-    assert!(!s.0.join("x.vcd").exists());
+    assert!(!s.path("x.vcd").exists());
 }
 
 /// An output that is not a regular file (a FIFO here; `/dev/null` in use) is written as it is,
@@ -1176,7 +1142,7 @@ fn render_writes_the_waveform_of_one_region() {
 fn render_writes_into_a_fifo_without_replacing_it() {
     use std::os::unix::fs::FileTypeExt;
     let s = Scratch::new();
-    let fifo = s.0.join("frame.png");
+    let fifo = s.path("frame.png");
     let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(made.success());
     let reader = {
@@ -1255,7 +1221,7 @@ fn every_subcommand_survives_a_closed_pipe() {
         for close_stderr in [false, true] {
             let mut child = Command::new(env!("CARGO_BIN_EXE_pp5"))
                 .args(args)
-                .current_dir(&s.0)
+                .current_dir(s.dir())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -1479,14 +1445,14 @@ fn outputs_may_not_overwrite_inputs_or_each_other() {
             "stream".into(),
             p(&bin),
             "-o".into(),
-            format!("{}/./x.bin", s.0.display()),
+            format!("{}/./x.bin", s.dir().display()),
         ],
         vec!["demo".into(), "--wave".into(), p(&s.path("d.pp5s"))],
     ];
     for args in &cases {
         let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
             .args(args)
-            .current_dir(&s.0)
+            .current_dir(s.dir())
             .output()
             .expect("run pp5");
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
@@ -1712,9 +1678,9 @@ fn next_free_streams_rerun_with_the_frame_timing() {
             "json",
         ])
         .arg("-o")
-        .arg(s.0.join("f.png"))
+        .arg(s.path("f.png"))
         .arg("--save-streams")
-        .arg(s.0.join("streams"))
+        .arg(s.path("streams"))
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -1725,9 +1691,9 @@ fn next_free_streams_rerun_with_the_frame_timing() {
         let k = r["index"].as_u64().expect("index");
         let rerun = Command::new(env!("CARGO_BIN_EXE_pp5"))
             .arg("run")
-            .arg(s.0.join(format!("streams/renderer-{k}.pp5s")))
+            .arg(s.path(&format!("streams/renderer-{k}.pp5s")))
             .arg("--microcode")
-            .arg(s.0.join("streams/render.pp5uc"))
+            .arg(s.path("streams/render.pp5uc"))
             .args(["--report", "json"])
             .output()
             .expect("run pp5");

@@ -4,54 +4,14 @@
 //! exit code 1, and leaves no file (nor a temporary one) behind. A run stopped by Ctrl-C
 //! leaves a complete waveform that ends at the cycle it stopped.
 
+mod common;
+
+use common::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 const EXIT_IO: i32 = 1;
 const EXIT_INTERRUPTED: i32 = 130;
-
-/// A scratch directory under the system temp dir, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "pp5-out-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-    /// The names in the directory, sorted (hidden ones included).
-    fn listing(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(&self.0)
-            .expect("read dir")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // A read-only directory made immutable (see `read_only_dir`) must be released first.
-        let ro = self.0.join("ro");
-        if ro.exists() {
-            let _ = Command::new("chattr").arg("-i").arg(&ro).output();
-        }
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 fn pp5() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pp5"))
@@ -125,9 +85,29 @@ const ALL: [Dest; 4] = [
     Dest::ReadOnly,
 ];
 
+/// A [`Scratch`] directory whose immutable `ro` directory (see [`read_only_dir`]) is released
+/// before it goes.
+struct Outputs(Scratch);
+
+impl std::ops::Deref for Outputs {
+    type Target = Scratch;
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
+}
+
+impl Drop for Outputs {
+    fn drop(&mut self) {
+        let ro = self.path("ro");
+        if ro.exists() {
+            let _ = Command::new("chattr").arg("-i").arg(&ro).output();
+        }
+    }
+}
+
 /// A scratch directory with a small text stream `s.pp5s` and its binary `s.bin`.
-fn with_streams() -> Scratch {
-    let s = Scratch::new();
+fn with_streams() -> Outputs {
+    let s = Outputs(Scratch::new());
     std::fs::write(s.path("s.pp5s"), "SETENABS\nCLEAR 0 8\nINC 0 0 8\n").expect("write");
     let o = pp5()
         .arg("stream")
@@ -166,7 +146,10 @@ fn check_output_making(
     for &dest in dests {
         let s = with_streams();
         let Some(path) = dest.path(&s, name) else {
-            eprintln!("note: {what} {dest:?} skipped (no read-only directory can be made)");
+            common::skipped(
+                &format!("{what} {dest:?}"),
+                "no read-only directory can be made",
+            );
             continue;
         };
         let mut before = s.listing();
@@ -174,7 +157,7 @@ fn check_output_making(
         before.sort();
         let o = pp5()
             .args(args(&s, &path))
-            .current_dir(&s.0)
+            .current_dir(s.dir())
             .output()
             .expect("run pp5");
         let err = String::from_utf8_lossy(&o.stderr);
@@ -428,19 +411,22 @@ fn a_full_standard_output_exits_1() {
 /// `cycles`), with no temporary file left.
 #[test]
 fn sigint_leaves_a_complete_waveform_ending_where_the_run_stopped() {
-    stopped_by_signal("-INT");
+    stopped_by_signal(
+        "sigint_leaves_a_complete_waveform_ending_where_the_run_stopped",
+        "-INT",
+    );
 }
 
 /// SIGTERM (and SIGHUP) stop a run as Ctrl-C does: the summary, exit 130, a complete
 /// waveform (issue 21, item 7).
 #[test]
 fn sigterm_stops_a_run_with_its_summary_like_ctrl_c() {
-    stopped_by_signal("-TERM");
+    stopped_by_signal("sigterm_stops_a_run_with_its_summary_like_ctrl_c", "-TERM");
 }
 
 /// Run a long traced stream, send `signal` (a `kill` option) once the waveform is being
-/// written, and check what the run leaves.
-fn stopped_by_signal(signal: &str) {
+/// written, and check what the run leaves (for the test `test`).
+fn stopped_by_signal(test: &str, signal: &str) {
     let s = Scratch::new();
     // Far more cycles than the test waits (each 128-bit add takes hundreds of cycles).
     let stream = s.path("long.pp5s");
@@ -492,17 +478,9 @@ fn stopped_by_signal(signal: &str) {
         Some(cycles * cycle_ps + pp5_rtl::clock::HALF_CYCLE_PS),
         "the last timestamp is the falling clock edge of the cycle the run stopped at"
     );
-    // GTKWave's own reader converts it (when GTKWave is installed).
-    match Command::new("vcd2fst")
-        .arg(&vcd)
-        .arg(s.path("w.fst"))
-        .output()
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("note: vcd2fst not installed (Debian package gtkwave); check skipped");
-        }
-        Err(e) => panic!("cannot run vcd2fst: {e}"),
-        Ok(c) => assert!(c.status.success(), "vcd2fst: {}", show(&c)),
+    // GTKWave's own reader converts it.
+    if let Some(c) = common::tool_output(test, "vcd2fst", [&vcd, &s.path("w.fst")]) {
+        assert!(c.status.success(), "vcd2fst: {}", show(&c));
     }
 }
 
@@ -538,7 +516,7 @@ fn an_output_cut_short_is_removed_and_the_older_file_kept() {
         let script = format!("ulimit -f 1; trap '' XFSZ; exec \"$0\" {cmd} {name}",);
         let o = Command::new("bash")
             .args(["-c", &script, env!("CARGO_BIN_EXE_pp5")])
-            .current_dir(&s.0)
+            .current_dir(s.dir())
             .output()
             .expect("run bash");
         assert_eq!(o.status.code(), Some(EXIT_IO), "{cmd}: {}", show(&o));

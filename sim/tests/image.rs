@@ -1,60 +1,24 @@
 //! PNG pictures of the array (`--image`) and the built-in triangle demo drawn by the QEE.
 
+mod common;
+
+use common::Scratch;
 use pp5_rtl::emc_array::EmcArray;
 use pp5_sim::asm::microcode;
 use pp5_sim::demo::{self, TRIANGLES, TRI_FBITS, TRI_FIELDS, TRI_Z, TRI_Z_LEN};
-use pp5_sim::engine::{SimOptions, StopReason};
+use pp5_sim::engine::StopReason;
 use pp5_sim::image::{self, parse_spec, ImageKind, ImageSpec};
 use pp5_sim::report::Summary;
-use pp5_sim::session::{self, RunResult, RunSpec};
+use pp5_sim::session::RunResult;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A scratch directory under the system temp dir, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "pp5-image-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
 
 fn run_text(text: &str) -> (RunResult, Summary) {
     let img = microcode::standard();
     let stream = pp5_sim::stream::text::parse(text, "<test>", &img.table).expect("parse");
-    let r = session::run(
-        RunSpec {
-            image: &img,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: None,
-        },
-        |_, _, _| {},
-        None,
-    )
-    .expect("run");
+    let r = common::run(common::spec(&img, &stream)).expect("run");
     let s = Summary::of(&r.sim, &r.stop);
     (r, s)
 }

@@ -1,6 +1,9 @@
 //! Waveform writers, checked by reading the files back with `wellen` (the reader behind the
-//! Surfer viewer) and, when installed, GTKWave's own `vcd2fst`.
+//! Surfer viewer) and GTKWave's own `vcd2fst` and `fst2vcd`.
 
+mod common;
+
+use common::Scratch;
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_rtl::trace::{bit, Traced, Tracer};
 use pp5_sim::trace::gtkw::VISIBLE_CYCLES;
@@ -9,7 +12,6 @@ use pp5_sim::trace::{
 };
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 // ---------------------------------------------------------------------------------------------
 // Fixture
@@ -81,29 +83,11 @@ impl Traced for Fixture {
     }
 }
 
-/// A scratch directory in the system temp dir, removed when the test passes (kept for
-/// inspection when it fails).
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
 /// A unique scratch path `name` in a new scratch directory.
 fn temp_path(name: &str) -> (Scratch, PathBuf) {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "pp5-trace-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    let path = dir.join(name);
-    (Scratch(dir), path)
+    let dir = Scratch::new();
+    let path = dir.path(name);
+    (dir, path)
 }
 
 /// Run the fixture for `cycles` cycles into a new file; returns the expected value of every
@@ -642,24 +626,17 @@ fn signals_outside_a_scope_get_a_top_scope() {
     assert_eq!(wave.changes("top.e"), [(0, "-".to_string())]);
 }
 
-/// Run a GTKWave helper; `None` (with a note) if it is not installed.
-fn run_tool(tool: &str, args: &[&Path]) -> Option<std::process::Output> {
-    match std::process::Command::new(tool).args(args).output() {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            eprintln!("note: {tool} not installed (Debian package gtkwave); check skipped");
-            None
-        }
-        Err(e) => panic!("cannot run {tool}: {e}"),
-        Ok(out) => {
-            assert!(
-                out.status.success(),
-                "{tool} failed: {}\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            Some(out)
-        }
-    }
+/// Run a GTKWave helper for the test `test`, which must succeed; `None` if it is not
+/// installed (see [`common::tool_output`]).
+fn run_tool(test: &str, tool: &str, args: &[&Path]) -> Option<std::process::Output> {
+    let out = common::tool_output(test, tool, args)?;
+    assert!(
+        out.status.success(),
+        "{tool} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out)
 }
 
 #[test]
@@ -667,7 +644,7 @@ fn gtkwave_vcd2fst_accepts_our_vcd() {
     let (_vcd_dir, vcd) = temp_path("conv.vcd");
     run(&vcd, WaveFormat::Vcd, TraceConfig::default(), 20);
     let fst = vcd.with_extension("fst");
-    if run_tool("vcd2fst", &[&vcd, &fst]).is_some() {
+    if run_tool("gtkwave_vcd2fst_accepts_our_vcd", "vcd2fst", &[&vcd, &fst]).is_some() {
         // GTKWave's converter keeps the strings as strings and the values as written.
         let mut wave = read(&fst, WaveFormat::Vcd);
         let texts: Vec<String> = wave
@@ -686,7 +663,7 @@ fn gtkwave_vcd2fst_accepts_our_vcd() {
 fn gtkwave_fst2vcd_reads_our_fst() {
     let (_fst_dir, fst) = temp_path("ours.fst");
     let (_, states) = run(&fst, WaveFormat::Fst, TraceConfig::default(), 20);
-    if let Some(out) = run_tool("fst2vcd", &[&fst]) {
+    if let Some(out) = run_tool("gtkwave_fst2vcd_reads_our_fst", "fst2vcd", &[&fst]) {
         // GTKWave's FST reader (libfst) sees the same values at the same times.
         let vcd = fst.with_extension("vcd");
         std::fs::write(&vcd, &out.stdout).expect("write converted vcd");

@@ -10,6 +10,7 @@ pub mod fc_reference;
 pub mod fuzz;
 pub mod raster_reference;
 pub mod reference;
+pub mod support;
 
 use pp5_rtl::emc_array::plane;
 use pp5_sim::asm::microcode::{self, McImage};

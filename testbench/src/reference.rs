@@ -866,7 +866,9 @@ pub fn apply_all(cmd: &RefCmd, pixels: &mut [Pixel], sca: u32) {
 ///
 /// Commands without a pixel effect (NOOP, NOOP2, FBITS, INDON, INDOFF) leave the pixel as it
 /// is. Carry is set as described by [`carry_rule`]. A global command (GMAX, GMIN) acts as if
-/// this pixel were the whole array (see [`apply_all`]).
+/// this pixel were the whole array (see [`apply_all`]). The Enable and Carry commands are
+/// one line each here; each other section of the seed's command tables has its function
+/// below (`compare`, `one_operand`, `two_operand`, `special`).
 pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
     use RefCmd::*;
     match *cmd {
@@ -879,94 +881,72 @@ pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
         EnabInv => px.enable = !px.enable,
         MemIntoEnab { src } => px.enable = px.mem[src],
         CryIntoEnab => px.enable = px.carry,
+        EnabAndEqMem { src } => px.enable &= px.mem[src],
+        EnabAndEqMemBar { src } => px.enable &= !px.mem[src],
+        EnabOrEqMem { src } => px.enable |= px.mem[src],
+        EnabXorEqMem { src } => px.enable ^= px.mem[src],
+        EnabOrEqCry => px.enable |= px.carry,
 
         // Enable-store (III.4.2.5.1-3): regardless of Enable.
         EnabIntoMem { dst } => px.mem[dst] = px.enable,
         EnabIntoCry => px.carry = px.enable,
+        MemOrEqEnab { dst } => px.mem[dst] |= px.enable,
+        MemAndEqEnab { dst } => px.mem[dst] &= px.enable,
 
         // Carry (note 11: all pixels).
         ClrCry => px.carry = false,
 
-        // Arithmetic and logical (III.4.2.5.1-4): written only where Enable is set.
-        Clear { dst, dlen } => px.store(dst, dlen, 0),
-        Set { dst, dlen } => px.store(dst, dlen, mask(dlen)),
-        ScaIntoMem { dst, dlen } => px.store(dst, dlen, sca_bits(sca, dlen)),
-        Cpy { dst, src, dlen } => {
-            let v = px.field(src, dlen);
-            px.store(dst, dlen, v);
-        }
-        Invert { dst, src, dlen } => {
-            let v = !px.field(src, dlen) & mask(dlen);
-            px.store(dst, dlen, v);
-        }
-        Inc { dst, src, dlen } => {
-            let (v, c) = add(px.field(src, dlen), 1, dlen);
-            px.store(dst, dlen, v);
-            px.carry = c;
-        }
-        Dec { dst, src, dlen } => {
-            let (v, borrow) = sub(px.field(src, dlen), 1, dlen);
-            px.store(dst, dlen, v);
-            px.carry = borrow;
-        }
-        Negate { dst, src, dlen } => {
-            // -x = ~x + 1; the carry out of that addition is set only for x = 0.
-            let x = px.field(src, dlen);
-            let (v, c) = add(!x & mask(dlen), 1, dlen);
-            px.store(dst, dlen, v);
-            px.carry = c;
-        }
-        MemPlusMem {
-            dst,
-            lsrc,
-            src,
-            dlen,
-            slen,
-        } => {
-            let (v, c) = add(
-                px.field(lsrc, dlen),
-                zero_extended(px, src, slen, dlen),
-                dlen,
-            );
-            px.store(dst, dlen, v);
-            px.carry = c;
-        }
-        MemMinusMem {
-            dst,
-            lsrc,
-            src,
-            dlen,
-            slen,
-        } => {
-            let (v, borrow) = sub(
-                px.field(lsrc, dlen),
-                zero_extended(px, src, slen, dlen),
-                dlen,
-            );
-            px.store(dst, dlen, v);
-            px.carry = borrow;
-        }
-        MemPlusEqMem {
-            dst,
-            src,
-            dlen,
-            slen,
-        } => {
-            let (v, c) = add(
-                px.field(dst, dlen),
-                zero_extended(px, src, slen, dlen),
-                dlen,
-            );
-            px.store(dst, dlen, v);
-            px.carry = c;
-        }
-        CryIntoMem { dst } => {
-            if px.enable {
-                px.mem[dst] = px.carry;
-            }
-        }
+        MemEqZero { .. }
+        | MemEqSca { .. }
+        | MemGeSca { .. }
+        | MemGtSca { .. }
+        | MemGeMem { .. }
+        | MemEqOnes { .. }
+        | MemNeZero { .. }
+        | MemEqMem { .. }
+        | MemNeMem { .. }
+        | MemGtMem { .. }
+        | Mem2GeMem2 { .. }
+        | Mem2GtMem2 { .. } => compare(cmd, px, sca),
 
-        // Compares into Enable: enable &&= (...), unsigned (note 1).
+        Clear { .. }
+        | Set { .. }
+        | ScaIntoMem { .. }
+        | Cpy { .. }
+        | Invert { .. }
+        | Inc { .. }
+        | Dec { .. }
+        | Negate { .. }
+        | CryIntoMem { .. }
+        | Swap { .. }
+        | MemPlusEqSca { .. } => one_operand(cmd, px, sca),
+
+        MemPlusMem { .. }
+        | MemPlusEqMem { .. }
+        | MemMinusMem { .. }
+        | MemMinusEqMem { .. }
+        | MemPlusMem2 { .. }
+        | MemPlusEqMem2 { .. }
+        | MemMinusMem2 { .. }
+        | MemMinusEqMem2 { .. }
+        | MemAndMem { .. }
+        | MemAndEqMem { .. }
+        | MemOrMem { .. }
+        | MemOrEqMem { .. }
+        | MemXorMem { .. }
+        | MemXorEqMem { .. } => two_operand(cmd, px),
+
+        MemCImpPlusEqMem { .. } | Mem2CImpPlusEqMem2 { .. } | Ovsix { .. } | TbEntry { .. } => {
+            special(cmd, px, sca)
+        }
+    }
+}
+
+/// The compares into Enable: `enable &&= (...)`, unsigned (note 1) but for the `MEM2` forms
+/// (note 2). Carry is the borrow, or what the standard microcode documents.
+fn compare(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
+    use RefCmd::*;
+    match *cmd {
         MemEqZero { src, slen } => px.enable &= px.field(src, slen) == 0,
         MemEqSca { src, slen } => px.enable &= px.field(src, slen) == sca_bits(sca, slen),
         MemGeSca { src, slen } => {
@@ -984,8 +964,6 @@ pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
             px.enable &= l >= s;
             px.carry = l < s; // the borrow of l - s
         }
-
-        // ---- issue 4: compares into Enable.
         MemEqOnes { src, slen } => px.enable &= px.field(src, slen) == mask(slen),
         MemNeZero { src, slen } => {
             px.carry = px.enable; // documented: the routine keeps the old Enable in Carry
@@ -1017,17 +995,48 @@ pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
             px.carry = px.enable && l == s; // documented
             px.enable &= l > s;
         }
-        EnabAndEqMem { src } => px.enable &= px.mem[src],
-        EnabAndEqMemBar { src } => px.enable &= !px.mem[src],
-        EnabOrEqMem { src } => px.enable |= px.mem[src],
-        EnabXorEqMem { src } => px.enable ^= px.mem[src],
-        EnabOrEqCry => px.enable |= px.carry,
+        _ => unreachable!("{} is not a compare", cmd.name()),
+    }
+}
 
-        // Enable-store: regardless of Enable.
-        MemOrEqEnab { dst } => px.mem[dst] |= px.enable,
-        MemAndEqEnab { dst } => px.mem[dst] &= px.enable,
-
-        // Arithmetic and logical.
+/// The arithmetic and logical commands (III.4.2.5.1-4) of one memory operand, or none:
+/// written only where Enable is set.
+fn one_operand(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
+    use RefCmd::*;
+    match *cmd {
+        Clear { dst, dlen } => px.store(dst, dlen, 0),
+        Set { dst, dlen } => px.store(dst, dlen, mask(dlen)),
+        ScaIntoMem { dst, dlen } => px.store(dst, dlen, sca_bits(sca, dlen)),
+        Cpy { dst, src, dlen } => {
+            let v = px.field(src, dlen);
+            px.store(dst, dlen, v);
+        }
+        Invert { dst, src, dlen } => {
+            let v = !px.field(src, dlen) & mask(dlen);
+            px.store(dst, dlen, v);
+        }
+        Inc { dst, src, dlen } => {
+            let (v, c) = add(px.field(src, dlen), 1, dlen);
+            px.store(dst, dlen, v);
+            px.carry = c;
+        }
+        Dec { dst, src, dlen } => {
+            let (v, borrow) = sub(px.field(src, dlen), 1, dlen);
+            px.store(dst, dlen, v);
+            px.carry = borrow;
+        }
+        Negate { dst, src, dlen } => {
+            // -x = ~x + 1; the carry out of that addition is set only for x = 0.
+            let x = px.field(src, dlen);
+            let (v, c) = add(!x & mask(dlen), 1, dlen);
+            px.store(dst, dlen, v);
+            px.carry = c;
+        }
+        CryIntoMem { dst } => {
+            if px.enable {
+                px.mem[dst] = px.carry;
+            }
+        }
         Swap { dst, src, dlen } => {
             let (d, s) = (px.field(dst, dlen), px.field(src, dlen));
             px.carry = px.mem[dst + dlen - 1]; // documented: the old MSB of dst
@@ -1039,105 +1048,106 @@ pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
             px.store(dst, dlen, v);
             px.carry = c;
         }
-        MemMinusEqMem {
-            dst,
+        _ => unreachable!("{} is not a one-operand command", cmd.name()),
+    }
+}
+
+/// The arithmetic and logical commands (III.4.2.5.1-4) `mem[dst:dlen] = mem[lsrc:dlen] OP
+/// mem[src:slen]`, written only where Enable is set. Each `…eq…` twin is the same command with
+/// `lsrc = dst` (`dst: dst @ lsrc` binds both names to its `dst`); the logical commands have
+/// no `slen` (`src` is `dlen` bits too).
+fn two_operand(cmd: &RefCmd, px: &mut Pixel) {
+    use RefCmd::*;
+    let (dst, dlen) = cmd
+        .dest()
+        .expect("a two-operand command writes mem[dst:dlen]");
+    let v = match *cmd {
+        MemPlusMem {
+            lsrc, src, slen, ..
+        }
+        | MemPlusEqMem {
+            dst: lsrc,
             src,
-            dlen,
             slen,
+            ..
         } => {
-            let (v, borrow) = sub(
-                px.field(dst, dlen),
+            let (v, c) = add(
+                px.field(lsrc, dlen),
                 zero_extended(px, src, slen, dlen),
                 dlen,
             );
-            px.store(dst, dlen, v);
+            px.carry = c;
+            v
+        }
+        MemMinusMem {
+            lsrc, src, slen, ..
+        }
+        | MemMinusEqMem {
+            dst: lsrc,
+            src,
+            slen,
+            ..
+        } => {
+            let (v, borrow) = sub(
+                px.field(lsrc, dlen),
+                zero_extended(px, src, slen, dlen),
+                dlen,
+            );
             px.carry = borrow;
+            v
         }
         MemPlusMem2 {
-            dst,
-            lsrc,
-            src,
-            dlen,
-            slen,
-        } => {
-            let s = sign_extended(px, src, slen, dlen);
-            let (v, c) = add(px.field(lsrc, dlen), s, dlen);
-            px.store(dst, dlen, v);
-            px.carry = c;
+            lsrc, src, slen, ..
         }
-        MemPlusEqMem2 {
-            dst,
+        | MemPlusEqMem2 {
+            dst: lsrc,
             src,
-            dlen,
             slen,
+            ..
         } => {
-            let s = sign_extended(px, src, slen, dlen);
-            let (v, c) = add(px.field(dst, dlen), s, dlen);
-            px.store(dst, dlen, v);
+            let (v, c) = add(
+                px.field(lsrc, dlen),
+                sign_extended(px, src, slen, dlen),
+                dlen,
+            );
             px.carry = c;
+            v
         }
         MemMinusMem2 {
-            dst,
-            lsrc,
+            lsrc, src, slen, ..
+        }
+        | MemMinusEqMem2 {
+            dst: lsrc,
             src,
-            dlen,
             slen,
+            ..
         } => {
-            let s = sign_extended(px, src, slen, dlen);
-            let (v, borrow) = sub(px.field(lsrc, dlen), s, dlen);
-            px.store(dst, dlen, v);
+            let (v, borrow) = sub(
+                px.field(lsrc, dlen),
+                sign_extended(px, src, slen, dlen),
+                dlen,
+            );
             px.carry = borrow;
+            v
         }
-        MemMinusEqMem2 {
-            dst,
-            src,
-            dlen,
-            slen,
-        } => {
-            let s = sign_extended(px, src, slen, dlen);
-            let (v, borrow) = sub(px.field(dst, dlen), s, dlen);
-            px.store(dst, dlen, v);
-            px.carry = borrow;
+        MemAndMem { lsrc, src, .. } | MemAndEqMem { dst: lsrc, src, .. } => {
+            px.field(lsrc, dlen) & px.field(src, dlen)
         }
-        MemAndMem {
-            dst,
-            lsrc,
-            src,
-            dlen,
-        } => {
-            let v = px.field(lsrc, dlen) & px.field(src, dlen);
-            px.store(dst, dlen, v);
+        MemOrMem { lsrc, src, .. } | MemOrEqMem { dst: lsrc, src, .. } => {
+            px.field(lsrc, dlen) | px.field(src, dlen)
         }
-        MemAndEqMem { dst, src, dlen } => {
-            let v = px.field(dst, dlen) & px.field(src, dlen);
-            px.store(dst, dlen, v);
+        MemXorMem { lsrc, src, .. } | MemXorEqMem { dst: lsrc, src, .. } => {
+            px.field(lsrc, dlen) ^ px.field(src, dlen)
         }
-        MemOrMem {
-            dst,
-            lsrc,
-            src,
-            dlen,
-        } => {
-            let v = px.field(lsrc, dlen) | px.field(src, dlen);
-            px.store(dst, dlen, v);
-        }
-        MemOrEqMem { dst, src, dlen } => {
-            let v = px.field(dst, dlen) | px.field(src, dlen);
-            px.store(dst, dlen, v);
-        }
-        MemXorMem {
-            dst,
-            lsrc,
-            src,
-            dlen,
-        } => {
-            let v = px.field(lsrc, dlen) ^ px.field(src, dlen);
-            px.store(dst, dlen, v);
-        }
-        MemXorEqMem { dst, src, dlen } => {
-            let v = px.field(dst, dlen) ^ px.field(src, dlen);
-            px.store(dst, dlen, v);
-        }
+        _ => unreachable!("{} is not a two-operand command", cmd.name()),
+    };
+    px.store(dst, dlen, v);
+}
+
+/// The special-purpose commands: the clamped adds (notes 15, 16), OVSIX and TBENTRY (note 13).
+fn special(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
+    use RefCmd::*;
+    match *cmd {
         MemCImpPlusEqMem { dst, src, dlen, .. } => {
             // Unsigned, clamped to all ones on overflow (notes 1, 15).
             let (v, overflow) = add(px.field(dst, dlen), px.field(src, dlen), dlen);
@@ -1161,8 +1171,6 @@ pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
             px.store(dst, dlen, v as u128 & mask(dlen));
             px.carry = overflow; // documented: the signed overflow
         }
-
-        // Special purpose.
         Ovsix { dst, dlen, .. } => {
             if px.carry {
                 px.store(dst, dlen, mask(dlen));
@@ -1183,6 +1191,7 @@ pub fn apply(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
             }
             px.carry = hit; // documented: the match flag
         }
+        _ => unreachable!("{} is not a special-purpose command", cmd.name()),
     }
 }
 

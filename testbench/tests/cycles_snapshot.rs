@@ -8,9 +8,9 @@
 use pp5_rtl::cause::Cause;
 use pp5_sim::asm::microcode::{self, McImage, STANDARD_SOURCE};
 use pp5_sim::asm::opcodes::ArgKind;
-use pp5_sim::engine::{CommandRecord, SimOptions, StopReason};
+use pp5_sim::engine::{CommandRecord, StopReason};
 use pp5_sim::report::Summary;
-use pp5_sim::session::{run, RunSpec};
+use pp5_testbench::support;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
@@ -155,18 +155,7 @@ BS_PBS
 fn run_stream(image: &McImage) -> (Summary, StopReason) {
     let stream = pp5_sim::stream::text::parse(STREAM, "<snapshot>", &image.table)
         .unwrap_or_else(|e| panic!("{e}"));
-    let r = run(
-        RunSpec {
-            image,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: None,
-        },
-        |_, _, _| {},
-        None,
-    )
-    .expect("run");
+    let r = support::run(support::spec(image, &stream)).expect("run");
     let s = Summary::of(&r.sim, &r.stop);
     (s, r.stop)
 }

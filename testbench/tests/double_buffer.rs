@@ -11,9 +11,10 @@
 use pp5_rtl::cause::Cause;
 use pp5_rtl::renderer::MsgKind;
 use pp5_rtl::ring::PortId;
-use pp5_sim::engine::{SimOptions, StopReason};
+use pp5_sim::engine::StopReason;
 use pp5_sim::report::Summary;
-use pp5_sim::session::{run, RunSpec};
+use pp5_sim::session::RunSpec;
+use pp5_testbench::support::{self, Scratch};
 
 const FIXTURE: &str = include_str!("../fixtures/streams/double_buffer.pp5s");
 /// Tiles in the fixture, the Ring address they go to, and the value of pixel (x, y) of tile
@@ -28,18 +29,7 @@ fn run_fixture() -> (Summary, pp5_sim::engine::Sim) {
     let image = pp5_sim::asm::microcode::standard();
     let stream = pp5_sim::stream::text::parse(FIXTURE, "double_buffer.pp5s", &image.table)
         .unwrap_or_else(|e| panic!("{e}"));
-    let r = run(
-        RunSpec {
-            image: &image,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: None,
-        },
-        |_, _, _| {},
-        None,
-    )
-    .expect("run");
+    let r = support::run(support::spec(&image, &stream)).expect("run");
     assert_eq!(r.stop, StopReason::Done, "{:?}", r.sim.diagnostics);
     (Summary::of(&r.sim, &r.stop), r.sim)
 }
@@ -225,31 +215,23 @@ fn gtkw_signals_and_groups(text: &str) -> (Vec<String>, Vec<(String, bool)>) {
 
 #[test]
 fn the_waveform_groups_ports_semaphores_and_transfer_and_reads_back() {
-    let dir = std::env::temp_dir().join(format!("pp5-double-buffer-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let vcd = dir.join("db.vcd");
+    let dir = Scratch::new();
+    let vcd = dir.path("db.vcd");
     let image = pp5_sim::asm::microcode::standard();
     let stream = pp5_sim::stream::text::parse(FIXTURE, "double_buffer.pp5s", &image.table)
         .unwrap_or_else(|e| panic!("{e}"));
     let mut wave = pp5_sim::session::WaveSpec::new(&vcd);
     wave.cfg.scopes = VIEW_SCOPES.iter().map(|s| s.to_string()).collect();
     wave.view_cycles = 142_000;
-    let r = run(
-        RunSpec {
-            image: &image,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: Some(wave),
-        },
-        |_, _, _| {},
-        None,
-    )
+    let r = support::run(RunSpec {
+        wave: Some(wave),
+        ..support::spec(&image, &stream)
+    })
     .expect("run");
     assert_eq!(r.stop, StopReason::Done);
 
     // The save file: one group per block, every listed signal in the waveform.
-    let gtkw = std::fs::read_to_string(dir.join("db.gtkw")).expect("gtkw");
+    let gtkw = std::fs::read_to_string(dir.path("db.gtkw")).expect("gtkw");
     let (sigs, groups) = gtkw_signals_and_groups(&gtkw);
     // The ports, semaphores and transfer were selected (--scope): their groups are open.
     for g in [
@@ -296,7 +278,6 @@ fn the_waveform_groups_ports_semaphores_and_transfer_and_reads_back() {
     assert_eq!(bs_v.iter().filter(|c| c.1 == "01").count(), TILES);
     let bs_p = changes(&mut w, "renderer.bs_sem.p");
     assert_eq!(bs_p.iter().filter(|c| c.1 == "1").count(), TILES);
-    let _ = std::fs::remove_dir_all(&dir);
 
     // The committed example (scripts/double-buffer-view.sh) is the same view, as FST.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -5,8 +5,9 @@
 use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::engine::{Keep, SimOptions};
 use pp5_sim::report::Summary;
-use pp5_sim::session::{run, RunSpec};
+use pp5_sim::session::RunSpec;
 use pp5_sim::stream::Stream;
+use pp5_testbench::support;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
@@ -28,21 +29,14 @@ fn fixture() -> &'static (McImage, Stream, u64, u64) {
 }
 
 fn summary(image: &McImage, stream: &Stream, keep: Keep, max_cycles: u64) -> Summary {
-    let r = run(
-        RunSpec {
-            image,
-            boot: true,
-            stream,
-            opts: SimOptions {
-                keep,
-                max_cycles,
-                ..SimOptions::default()
-            },
-            wave: None,
+    let r = support::run(RunSpec {
+        opts: SimOptions {
+            keep,
+            max_cycles,
+            ..SimOptions::default()
         },
-        |_, _, _| {},
-        None,
-    );
+        ..support::spec(image, stream)
+    });
     let mut r = r.unwrap_or_else(|_| panic!("run failed"));
     Summary::take(&mut r.sim, &r.stop)
 }

@@ -8,9 +8,10 @@ use pp5_rtl::igc::IgcState;
 use pp5_rtl::igc_port::rxfifo::RXFIFO_WORDS;
 use pp5_rtl::status::{ERROR_MASK, IGC_TIMEOUT_RING_CYCLES};
 use pp5_sim::asm::microcode::{self, McImage};
-use pp5_sim::engine::{RingMessage, SimOptions, StopReason};
-use pp5_sim::session::{self, RunError, RunSpec};
+use pp5_sim::engine::{RingMessage, StopReason};
+use pp5_sim::session::{RunError, RunSpec};
 use pp5_sim::stream::{binary, Message, Port, Stream};
+use pp5_testbench::support;
 use pp5_testbench::Testbench;
 use proptest::prelude::*;
 use std::sync::OnceLock;
@@ -280,18 +281,7 @@ fn illegal_microinstruction_faults_with_a_diagnostic_and_stops() {
         "NOOP\nNOOP\nRMODEON\nMCWRITE {} 1\nNOOP\nRMODEOFF\nCLEAR 0 8\n",
         4 * clear + 3
     ));
-    let r = session::run(
-        RunSpec {
-            image: &img,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: None,
-        },
-        |_, _, _| {},
-        None,
-    )
-    .expect("run");
+    let r = support::run(support::spec(&img, &stream)).expect("run");
     match &r.stop {
         StopReason::Stuck(why) => assert!(why.contains("illegal microinstruction"), "{why}"),
         s => panic!("{s:?}"),
@@ -503,18 +493,7 @@ fn session_reports_the_timeout_of_a_command_that_arrives_late_behind_a_hang() {
         "NOOP\n".repeat(1000)
     );
     let stream = pp5_sim::stream::text::parse(&text, "t", &img.table).expect("parse");
-    let r = session::run(
-        RunSpec {
-            image: &img,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: None,
-        },
-        |_, _, _| {},
-        None,
-    )
-    .expect("run");
+    let r = support::run(support::spec(&img, &stream)).expect("run");
     assert!(matches!(r.stop, StopReason::Stuck(_)), "{:?}", r.stop);
     assert_ne!(r.sim.board.status() & TIMEOUT, 0, "status bit 30");
     assert!(r
@@ -528,18 +507,7 @@ fn session_reports_the_timeout_of_a_command_that_arrives_late_behind_a_hang() {
 fn session_stops_a_hang_with_nothing_waiting_at_once() {
     let img = microcode::standard();
     let stream = pp5_sim::stream::text::parse("SETENABS\nHANG\n", "t", &img.table).expect("parse");
-    let r = session::run(
-        RunSpec {
-            image: &img,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: None,
-        },
-        |_, _, _| {},
-        None,
-    )
-    .expect("run");
+    let r = support::run(support::spec(&img, &stream)).expect("run");
     match &r.stop {
         StopReason::Stuck(why) => assert!(why.contains("HANG"), "{why}"),
         s => panic!("{s:?}"),
@@ -858,17 +826,10 @@ fn image_words_outside_the_store_are_errors_not_panics() {
     img.words.push((STORE_WORDS as u32 + 5, 1));
     let stream = Stream::default();
     // Without a boot the store is written directly: an input error.
-    let r = session::run(
-        RunSpec {
-            image: &img,
-            boot: false,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: None,
-        },
-        |_, _, _| {},
-        None,
-    );
+    let r = support::run(RunSpec {
+        boot: false,
+        ..support::spec(&img, &stream)
+    });
     match r {
         Err(RunError::Input(m)) => assert!(m.contains("outside the microcode store"), "{m}"),
         Err(e) => panic!("{e}"),
@@ -876,18 +837,7 @@ fn image_words_outside_the_store_are_errors_not_panics() {
     }
     // Booted through the stream: the MCWRITE is a formatting error of the hardware, the
     // hardwired address field cannot even hold some addresses (it is 19 bits).
-    let r = session::run(
-        RunSpec {
-            image: &img,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: None,
-        },
-        |_, _, _| {},
-        None,
-    )
-    .expect("runs");
+    let r = support::run(support::spec(&img, &stream)).expect("runs");
     assert_eq!(r.stop, StopReason::Done);
     assert_ne!(r.sim.board.status() & FORMAT_ERROR, 0);
     assert!(r

@@ -6,12 +6,12 @@
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::trace::{Recorder, Traced};
 use pp5_sim::asm::microcode::{self, McImage};
-use pp5_sim::engine::{SimOptions, StopReason};
+use pp5_sim::engine::StopReason;
 use pp5_sim::session::{boot, prepare, RunSpec, WaveSpec};
 use pp5_sim::stream::Stream;
 use pp5_sim::trace::{TraceConfig, WaveFormat, WaveWriter};
+use pp5_testbench::support::{self, Scratch};
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 /// One full walk: hierarchical path → value as the VCD writes it (a bit string without
 /// leading zeros is normalised below; texts as written).
@@ -42,15 +42,11 @@ fn check_stream(name: &str, stream: &Stream, max_cycles: u64) {
 }
 
 fn check_stream_with(name: &str, stream: &Stream, max_cycles: u64, img: &McImage) {
-    let dir = std::env::temp_dir().join(format!("pp5-trace-exact-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path: PathBuf = dir.join("exact.vcd");
+    let dir = Scratch::new();
+    let path = dir.path(&format!("{name}.vcd"));
     let spec = RunSpec {
-        image: img,
-        boot: true,
-        stream,
-        opts: SimOptions::default(),
         wave: Some(WaveSpec::new(&path)),
+        ..support::spec(img, stream)
     };
     let mut sim = prepare(&spec).expect("prepare");
     assert_eq!(
@@ -132,7 +128,6 @@ fn check_stream_with(name: &str, stream: &Stream, max_cycles: u64, img: &McImage
         checked > 1000,
         "the comparison covered {checked} values only"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -200,13 +195,7 @@ fn store_writes_over_the_last_microinstruction_show_in_uinst() {
     let first = "SETENABS\nNOOP\n";
     let probe = pp5_sim::stream::text::parse(first, "<probe>", &img.table).expect("probe stream");
     let run = |stream: &Stream, check: bool| {
-        let spec = RunSpec {
-            image: &img,
-            boot: true,
-            stream,
-            opts: SimOptions::default(),
-            wave: None,
-        };
+        let spec = support::spec(&img, stream);
         let mut sim = prepare(&spec).expect("prepare");
         assert_eq!(
             boot(&mut sim, None, |_, _, _| {}).ok(),

@@ -8,36 +8,15 @@ use pp5_rtl::qee::QEE_LATENCY;
 use pp5_sim::asm::microcode;
 use pp5_sim::engine::{CommandRecord, SimOptions, StopReason};
 use pp5_sim::report::Summary;
-use pp5_sim::session::{run, RunResult, RunSpec, WaveSpec};
-use std::path::{Path, PathBuf};
+use pp5_sim::session::{RunResult, RunSpec, WaveSpec};
+use pp5_testbench::support::{self, Scratch};
+use std::path::Path;
 
 /// INDON at the end: the trace goes on past TREEIntoMEM's last cycle (a run ends with its
 /// last command), so the cycle after the last bit is in the waveform.
 const STREAM: &str = "SETENABS\nFBITS 4\nTREEIntoMEM_L3 0 12 1.5 -2.0 3.0\nINDON\n";
 /// Result width (TREEIntoMEM's `len`).
 const LEN: u64 = 12;
-
-/// A scratch directory under the system temp dir, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("pp5-vcd-qee-{}-{tag}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 fn run_stream(path: &Path) -> (RunResult, Summary) {
     run_with(path, STREAM, vec![(5, 2), (7, 0)], None)
@@ -52,23 +31,17 @@ fn run_with(
 ) -> (RunResult, Summary) {
     let img = microcode::standard();
     let stream = pp5_sim::stream::text::parse(text, "<vcd_qee>", &img.table).expect("stream");
-    let r = run(
-        RunSpec {
-            image: &img,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions {
-                probes,
-                ..Default::default()
-            },
-            wave: Some(WaveSpec {
-                emcs,
-                ..WaveSpec::new(path)
-            }),
+    let r = support::run(RunSpec {
+        opts: SimOptions {
+            probes,
+            ..Default::default()
         },
-        |_, _, _| {},
-        None,
-    )
+        wave: Some(WaveSpec {
+            emcs,
+            ..WaveSpec::new(path)
+        }),
+        ..support::spec(&img, &stream)
+    })
     .expect("run");
     let s = Summary::of(&r.sim, &r.stop);
     (r, s)
@@ -173,7 +146,7 @@ fn q(x: i64, y: i64) -> i64 {
 
 #[test]
 fn tree_into_mem_vcd_shows_the_qee_result_bit_serially() {
-    let dir = Scratch::new("tree");
+    let dir = Scratch::new();
     let path = dir.path("tree.vcd");
     let (r, s) = run_stream(&path);
     assert_eq!(r.stop, StopReason::Done);
@@ -365,7 +338,7 @@ fn emc_scopes(wave: &Wave) -> Vec<String> {
 
 #[test]
 fn per_emc_scopes_show_the_shift_chains_and_the_root_pixels_tree_bit_lsb_first() {
-    let dir = Scratch::new("emc");
+    let dir = Scratch::new();
     let path = dir.path("emc.vcd");
     // EMC 17's root pixel (8, 32) is a probe; EMCs 17, 5 and 0 are traced (any order).
     let (r, s) = run_with(&path, STREAM, vec![(8, 32), (5, 2)], Some(vec![17, 5, 0]));
@@ -461,7 +434,7 @@ fn per_emc_scopes_show_the_shift_chains_and_the_root_pixels_tree_bit_lsb_first()
 
 #[test]
 fn the_default_selection_is_emc_0_and_the_probes_emcs_in_vcd_and_fst() {
-    let dir = Scratch::new("default");
+    let dir = Scratch::new();
     for name in ["d.vcd", "d.fst"] {
         let path = dir.path(name);
         // (100, 100) is in EMC 3·16 + 12 = 60; (5, 2) in EMC 0.
@@ -492,22 +465,15 @@ fn the_default_selection_is_emc_0_and_the_probes_emcs_in_vcd_and_fst() {
 fn an_emc_outside_0_to_63_is_an_input_error() {
     let img = microcode::standard();
     let stream = pp5_sim::stream::text::parse(STREAM, "<vcd_qee>", &img.table).expect("stream");
-    let dir = Scratch::new("bad");
+    let dir = Scratch::new();
     let path = dir.path("bad.vcd");
-    let e = run(
-        RunSpec {
-            image: &img,
-            boot: true,
-            stream: &stream,
-            opts: SimOptions::default(),
-            wave: Some(WaveSpec {
-                emcs: Some(vec![3, 64]),
-                ..WaveSpec::new(&path)
-            }),
-        },
-        |_, _, _| {},
-        None,
-    );
+    let e = support::run(RunSpec {
+        wave: Some(WaveSpec {
+            emcs: Some(vec![3, 64]),
+            ..WaveSpec::new(&path)
+        }),
+        ..support::spec(&img, &stream)
+    });
     match e {
         Err(pp5_sim::session::RunError::Input(m)) => assert!(m.contains("64"), "{m}"),
         Err(e) => panic!("expected an input error, got {e}"),
@@ -518,7 +484,7 @@ fn an_emc_outside_0_to_63_is_an_input_error() {
 
 #[test]
 fn a_sepcfg_remap_changes_the_traced_config_origin_and_tree_bits_of_that_emc_only() {
-    let dir = Scratch::new("sepcfg");
+    let dir = Scratch::new();
     let path = dir.path("sepcfg.vcd");
     let new_cfg: u64 = 1000 | (2000 << 16);
     let text = format!(

@@ -1,43 +1,16 @@
 //! The demo run's waveforms read back with `wellen` (the library behind the Surfer viewer):
 //! scope tree, widths, timescale, the clock, and transitions of known signals at the exact
 //! times the command log predicts. Also: traces of runs stopped by the cycle limit, FST, and
-//! GTKWave's own `vcd2fst` when it is installed.
+//! GTKWave's own `vcd2fst`.
 
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::engine::{CommandRecord, SimOptions, StopReason};
 use pp5_sim::report::Summary;
-use pp5_sim::session::{run, RunResult, RunSpec, WaveSpec};
+use pp5_sim::session::{RunResult, RunSpec, WaveSpec};
 use pp5_sim::trace::FST_TEXT_BITS;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A scratch directory under the system temp dir, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "pp5-vcd-readback-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
+use pp5_testbench::support::{self, Scratch};
+use std::path::Path;
 
 /// Run the demo stream with a waveform at `path`.
 fn run_demo(path: &Path, trace_boot: bool, opts: SimOptions) -> (RunResult, Summary, McImage) {
@@ -47,17 +20,11 @@ fn run_demo(path: &Path, trace_boot: bool, opts: SimOptions) -> (RunResult, Summ
         trace_boot,
         ..WaveSpec::new(path)
     };
-    let r = run(
-        RunSpec {
-            image: &img,
-            boot: true,
-            stream: &stream,
-            opts,
-            wave: Some(wave),
-        },
-        |_, _, _| {},
-        None,
-    )
+    let r = support::run(RunSpec {
+        opts,
+        wave: Some(wave),
+        ..support::spec(&img, &stream)
+    })
     .expect("run");
     let s = Summary::of(&r.sim, &r.stop);
     (r, s, img)
@@ -449,17 +416,9 @@ fn gtkwave_vcd2fst_converts_the_demo_vcd() {
     let vcd = dir.path("conv.vcd");
     let (_, s, _) = run_demo(&vcd, false, SimOptions::default());
     let fst = dir.path("conv.fst");
-    let out = match std::process::Command::new("vcd2fst")
-        .arg(&vcd)
-        .arg(&fst)
-        .output()
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("note: vcd2fst not installed (Debian package gtkwave); check skipped");
-            return;
-        }
-        Err(e) => panic!("cannot run vcd2fst: {e}"),
-        Ok(o) => o,
+    let test = "gtkwave_vcd2fst_converts_the_demo_vcd";
+    let Some(out) = support::tool_output(test, "vcd2fst", [&vcd, &fst]) else {
+        return;
     };
     assert!(
         out.status.success(),

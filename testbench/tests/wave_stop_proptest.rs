@@ -9,9 +9,9 @@ use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::engine::{SimOptions, StopReason};
 use pp5_sim::session::{run, RunSpec, WaveSpec};
+use pp5_testbench::support::{self, Scratch};
 use proptest::prelude::*;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 fn image() -> &'static McImage {
@@ -50,22 +50,12 @@ fn stop_strategy() -> impl Strategy<Value = Stop> {
     ]
 }
 
-fn scratch(ext: &str) -> (PathBuf, PathBuf) {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "pp5-wave-stop-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    (dir.join(format!("w.{ext}")), dir)
-}
-
 fn check(cmds: &[&str], repeat: usize, stop: &Stop, fst: bool, trace_boot: bool) {
     let text = cmds.iter().map(|c| format!("{c}\n")).collect::<String>();
     let stream = pp5_sim::stream::text::parse(&text.repeat(repeat), "<p>", &image().table)
         .expect("a valid stream");
-    let (path, dir) = scratch(if fst { "fst" } else { "vcd" });
+    let dir = Scratch::new();
+    let path = dir.path(if fst { "w.fst" } else { "w.vcd" });
     let max_cycles = match stop {
         Stop::Limit(n) => *n,
         Stop::Interrupt(_) => SimOptions::default().max_cycles,
@@ -81,24 +71,18 @@ fn check(cmds: &[&str], repeat: usize, stop: &Stop, fst: bool, trace_boot: bool)
         }
         Stop::Limit(_) => None,
     };
-    let r = run(
-        RunSpec {
-            image: image(),
-            boot: true,
-            stream: &stream,
-            opts: SimOptions {
-                max_cycles,
-                ..SimOptions::default()
-            },
-            wave: Some(WaveSpec {
-                trace_boot,
-                ..WaveSpec::new(&path)
-            }),
+    let spec = RunSpec {
+        opts: SimOptions {
+            max_cycles,
+            ..SimOptions::default()
         },
-        |_, _, _| {},
-        Some(&flag),
-    )
-    .expect("run");
+        wave: Some(WaveSpec {
+            trace_boot,
+            ..WaveSpec::new(&path)
+        }),
+        ..support::spec(image(), &stream)
+    };
+    let r = run(spec, |_, _, _| {}, Some(&flag)).expect("run");
     if let Some(t) = raiser {
         t.join().expect("raiser");
     }
@@ -134,7 +118,6 @@ fn check(cmds: &[&str], repeat: usize, stop: &Stop, fst: bool, trace_boot: bool)
     assert_eq!(edges.len() as u64, 2 * (end - first + 1), "{stop:?}");
     let gtkw = std::fs::read_to_string(path.with_extension("gtkw")).expect("the .gtkw");
     assert!(gtkw.contains(if fst { "w.fst" } else { "w.vcd" }));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 proptest! {
