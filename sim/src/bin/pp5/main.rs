@@ -32,6 +32,7 @@ mod bench;
 mod common;
 mod demo;
 mod files;
+mod interrupt;
 mod render;
 mod run;
 mod simulate;

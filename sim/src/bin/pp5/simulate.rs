@@ -11,8 +11,6 @@ use pp5_sim::session::{run, RunError, RunResult, RunSpec, WaveSpec};
 use pp5_sim::stream::{binary, Stream};
 use pp5_sim::trace::{gtkwave_command, TraceConfig, WaveFormat};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 /// The engine's options: the cycle limit, the records the report needs, the probe pixels.
 fn sim_options(common: &Common) -> SimOptions {
@@ -52,14 +50,10 @@ fn wave_spec(common: &Common, path: PathBuf) -> WaveSpec {
     }
 }
 
-/// Run `spec` with a progress bar (shown once a run is long) and Ctrl-C as its interrupt.
+/// Run `spec` with a progress bar (shown once a run is long), stopped by Ctrl-C, SIGTERM or
+/// SIGHUP ([`crate::interrupt`]).
 fn run_with_progress(spec: RunSpec, total_words: u64) -> Result<RunResult, Fail> {
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // A second Ctrl-C while the first is handled falls back to the default handler.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    }
+    let interrupt = crate::interrupt::flag();
     let bar = indicatif::ProgressBar::new(total_words.max(1));
     bar.set_style(
         indicatif::ProgressStyle::with_template(
