@@ -158,8 +158,8 @@ fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
     let s = dir.path("s.pp5s");
     std::fs::write(&s, "SETENABS\nMEMplusMEM 0 8 16 8 8\n").expect("write stream");
     let (vcd, fst) = (dir.path("a.vcd"), dir.path("a.fst"));
-    for w in [&vcd, &fst] {
-        let o = pp5(&[&"run", &s, &"--vcd", w]);
+    for (flag, w) in [("--vcd", &vcd), ("--fst", &fst)] {
+        let o = pp5(&[&"run", &s, &flag, w]);
         assert_eq!(code(&o), 0, "{}", show(&o));
     }
     let want = gtkwave_times(&vcd, 5).expect("vcd");
@@ -933,14 +933,27 @@ fn bench_saves_its_streams_for_a_profiler() {
         2,
         "20 reps: 2 passes of the triangles"
     );
-    // A directory that does not exist: an I/O error naming the file.
+    // A directory that does not exist is made, as `render --save-streams` makes it (issue
+    // 27, item 4); a file in its place is an I/O error naming it.
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["bench", "--reps", "20", "--save-streams"])
+        .arg(s.0.join("missing/deeper"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(s.0.join("missing/deeper/alu.bin").is_file());
+    std::fs::write(s.0.join("file"), "").expect("write");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--save-streams"])
-        .arg(s.0.join("missing"))
+        .arg(s.0.join("file"))
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 1);
-    assert!(stderr(&o).contains("alu.bin"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("file: not a directory"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// The scene fixtures of the testbench.

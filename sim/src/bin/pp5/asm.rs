@@ -1,7 +1,7 @@
 //! `pp5 asm`: assemble microcode, write its image and C header, print its opcode table.
 
 use crate::common::load_microcode;
-use crate::files::{check_distinct, write_or_print};
+use crate::files::{check_outputs, write_or_print};
 use crate::{Fail, EXIT_IO};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ pub fn run(args: AsmArgs) -> Result<u8, Fail> {
         .into_iter()
         .filter_map(|(w, p)| p.clone().map(|p| (w, p)))
         .collect();
-    check_distinct(&inputs, &outputs)?;
+    check_outputs(&inputs, &outputs)?;
     let image = load_microcode(source.as_slice())?;
     if let Some(o) = &output {
         let json =

@@ -39,6 +39,7 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> Result<u8, Fail> {
     let image = load_microcode(&[])?;
     if let Some(dir) = &args.save_streams {
+        crate::files::streams_dir(dir)?;
         let paths =
             pp5_sim::bench::save_streams(&image, args.reps, dir).map_err(|e| Fail(EXIT_IO, e))?;
         for p in paths {

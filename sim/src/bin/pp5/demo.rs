@@ -1,7 +1,7 @@
 //! `pp5 demo`: the built-in example stream, written beside its waveform and run.
 
 use crate::common::{load_microcode, Common};
-use crate::files::{check_distinct, run_outputs};
+use crate::files::{check_outputs, run_outputs};
 use crate::{input, io_fail, Fail};
 use clap::Args;
 use pp5_sim::image::{ImageKind, ImageSpec};
@@ -47,9 +47,10 @@ pub fn run(args: DemoArgs) -> Result<u8, Fail> {
     }
     let src = wave.with_extension("pp5s");
     let inputs: Vec<&Path> = common.microcode.iter().map(PathBuf::as_path).collect();
-    let mut outputs = run_outputs(&common, Some(&wave), true);
-    outputs.push(("the demo stream", src.clone()));
-    check_distinct(&inputs, &outputs)?;
+    // The demo stream first: it is written first.
+    let mut outputs = vec![("the demo stream", src.clone())];
+    outputs.extend(run_outputs(&common, Some(("--wave", &wave))));
+    check_outputs(&inputs, &outputs)?;
     pp5_sim::out_file::write(&src, pp5_sim::demo::full_demo_text()).map_err(io_fail)?;
     errln!("demo stream: {} (edit it and `pp5 run` it)", src.display());
     crate::simulate::simulate(&stream, &common, Some(wave), &image, None)

@@ -1,7 +1,7 @@
 //! `pp5 render`: a scene drawn by a simulated Pixel-Planes 5 system, its picture and its timing
 //! study (docs/rendering.md).
 
-use crate::files::check_distinct;
+use crate::files::{check_distinct, check_extension, check_writable, streams_dir};
 use crate::{Fail, EXIT_HW_ERROR, EXIT_INPUT, EXIT_IO};
 use clap::{Args, ValueEnum};
 use pp5_sim::asm::microcode::McImage;
@@ -141,6 +141,34 @@ fn outputs(a: &RenderArgs) -> Vec<(&'static str, PathBuf)> {
     outputs
 }
 
+/// The `.mtl` libraries an OBJ file names (`mtllib NAME`, relative to the OBJ's directory, as
+/// the loader takes them): inputs no output may overwrite. A file that cannot be read names
+/// none (loading it reports why).
+fn material_libraries(obj: &Path) -> Vec<PathBuf> {
+    use std::io::BufRead as _;
+    let Ok(file) = std::fs::File::open(obj) else {
+        return Vec::new();
+    };
+    let dir = obj.parent().unwrap_or(Path::new(""));
+    let mut libs = Vec::new();
+    // No more than an input may hold (`/dev/zero` is refused by the loader, not read here).
+    let file = std::io::Read::take(file, pp5_sim::input::MAX_INPUT_BYTES);
+    for line in std::io::BufReader::new(file)
+        .split(b'\n')
+        .map_while(Result::ok)
+    {
+        let line = String::from_utf8_lossy(&line);
+        let line = line.trim();
+        if line.split_whitespace().next() == Some("mtllib") {
+            // The rest of the line is one name (names may hold spaces), as tobj reads it.
+            if let Some((_, name)) = line.split_once(char::is_whitespace) {
+                libs.push(dir.join(name.trim()));
+            }
+        }
+    }
+    libs
+}
+
 /// The renderer's options from the arguments.
 fn render_options(a: &RenderArgs) -> RenderOptions {
     RenderOptions {
@@ -170,11 +198,22 @@ fn render_options(a: &RenderArgs) -> RenderOptions {
 pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     // From here on a stop signal is seen (and one inherited as ignored stays ignored).
     let _ = crate::interrupt::flag();
-    let inputs: Vec<&Path> = a.obj.iter().map(PathBuf::as_path).collect();
-    check_distinct(&inputs, &outputs(&a))?;
+    let mut inputs: Vec<PathBuf> = a.obj.iter().cloned().collect();
+    inputs.extend(a.obj.as_deref().map(material_libraries).unwrap_or_default());
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let outputs = outputs(&a);
+    check_distinct(&inputs, &outputs)?;
+    check_extension("-o", &a.output, &["png"])?;
+    if let Some(w) = &a.wave {
+        check_extension("--wave", w, &["vcd", "fst"])?;
+    }
     let Some((mesh, name)) = load_mesh(&a)? else {
         return Ok(0);
     };
+    if let Some(dir) = &a.save_streams {
+        streams_dir(dir)?;
+    }
+    check_writable(&outputs)?;
     let opts = render_options(&a);
     opts.view.validate().map_err(input)?;
     let (cols, rows) = (a.screen.0.div_ceil(128), a.screen.1.div_ceil(128));
@@ -314,10 +353,7 @@ fn write_atomically(
 
 /// `--save-streams DIR`: each Renderer's stream as text and binary, and the microcode.
 fn save_streams(dir: &Path, r: &render::Rendered, image: &McImage) -> Result<(), Fail> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(Fail(EXIT_IO, format!("{}: not a directory", dir.display())));
-    }
-    std::fs::create_dir_all(dir).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", dir.display())))?;
+    streams_dir(dir)?;
     let src = dir.join("render.pp5uc");
     write_atomically(&src, |p| {
         std::fs::write(p, pp5_sim::asm::microcode::render_source())

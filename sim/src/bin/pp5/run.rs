@@ -1,7 +1,7 @@
 //! `pp5 run`: a command stream (and a second one for the BS port) run on the board.
 
 use crate::common::{load_microcode, load_stream, Common};
-use crate::files::{check_distinct, run_outputs};
+use crate::files::{check_outputs, run_outputs};
 use crate::{input, Fail, EXIT_USAGE};
 use clap::Args;
 use pp5_sim::asm::microcode::McImage;
@@ -74,12 +74,17 @@ pub fn run(args: RunArgs) -> Result<u8, Fail> {
     if vcd.is_some() && fst.is_some() {
         return Err(Fail(EXIT_USAGE, "choose one of --vcd and --fst".into()));
     }
-    let wave = vcd.clone().or(fst.clone());
+    let wave = match (&vcd, &fst) {
+        (Some(p), _) => Some(("--vcd", p.as_path())),
+        (_, Some(p)) => Some(("--fst", p.as_path())),
+        _ => None,
+    };
     let mut inputs: Vec<&Path> = vec![&stream];
     inputs.extend(bs.as_deref());
     inputs.extend(common.microcode.iter().map(PathBuf::as_path));
-    let mut outputs = run_outputs(&common, wave.as_deref(), vcd.is_some());
+    let mut outputs = run_outputs(&common, wave);
     outputs.extend(tx_out.clone().map(|p| ("--tx-out", p)));
-    check_distinct(&inputs, &outputs)?;
+    check_outputs(&inputs, &outputs)?;
+    let wave = vcd.or(fst);
     crate::simulate::simulate(&s, &common, wave, &image, tx_out.as_deref())
 }

@@ -2,7 +2,7 @@
 //! text.
 
 use crate::common::{load_microcode, load_stream, read_binary_stream, read_input};
-use crate::files::{check_distinct, write_or_print};
+use crate::files::{check_outputs, write_or_print};
 use crate::{io_fail, Fail, EXIT_USAGE};
 use clap::Args;
 use pp5_sim::stream::{binary, text};
@@ -31,7 +31,7 @@ pub fn run(args: StreamArgs) -> Result<u8, Fail> {
     let mut inputs: Vec<&Path> = vec![&inp];
     inputs.extend(microcode.iter().map(PathBuf::as_path));
     let outputs: Vec<(&str, PathBuf)> = output.clone().map(|p| ("-o", p)).into_iter().collect();
-    check_distinct(&inputs, &outputs)?;
+    check_outputs(&inputs, &outputs)?;
     let image = load_microcode(&microcode)?;
     let bytes = read_input(&inp)?;
     if binary::is_binary(&bytes) {
