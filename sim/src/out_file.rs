@@ -270,6 +270,47 @@ mod tests {
     }
 
     #[test]
+    fn a_pair_takes_its_names_together_and_a_failed_companion_keeps_the_main_file() {
+        let d = scratch("pair");
+        let (w, g) = (d.join("w.vcd"), d.join("w.gtkw"));
+        let main = OutFile::new(&w);
+        std::fs::write(main.path(), "wave").expect("write");
+        commit_with_companion(main, &w, &g, |p| std::fs::write(p, "view")).expect("pair");
+        assert_eq!(std::fs::read_to_string(&w).expect("read"), "wave");
+        assert_eq!(std::fs::read_to_string(&g).expect("read"), "view");
+        assert_eq!(listing(&d), ["w.gtkw", "w.vcd"]);
+        let main = OutFile::new(&w);
+        std::fs::write(main.path(), "wave 2").expect("write");
+        let e = commit_with_companion(main, &w, &g, |p| {
+            std::fs::write(p, "half")?;
+            Err(io::Error::other("disk full"))
+        })
+        .expect_err("the companion fails");
+        assert_eq!(e.to_string(), format!("{}: disk full", g.display()));
+        assert_eq!(std::fs::read_to_string(&w).expect("read"), "wave 2");
+        assert_eq!(std::fs::read_to_string(&g).expect("read"), "view");
+        assert_eq!(listing(&d), ["w.gtkw", "w.vcd"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_check_tries_the_directory_and_leaves_nothing() {
+        let d = scratch("check");
+        OutFile::new(&d.join("a.txt")).check().expect("writable");
+        assert!(listing(&d).is_empty());
+        let e = OutFile::new(&d.join("no/a.txt"))
+            .check()
+            .expect_err("missing");
+        assert!(e
+            .to_string()
+            .starts_with(&format!("{}: ", d.join("no/a.txt").display())));
+        OutFile::new(Path::new("/dev/null"))
+            .check()
+            .expect("a device is not tried");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
     fn missing_directories_and_files_used_as_directories_name_the_file() {
         let d = scratch("missing");
         for p in [d.join("no/such/a.txt"), d.join("file/a.txt")] {
