@@ -6,7 +6,8 @@
 //!
 //! One file per subcommand (`demo`, `run`, `asm`, `stream`, `render`, `bench`); `common` holds
 //! the options and input loading `demo` and `run` share, `simulate` their run and its outputs,
-//! `files` the checks on output files, `stdout` printing to a pipe that may close.
+//! `files` the checks on output files, `stdout` printing to a pipe that may close, `interrupt`
+//! the stop signals.
 
 /// Print to standard output through [`stdout::write`] (`?` on its error: an I/O error other
 /// than a closed pipe).
