@@ -10,6 +10,11 @@
 //! as it is: renaming onto it would replace the device or the pipe. A symbolic link to a
 //! regular file keeps its link: the temporary file is made beside the file it points to.
 //!
+//! A process killed outright leaves its `.NAME.PID.partial`: the next complete write of NAME
+//! removes those of processes that no longer run (on Linux, where `/proc` tells; elsewhere
+//! they stay). A waveform and its `.gtkw` become their names together under a lock on their
+//! directory ([`commit_with_companion`]): two runs writing one waveform leave one run's pair.
+//!
 //! Errors name the file: an [`io::Error`] from here displays as `PATH: what went wrong`.
 
 use std::io;
@@ -60,15 +65,100 @@ impl OutFile {
         self.tmp.as_deref().unwrap_or(&self.target)
     }
 
-    /// The written file becomes the target.
+    /// The written file becomes the target; temporary files of the target that processes no
+    /// longer running left behind are removed.
     pub fn commit(mut self) -> io::Result<()> {
         match self.tmp.take() {
-            Some(tmp) => std::fs::rename(&tmp, &self.target).inspect_err(|_| {
-                let _ = std::fs::remove_file(&tmp);
-            }),
+            Some(tmp) => {
+                std::fs::rename(&tmp, &self.target).inspect_err(|_| {
+                    let _ = std::fs::remove_file(&tmp);
+                })?;
+                remove_stale_partials(&self.target);
+                Ok(())
+            }
             None => Ok(()),
         }
     }
+
+    /// Whether the file can be written, found before the work that makes it: its temporary
+    /// file is created and removed (a missing directory, a file where a directory should be,
+    /// a directory that cannot be written fail here). A target written directly (a device,
+    /// a FIFO) is not tried. The error names the target.
+    pub fn check(&self) -> io::Result<()> {
+        let Some(tmp) = &self.tmp else {
+            return Ok(());
+        };
+        std::fs::File::create(tmp).map_err(|e| named(&self.target, e))?;
+        std::fs::remove_file(tmp).map_err(|e| named(&self.target, e))
+    }
+}
+
+/// The process ids of running processes are the numeric names in `/proc` (Linux); `None`
+/// where there is no `/proc` to ask.
+fn process_runs(pid: u32) -> Option<bool> {
+    let proc = Path::new("/proc");
+    proc.join("self")
+        .exists()
+        .then(|| proc.join(pid.to_string()).exists())
+}
+
+/// Remove the `.NAME.PID.partial` files beside `target` whose process no longer runs.
+fn remove_stale_partials(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let file = file.to_string_lossy();
+        let pid = file
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".partial"))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && process_runs(pid) == Some(false) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// Commit `main` (a waveform written at its temporary path) and a companion file written by
+/// `write` (its `.gtkw`) as a pair: the companion is written first under its own temporary
+/// name, then both are renamed onto their names while the directory is locked, so that two
+/// processes writing the same pair leave the pair of one of them. When the companion cannot
+/// be written, `main` still takes its name (it is complete) and the companion's error is
+/// returned. Errors name their file (`main_path` for `main`).
+pub fn commit_with_companion(
+    main: OutFile,
+    main_path: &Path,
+    companion: &Path,
+    write: impl FnOnce(&Path) -> io::Result<()>,
+) -> io::Result<()> {
+    let second = OutFile::new(companion);
+    if let Err(e) = write(second.path()) {
+        drop(second);
+        main.commit().map_err(|e| named(main_path, e))?;
+        return Err(named(companion, e));
+    }
+    let dir = main.target.parent().filter(|d| !d.as_os_str().is_empty());
+    // Held until both renames are done; where the directory cannot be opened or locked, the
+    // pair is renamed without it.
+    let lock = std::fs::File::open(dir.unwrap_or(Path::new(".")))
+        .ok()
+        .filter(|d| d.lock().is_ok());
+    main.commit().map_err(|e| named(main_path, e))?;
+    second.commit().map_err(|e| named(companion, e))?;
+    drop(lock);
+    Ok(())
 }
 
 impl Drop for OutFile {
@@ -176,6 +266,47 @@ mod tests {
             .is_symlink());
         assert_eq!(std::fs::read_to_string(&real).expect("read"), "new");
         assert_eq!(listing(&d), ["link.txt", "real.txt"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_pair_takes_its_names_together_and_a_failed_companion_keeps_the_main_file() {
+        let d = scratch("pair");
+        let (w, g) = (d.join("w.vcd"), d.join("w.gtkw"));
+        let main = OutFile::new(&w);
+        std::fs::write(main.path(), "wave").expect("write");
+        commit_with_companion(main, &w, &g, |p| std::fs::write(p, "view")).expect("pair");
+        assert_eq!(std::fs::read_to_string(&w).expect("read"), "wave");
+        assert_eq!(std::fs::read_to_string(&g).expect("read"), "view");
+        assert_eq!(listing(&d), ["w.gtkw", "w.vcd"]);
+        let main = OutFile::new(&w);
+        std::fs::write(main.path(), "wave 2").expect("write");
+        let e = commit_with_companion(main, &w, &g, |p| {
+            std::fs::write(p, "half")?;
+            Err(io::Error::other("disk full"))
+        })
+        .expect_err("the companion fails");
+        assert_eq!(e.to_string(), format!("{}: disk full", g.display()));
+        assert_eq!(std::fs::read_to_string(&w).expect("read"), "wave 2");
+        assert_eq!(std::fs::read_to_string(&g).expect("read"), "view");
+        assert_eq!(listing(&d), ["w.gtkw", "w.vcd"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_check_tries_the_directory_and_leaves_nothing() {
+        let d = scratch("check");
+        OutFile::new(&d.join("a.txt")).check().expect("writable");
+        assert!(listing(&d).is_empty());
+        let e = OutFile::new(&d.join("no/a.txt"))
+            .check()
+            .expect_err("missing");
+        assert!(e
+            .to_string()
+            .starts_with(&format!("{}: ", d.join("no/a.txt").display())));
+        OutFile::new(Path::new("/dev/null"))
+            .check()
+            .expect("a device is not tried");
         let _ = std::fs::remove_dir_all(&d);
     }
 

@@ -292,13 +292,14 @@ pub fn run(
             )));
         }
     }
-    o.commit().map_err(|e| named(&w.path, e))?;
     if w.gtkw {
         // Without a scope selection the view opens on the IGC and the array.
         let focus = w.cfg.scopes.is_empty();
-        out_file::write_with(&w.gtkw_path(), |p| {
+        out_file::commit_with_companion(o, &w.path, &w.gtkw_path(), |p| {
             write_gtkw_view(p, &w.path, &signals, start_ps, w.view_cycles, focus)
         })?;
+    } else {
+        o.commit().map_err(|e| named(&w.path, e))?;
     }
     Ok(RunResult { sim, stop, signals })
 }

@@ -124,8 +124,8 @@ fn gtkwave_shows_an_fst_at_the_same_times_as_the_vcd() {
     let s = dir.path("s.pp5s");
     std::fs::write(&s, "SETENABS\nMEMplusMEM 0 8 16 8 8\n").expect("write stream");
     let (vcd, fst) = (dir.path("a.vcd"), dir.path("a.fst"));
-    for w in [&vcd, &fst] {
-        let o = pp5(&[&"run", &s, &"--vcd", w]);
+    for (flag, w) in [("--vcd", &vcd), ("--fst", &fst)] {
+        let o = pp5(&[&"run", &s, &flag, w]);
         assert_eq!(code(&o), 0, "{}", show(&o));
     }
     let want = gtkwave_times(T, &vcd, 5).expect("vcd");
@@ -899,14 +899,27 @@ fn bench_saves_its_streams_for_a_profiler() {
         2,
         "20 reps: 2 passes of the triangles"
     );
-    // A directory that does not exist: an I/O error naming the file.
+    // A directory that does not exist is made, as `render --save-streams` makes it (issue
+    // 27, item 4); a file in its place is an I/O error naming it.
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["bench", "--reps", "20", "--save-streams"])
+        .arg(s.path("missing/deeper"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(s.path("missing/deeper/alu.bin").is_file());
+    std::fs::write(s.path("file"), "").expect("write");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--save-streams"])
-        .arg(s.path("missing"))
+        .arg(s.path("file"))
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 1);
-    assert!(stderr(&o).contains("alu.bin"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("file: not a directory"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// The scene fixtures of the testbench.
@@ -1241,6 +1254,36 @@ fn every_subcommand_survives_a_closed_pipe() {
             );
             assert!(!err.contains("panicked"), "{args:?}: {err}");
         }
+    }
+}
+
+/// `--report json` into a closed pipe (`pp5 run … --report json | head -1`) exits as csv and
+/// the table do: the JSON writer's broken pipe is not an I/O error (issue 27, item 2).
+#[test]
+fn a_json_report_into_a_closed_pipe_exits_as_csv_does() {
+    use std::process::Stdio;
+    let s = Scratch::new();
+    // A report longer than a pipe's buffer.
+    let long = s.path("long.pp5s");
+    std::fs::write(
+        &long,
+        "SETENABS\n".to_string() + &"CLEAR 0 8\n".repeat(3000),
+    )
+    .expect("write");
+    for report in ["json", "csv", "table"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .arg("run")
+            .arg(&long)
+            .args(["--report", report])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn pp5");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 0, "--report {report}: {err}");
+        assert!(!err.contains("Broken pipe"), "--report {report}: {err}");
     }
 }
 

@@ -1,10 +1,15 @@
 //! `pp5 render`: a scene drawn by a simulated Pixel-Planes 5 system, its picture and its timing
 //! study (docs/rendering.md).
 
+use crate::files::{check_distinct, check_extension, check_writable, streams_dir};
 use crate::{Fail, EXIT_HW_ERROR, EXIT_INPUT, EXIT_IO};
 use clap::{Args, ValueEnum};
+use pp5_sim::asm::microcode::McImage;
+use pp5_sim::exit::INTERRUPTED as EXIT_INTERRUPTED;
 use pp5_sim::render::{self, scene, view, Policy, RenderError, RenderOptions};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc};
 
 /// Region assignment policies, as the command line names them.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -119,8 +124,8 @@ fn load_mesh(a: &RenderArgs) -> Result<Option<(scene::Mesh, String)>, Fail> {
     }
 }
 
-/// Run `pp5 render`.
-pub fn run(a: RenderArgs) -> Result<u8, Fail> {
+/// The files `pp5 render` writes, named as [`check_distinct`] reports them.
+fn outputs(a: &RenderArgs) -> Vec<(&'static str, PathBuf)> {
     let mut outputs = vec![("-o", a.output.clone())];
     if let Some(w) = &a.wave {
         outputs.push(("--wave", w.clone()));
@@ -133,12 +138,40 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
             outputs.push(("--save-streams", dir.join(format!("renderer-{k}.bin"))));
         }
     }
-    let inputs: Vec<&Path> = a.obj.iter().map(PathBuf::as_path).collect();
-    crate::cli_files::check_distinct(&inputs, &outputs)?;
-    let Some((mesh, name)) = load_mesh(&a)? else {
-        return Ok(0);
+    outputs
+}
+
+/// The `.mtl` libraries an OBJ file names (`mtllib NAME`, relative to the OBJ's directory, as
+/// the loader takes them): inputs no output may overwrite. A file that cannot be read names
+/// none (loading it reports why).
+fn material_libraries(obj: &Path) -> Vec<PathBuf> {
+    use std::io::BufRead as _;
+    let Ok(file) = std::fs::File::open(obj) else {
+        return Vec::new();
     };
-    let opts = RenderOptions {
+    let dir = obj.parent().unwrap_or(Path::new(""));
+    let mut libs = Vec::new();
+    // No more than an input may hold (`/dev/zero` is refused by the loader, not read here).
+    let file = std::io::Read::take(file, pp5_sim::input::MAX_INPUT_BYTES);
+    for line in std::io::BufReader::new(file)
+        .split(b'\n')
+        .map_while(Result::ok)
+    {
+        let line = String::from_utf8_lossy(&line);
+        let line = line.trim();
+        if line.split_whitespace().next() == Some("mtllib") {
+            // The rest of the line is one name (names may hold spaces), as tobj reads it.
+            if let Some((_, name)) = line.split_once(char::is_whitespace) {
+                libs.push(dir.join(name.trim()));
+            }
+        }
+    }
+    libs
+}
+
+/// The renderer's options from the arguments.
+fn render_options(a: &RenderArgs) -> RenderOptions {
+    RenderOptions {
         view: view::View {
             width: a.screen.0,
             height: a.screen.1,
@@ -158,7 +191,30 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
             PolicyArg::NextFree => Policy::NextFree,
         },
         keep_streams: a.save_streams.is_some() || a.wave.is_some(),
+    }
+}
+
+/// Run `pp5 render`.
+pub fn run(a: RenderArgs) -> Result<u8, Fail> {
+    // From here on a stop signal is seen (and one inherited as ignored stays ignored).
+    let _ = crate::interrupt::flag();
+    let mut inputs: Vec<PathBuf> = a.obj.iter().cloned().collect();
+    inputs.extend(a.obj.as_deref().map(material_libraries).unwrap_or_default());
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let outputs = outputs(&a);
+    check_distinct(&inputs, &outputs)?;
+    check_extension("-o", &a.output, &["png"])?;
+    if let Some(w) = &a.wave {
+        check_extension("--wave", w, &["vcd", "fst"])?;
+    }
+    let Some((mesh, name)) = load_mesh(&a)? else {
+        return Ok(0);
     };
+    if let Some(dir) = &a.save_streams {
+        streams_dir(dir)?;
+    }
+    check_writable(&outputs)?;
+    let opts = render_options(&a);
     opts.view.validate().map_err(input)?;
     let (cols, rows) = (a.screen.0.div_ceil(128), a.screen.1.div_ceil(128));
     if let Some((i, j)) = a.region {
@@ -168,9 +224,44 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
             )));
         }
     }
-    let image = pp5_sim::asm::microcode::render_image();
-    let regions = (a.screen.0.div_ceil(128) * a.screen.1.div_ceil(128)) as u64;
-    let bar = indicatif::ProgressBar::new(regions);
+    let image = Arc::new(pp5_sim::asm::microcode::render_image());
+    let Some(r) = render_interruptibly(mesh, name, opts, image.clone(), (cols * rows) as usize)?
+    else {
+        return Ok(EXIT_INTERRUPTED);
+    };
+    let rgb: Vec<u8> = r.run.pixels.iter().flatten().copied().collect();
+    write_atomically(&a.output, |tmp| {
+        pp5_sim::image::write_png(tmp, a.screen.0, a.screen.1, &rgb)
+    })?;
+    if let Some(dir) = &a.save_streams {
+        save_streams(dir, &r, &image)?;
+    }
+    if let (Some(wave), Some((i, j))) = (&a.wave, a.region) {
+        if !write_region_wave(wave, (j * cols + i) as usize, &r, &image)? {
+            errln!(
+                "pp5: interrupted: the frame {} is written, the waveform {} ends where the \
+                 region's run stopped",
+                a.output.display(),
+                wave.display()
+            );
+            return Ok(EXIT_INTERRUPTED);
+        }
+    }
+    report(&a, &r)
+}
+
+/// Render on a thread of its own while this one watches the interrupt flag: `None` when a
+/// stop signal came first (what was done is said on standard error; the frame is not
+/// written).
+fn render_interruptibly(
+    mesh: scene::Mesh,
+    name: String,
+    opts: RenderOptions,
+    image: Arc<McImage>,
+    regions: usize,
+) -> Result<Option<render::Rendered>, Fail> {
+    let interrupt = crate::interrupt::flag();
+    let bar = indicatif::ProgressBar::new(regions as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} regions",
@@ -180,27 +271,53 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     // Shown only for a render that takes more than a second.
     bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     let started = std::time::Instant::now();
-    let progress = |done: usize| {
-        if started.elapsed().as_secs_f64() > 1.0 && bar.is_hidden() {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        }
-        bar.set_position(done as u64);
+    let (tx, rx) = mpsc::channel();
+    let worker = {
+        let bar = bar.clone();
+        std::thread::spawn(move || {
+            let progress = |done: usize| {
+                if started.elapsed().as_secs_f64() > 1.0 && bar.is_hidden() {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                }
+                bar.set_position(done as u64);
+            };
+            let _ = tx.send(render::render(&mesh, &name, &opts, &image, &progress));
+        })
     };
-    let r = render::render(&mesh, &name, &opts, &image, &progress).map_err(|e| match e {
-        RenderError::Input(m) => Fail(EXIT_INPUT, m),
-        RenderError::Sim(m) => Fail(EXIT_HW_ERROR, m),
-    })?;
-    bar.finish_and_clear();
-    let rgb: Vec<u8> = r.run.pixels.iter().flatten().copied().collect();
-    write_atomically(&a.output, |tmp| {
-        pp5_sim::image::write_png(tmp, a.screen.0, a.screen.1, &rgb)
-    })?;
-    if let Some(dir) = &a.save_streams {
-        save_streams(dir, &r, &image)?;
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(50)) {
+            Ok(r) => {
+                bar.finish_and_clear();
+                return r.map(Some).map_err(|e| match e {
+                    RenderError::Input(m) => Fail(EXIT_INPUT, m),
+                    RenderError::Sim(m) => Fail(EXIT_HW_ERROR, m),
+                });
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if interrupt.load(Ordering::Relaxed) => {
+                let done = bar.position();
+                bar.finish_and_clear();
+                errln!(
+                    "pp5: interrupted after {:.1} s: {done} of {regions} regions drawn \
+                     (counted as each Renderer finishes its share); no frame written",
+                    started.elapsed().as_secs_f64()
+                );
+                // The render thread ends with the program.
+                return Ok(None);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // The render thread panicked: panic here as it did on this thread before.
+                match worker.join() {
+                    Err(panic) => std::panic::resume_unwind(panic),
+                    Ok(()) => unreachable!("the render thread sends its result before it ends"),
+                }
+            }
+        }
     }
-    if let (Some(wave), Some((i, j))) = (&a.wave, a.region) {
-        write_region_wave(wave, (j * cols + i) as usize, &r, &image)?;
-    }
+}
+
+/// The timing study on standard output, and the exit code (4 when a Renderer set error bits).
+fn report(a: &RenderArgs, r: &render::Rendered) -> Result<u8, Fail> {
     let text = match a.report {
         ReportArg::Table => r.study.table(),
         ReportArg::Json => {
@@ -235,15 +352,8 @@ fn write_atomically(
 }
 
 /// `--save-streams DIR`: each Renderer's stream as text and binary, and the microcode.
-fn save_streams(
-    dir: &Path,
-    r: &render::Rendered,
-    image: &pp5_sim::asm::microcode::McImage,
-) -> Result<(), Fail> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(Fail(EXIT_IO, format!("{}: not a directory", dir.display())));
-    }
-    std::fs::create_dir_all(dir).map_err(|e| Fail(EXIT_IO, format!("{}: {e}", dir.display())))?;
+fn save_streams(dir: &Path, r: &render::Rendered, image: &McImage) -> Result<(), Fail> {
+    streams_dir(dir)?;
     let src = dir.join("render.pp5uc");
     write_atomically(&src, |p| {
         std::fs::write(p, pp5_sim::asm::microcode::render_source())
@@ -266,13 +376,14 @@ fn save_streams(
 }
 
 /// `--wave FILE --region I,J`: run the region's Renderer again (the same stream: the same
-/// cycles) with a waveform over the region's cycles, and write its `.gtkw`.
+/// cycles) with a waveform over the region's cycles, and write its `.gtkw`. `false` when a
+/// stop signal ended the run early (the waveform ends where it stopped).
 fn write_region_wave(
     path: &Path,
     region: usize,
     r: &render::Rendered,
-    image: &pp5_sim::asm::microcode::McImage,
-) -> Result<(), Fail> {
+    image: &McImage,
+) -> Result<bool, Fail> {
     use pp5_sim::session::{run, RunSpec, WaveSpec};
     let reg = r
         .run
@@ -297,7 +408,7 @@ fn write_region_wave(
         },
         wave: Some(wave.clone()),
     };
-    let out = run(spec, |_, _, _| {}, None).map_err(|e| match e {
+    let out = run(spec, |_, _, _| {}, Some(&crate::interrupt::flag())).map_err(|e| match e {
         pp5_sim::session::RunError::Input(m) | pp5_sim::session::RunError::Selection(m) => input(m),
         pp5_sim::session::RunError::Io(e) => Fail(EXIT_IO, e.to_string()),
     })?;
@@ -311,5 +422,5 @@ fn write_region_wave(
         "open it:  {}",
         pp5_sim::trace::gtkwave_command(path, &wave.gtkw_path())
     );
-    Ok(())
+    Ok(out.stop != pp5_sim::engine::StopReason::Interrupted)
 }
