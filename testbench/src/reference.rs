@@ -1053,9 +1053,10 @@ fn one_operand(cmd: &RefCmd, px: &mut Pixel, sca: u32) {
 }
 
 /// The arithmetic and logical commands (III.4.2.5.1-4) `mem[dst:dlen] = mem[lsrc:dlen] OP
-/// mem[src:slen]`, written only where Enable is set. Each `…eq…` twin is the same command with
-/// `lsrc = dst` (`dst: dst @ lsrc` binds both names to its `dst`); the logical commands have
-/// no `slen` (`src` is `dlen` bits too).
+/// mem[src:slen]`, written only where Enable is set, with `dst` and `dlen` from
+/// [`RefCmd::dest`]. Each `…eq…` twin is the same command with `lsrc = dst`: its pattern reads
+/// the twin's `dst` as `lsrc` (`MemPlusEqMem { dst: lsrc, .. }`). The logical commands have no
+/// `slen` (`src` is `dlen` bits too).
 fn two_operand(cmd: &RefCmd, px: &mut Pixel) {
     use RefCmd::*;
     let (dst, dlen) = cmd
