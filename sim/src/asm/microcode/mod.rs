@@ -3,17 +3,20 @@
 //!
 //! The passes: `parse` (lines → declarations, labels, microinstruction lines, directives),
 //! `table` (the opcode table), `fields` (one microinstruction from its fields), then `passes`
-//! (scopes, flow-control lowering, encoding, the dispatch table) builds the image (`image`).
+//! (scopes, flow-control lowering, encoding, the dispatch table) builds the image (`image`)
+//! and its source map (`source_map`).
 
 mod errors;
 mod fields;
 mod image;
 mod parse;
 mod passes;
+mod source_map;
 mod table;
 
 pub use errors::{AsmError, AsmErrors};
 pub use image::{McImage, IMAGE_FORMAT};
+pub use source_map::{SourceMap, StoreKind, StoreSource};
 
 /// The standard microcode source, shipped with the simulator (our `igc_microcode.h` source):
 /// `sim/microcode/standard.pp5uc` (everything but the QEE) followed by
@@ -68,6 +71,14 @@ pub const RENDER_NAME: &str = "sim/microcode/standard.pp5uc+qee.pp5uc+flow.pp5uc
 /// Assemble several sources as one, in order (a user's copy of standard.pp5uc, then
 /// qee.pp5uc, flow.pp5uc, ...): an error names the file and line it is in.
 pub fn assemble_files(parts: &[(String, String)]) -> Result<McImage, AsmErrors> {
+    assemble_files_mapped(parts).map(|(image, _)| image)
+}
+
+/// [`assemble_files`], with the source map of the image: each entry names the file it came
+/// from (as given in `parts`) and its line there.
+pub fn assemble_files_mapped(
+    parts: &[(String, String)],
+) -> Result<(McImage, SourceMap), AsmErrors> {
     let mut text = String::new();
     // (first line in `text`, file) of each part.
     let mut starts = Vec::new();
@@ -84,20 +95,53 @@ pub fn assemble_files(parts: &[(String, String)]) -> Result<McImage, AsmErrors> 
         .map(|(f, _)| f.as_str())
         .collect::<Vec<_>>()
         .join("+");
-    assemble(&text, &name).map_err(|AsmErrors(errs)| {
-        AsmErrors(
-            errs.into_iter()
-                .map(|mut e| {
-                    if let Some(&(start, file)) = starts.iter().rev().find(|(s, _)| *s <= e.line) {
-                        e.line = e.line - start + 1;
-                        e.file = file.to_string();
-                    }
-                    e
-                })
-                .collect(),
-        )
-    })
+    // Move a line of `text` to its part's file and line.
+    let locate = |file: &mut String, line: &mut usize| {
+        if let Some(&(start, f)) = starts.iter().rev().find(|(s, _)| *s <= *line) {
+            *line = *line - start + 1;
+            *file = f.to_string();
+        }
+    };
+    match assemble_mapped(&text, &name) {
+        Ok((image, mut map)) => {
+            for e in &mut map.entries {
+                locate(&mut e.file, &mut e.line);
+            }
+            Ok((image, map))
+        }
+        Err(AsmErrors(mut errs)) => {
+            for e in &mut errs {
+                locate(&mut e.file, &mut e.line);
+            }
+            Err(AsmErrors(errs))
+        }
+    }
 }
+
+/// The sources of [`default_image`] as files (`standard.pp5uc`, `qee.pp5uc`,
+/// `flow.pp5uc`), for [`assemble_files_mapped`] and a listing.
+pub fn default_parts() -> Vec<(String, String)> {
+    [
+        ("standard.pp5uc", STANDARD_PP5UC),
+        ("qee.pp5uc", QEE_PP5UC),
+        ("flow.pp5uc", FLOW_SOURCE),
+    ]
+    .into_iter()
+    .map(|(f, s)| (f.to_string(), s.to_string()))
+    .collect()
+}
+
+/// The sources of [`render_image`] as files: [`default_parts`] and `shade.pp5uc`.
+pub fn render_parts() -> Vec<(String, String)> {
+    let mut parts = default_parts();
+    parts.push(("shade.pp5uc".to_string(), SHADE_SOURCE.to_string()));
+    parts
+}
+
+/// `sim/microcode/standard.pp5uc` alone (the first part of [`STANDARD_SOURCE`]).
+pub const STANDARD_PP5UC: &str = include_str!("../../../microcode/standard.pp5uc");
+/// `sim/microcode/qee.pp5uc` alone (the second part of [`STANDARD_SOURCE`]).
+pub const QEE_PP5UC: &str = include_str!("../../../microcode/qee.pp5uc");
 
 /// Assemble the standard microcode.
 pub fn standard() -> McImage {
@@ -107,6 +151,11 @@ pub fn standard() -> McImage {
 
 /// Assemble a microcode source. `file` names it in error messages.
 pub fn assemble(src: &str, file: &str) -> Result<McImage, AsmErrors> {
+    assemble_mapped(src, file).map(|(image, _)| image)
+}
+
+/// [`assemble`], with the source map of the image (file `file`, lines of `src`).
+pub fn assemble_mapped(src: &str, file: &str) -> Result<(McImage, SourceMap), AsmErrors> {
     passes::assemble(src, file)
 }
 
