@@ -5,8 +5,11 @@ use std::fmt;
 /// An assembly error at a source line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmError {
+    /// The source file, as named to the assembler.
     pub file: String,
+    /// 1-based line in `file`.
     pub line: usize,
+    /// What is wrong.
     pub msg: String,
 }
 

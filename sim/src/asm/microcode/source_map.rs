@@ -13,7 +13,12 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreKind {
     /// Word `word` (W0..W3) of microinstruction `uinst`.
-    Uinst { uinst: u32, word: u8 },
+    Uinst {
+        /// Microinstruction address.
+        uinst: u32,
+        /// Word within it, 0..=3.
+        word: u8,
+    },
     /// A command's dispatch entry, set by its `.command` line.
     Dispatch,
     /// A flow-control word (a loop constant, the boolean constants or the mode), set by a
@@ -26,6 +31,7 @@ pub enum StoreKind {
 pub struct StoreSource {
     /// Store address.
     pub addr: u32,
+    /// What the word holds.
     pub kind: StoreKind,
     /// Source file, as given to the assembler (e.g. `standard.pp5uc`).
     pub file: String,
@@ -69,6 +75,7 @@ impl fmt::Display for StoreSource {
 /// dispatch entries and the flow-control words.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceMap {
+    /// One per store word of the image, in its order.
     pub entries: Vec<StoreSource>,
 }
 
