@@ -126,248 +126,314 @@ pub fn lower(
     lines: &[&[String]],
     label: impl Fn(&str) -> Option<u32>,
 ) -> Result<Vec<Option<FcPlan>>, Vec<(usize, String)>> {
-    let mut plans: Vec<Option<FcPlan>> = vec![None; lines.len()];
+    let mut l = Lowering {
+        plans: vec![None; lines.len()],
+        stack: Vec::new(),
+        depth: 0,
+    };
     let mut errs = Vec::new();
-    let mut stack: Vec<Open> = Vec::new();
-    // Open IFs/PUSHes (the branch depth), for BRK/CONT's POP_CNT.
-    let mut depth: u8 = 0;
-    let plan = |instr: FcInstr, target: usize, pred: Option<Pred>| FcPlan {
+    for (k, toks) in lines.iter().enumerate() {
+        if !is_construct(toks) {
+            continue;
+        }
+        if let Err(m) = l.construct(k, toks, &label) {
+            errs.push((k, m));
+        }
+    }
+    errs.extend(l.stack.into_iter().map(unclosed));
+    if errs.is_empty() {
+        Ok(l.plans)
+    } else {
+        Err(errs)
+    }
+}
+
+/// The error for a construct still open at the end of the source.
+fn unclosed(o: Open) -> (usize, String) {
+    let (at, what) = match o {
+        Open::If { at, .. } => (at, "IF/PUSH without ENDIF/POP"),
+        Open::Loop { at, rep, .. } => (
+            at,
+            if rep {
+                "REP without ENDREP"
+            } else {
+                "LOOP without ENDLOOP"
+            },
+        ),
+    };
+    (at, what.to_string())
+}
+
+/// A plan jumping to `target`, with the boolean constant of its predicate.
+fn plan(instr: FcInstr, target: usize, pred: Option<Pred>) -> FcPlan {
+    FcPlan {
         fc_bool: bool_of(&pred),
         instr,
         target: target as u32,
         pred,
         fc_const: 0,
-    };
-    for (k, toks) in lines.iter().enumerate() {
-        if !is_construct(toks) {
-            continue;
-        }
-        let kw = toks[0].as_str();
-        let args = &toks[1..];
-        let want_args = |n: usize| -> Result<(), String> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{kw} takes {n} operand(s), found {}: `{}`",
-                    args.len(),
-                    toks.join(" ")
-                ))
-            }
-        };
-        let r: Result<(), String> = (|| {
-            match kw {
-                "IF" | "PUSH" => {
-                    let (pred, func_true) = if kw == "IF" {
-                        want_args(1)?;
-                        let (p, f) = cond(&args[0])?;
-                        (Some(p), f)
-                    } else {
-                        want_args(0)?;
-                        (None, 0xff)
-                    };
-                    depth = depth.saturating_add(1);
-                    stack.push(Open::If {
-                        at: k,
-                        else_at: None,
-                        pred,
-                        func_true,
-                    });
-                }
-                "ELSE" => {
-                    want_args(0)?;
-                    match stack.last_mut() {
-                        Some(Open::If { else_at, .. }) if else_at.is_none() => *else_at = Some(k),
-                        _ => return Err("ELSE without an open IF (or a second ELSE)".into()),
-                    }
-                }
-                "ENDIF" | "POP" => {
-                    want_args(0)?;
-                    let Some(Open::If {
-                        at,
-                        else_at,
-                        pred,
-                        func_true,
-                    }) = stack.pop()
-                    else {
-                        return Err(format!("{kw} without an open IF/PUSH"));
-                    };
-                    depth = depth.saturating_sub(1);
-                    let mut i = jump(!func_true);
-                    i.b_op0 = BOp::Incr;
-                    let if_target = match else_at {
-                        Some(e) => {
-                            i.b_op1 = BOp::Incr;
-                            let el = FcInstr {
-                                b_else: true,
-                                b_op1: BOp::Decr,
-                                b_pop_cnt: 1,
-                                ..jump(0)
-                            };
-                            plans[e] = Some(plan(el, k + 1, None));
-                            e + 1
-                        }
-                        None => k + 1,
-                    };
-                    plans[at] = Some(plan(i, if_target, pred));
-                    let end = FcInstr {
-                        jump_any: true,
-                        b_op0: BOp::Decr,
-                        b_pop_cnt: 1,
-                        ..jump(0)
-                    };
-                    plans[k] = Some(plan(end, k + 1, None));
-                }
-                "LOOP" | "REP" => {
-                    want_args(1)?;
-                    let c = args[0]
-                        .parse::<u8>()
-                        .ok()
-                        .filter(|c| (*c as usize) < FC_CONSTS)
-                        .ok_or_else(|| format!("{kw} {}: loop constants are 0..=31", args[0]))?;
-                    let op = if kw == "LOOP" { FcOp::Loop } else { FcOp::Rep };
-                    let mut p = plan(jump(0), 0, None);
-                    p.instr.op = op;
-                    p.fc_const = c;
-                    plans[k] = Some(p);
-                    stack.push(Open::Loop {
-                        at: k,
-                        rep: kw == "REP",
-                        depth,
-                        brks: Vec::new(),
-                        conts: Vec::new(),
-                    });
-                }
-                "ENDLOOP" | "ENDREP" => {
-                    want_args(0)?;
-                    let Some(Open::Loop {
-                        at,
-                        rep,
-                        brks,
-                        conts,
-                        ..
-                    }) = stack.pop()
-                    else {
-                        return Err(format!(
-                            "{kw} without an open LOOP/REP (or an IF left open)"
-                        ));
-                    };
-                    if rep != (kw == "ENDREP") {
-                        return Err(format!(
-                            "{kw} closes a {}",
-                            if rep {
-                                "REP (use ENDREP)"
-                            } else {
-                                "LOOP (use ENDLOOP)"
-                            }
-                        ));
-                    }
-                    if let Some(p) = plans[at].as_mut() {
-                        p.target = k as u32 + 1;
-                    }
-                    let end = FcInstr {
-                        op: if rep { FcOp::EndRep } else { FcOp::EndLoop },
-                        jump_any: true,
-                        ..jump(0xff)
-                    };
-                    plans[k] = Some(plan(end, at + 1, None));
-                    for b in brks {
-                        if let Some(p) = plans[b].as_mut() {
-                            p.target = k as u32 + 1;
-                        }
-                    }
-                    for c in conts {
-                        if let Some(p) = plans[c].as_mut() {
-                            p.target = k as u32;
-                        }
-                    }
-                }
-                "BRK" | "CONT" => {
-                    if args.len() > 1 {
-                        want_args(1)?;
-                    }
-                    let (pred, func) = match args.first() {
-                        Some(a) => {
-                            let (p, f) = cond(a)?;
-                            (Some(p), f)
-                        }
-                        None => (None, 0xff),
-                    };
-                    let Some(Open::Loop {
-                        rep,
-                        depth: at_depth,
-                        brks,
-                        conts,
-                        ..
-                    }) = stack
-                        .iter_mut()
-                        .rev()
-                        .find(|o| matches!(o, Open::Loop { .. }))
-                    else {
-                        return Err(format!("{kw} outside a LOOP/REP"));
-                    };
-                    let op = match (kw, *rep) {
-                        ("CONT", _) => FcOp::Continue,
-                        (_, false) => FcOp::BreakLoop,
-                        (_, true) => FcOp::BreakRep,
-                    };
-                    let i = FcInstr {
-                        op,
-                        b_op1: BOp::Decr,
-                        b_pop_cnt: depth - *at_depth,
-                        ..jump(func)
-                    };
-                    if kw == "BRK" {
-                        brks.push(k);
-                    } else {
-                        conts.push(k);
-                    }
-                    plans[k] = Some(plan(i, 0, pred));
-                }
-                "CALL" | "JMP" => {
-                    want_args(1)?;
-                    let t =
-                        label(&args[0]).ok_or_else(|| format!("unknown label `{}`", args[0]))?;
-                    let mut i = jump(0xff);
-                    if kw == "CALL" {
-                        i.a_op = AOp::Push;
-                    }
-                    plans[k] = Some(plan(i, t as usize, None));
-                }
-                "RET" => {
-                    want_args(0)?;
-                    let i = FcInstr {
-                        a_op: AOp::Pop,
-                        ..jump(0xff)
-                    };
-                    plans[k] = Some(plan(i, 0, None));
-                }
-                _ => unreachable!("is_construct checked the keyword"),
-            }
-            Ok(())
-        })();
-        if let Err(m) = r {
-            errs.push((k, m));
-        }
     }
-    for o in stack {
-        let (at, what) = match o {
-            Open::If { at, .. } => (at, "IF/PUSH without ENDIF/POP"),
-            Open::Loop { at, rep, .. } => (
-                at,
-                if rep {
-                    "REP without ENDREP"
-                } else {
-                    "LOOP without ENDLOOP"
-                },
-            ),
-        };
-        errs.push((at, what.to_string()));
-    }
-    if errs.is_empty() {
-        Ok(plans)
+}
+
+/// `Ok` if the construct `toks` has `n` operands.
+fn want_args(toks: &[String], n: usize) -> Result<(), String> {
+    let args = &toks[1..];
+    if args.len() == n {
+        Ok(())
     } else {
-        Err(errs)
+        Err(format!(
+            "{} takes {n} operand(s), found {}: `{}`",
+            toks[0],
+            args.len(),
+            toks.join(" ")
+        ))
+    }
+}
+
+/// The state of a lowering: the plans so far and the constructs still open.
+struct Lowering {
+    plans: Vec<Option<FcPlan>>,
+    stack: Vec<Open>,
+    /// Open IFs/PUSHes (the branch depth), for BRK/CONT's POP_CNT.
+    depth: u8,
+}
+
+impl Lowering {
+    /// Lower the construct `toks` at microinstruction `k`.
+    fn construct(
+        &mut self,
+        k: usize,
+        toks: &[String],
+        label: &impl Fn(&str) -> Option<u32>,
+    ) -> Result<(), String> {
+        match toks[0].as_str() {
+            "IF" | "PUSH" => self.open_if(k, toks),
+            "ELSE" => self.else_(k, toks),
+            "ENDIF" | "POP" => self.end_if(k, toks),
+            "LOOP" | "REP" => self.open_loop(k, toks),
+            "ENDLOOP" | "ENDREP" => self.end_loop(k, toks),
+            "BRK" | "CONT" => self.brk_cont(k, toks),
+            "CALL" | "JMP" => self.call_jmp(k, toks, label),
+            "RET" => {
+                want_args(toks, 0)?;
+                let i = FcInstr {
+                    a_op: AOp::Pop,
+                    ..jump(0xff)
+                };
+                self.plans[k] = Some(plan(i, 0, None));
+                Ok(())
+            }
+            _ => unreachable!("is_construct checked the keyword"),
+        }
+    }
+
+    /// `IF c` / `PUSH`: opens a branch; planned at its ENDIF/POP.
+    fn open_if(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+        let (pred, func_true) = if toks[0] == "IF" {
+            want_args(toks, 1)?;
+            let (p, f) = cond(&toks[1])?;
+            (Some(p), f)
+        } else {
+            want_args(toks, 0)?;
+            (None, 0xff)
+        };
+        self.depth = self.depth.saturating_add(1);
+        self.stack.push(Open::If {
+            at: k,
+            else_at: None,
+            pred,
+            func_true,
+        });
+        Ok(())
+    }
+
+    /// `ELSE`: noted in the open IF; planned at its ENDIF.
+    fn else_(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+        want_args(toks, 0)?;
+        match self.stack.last_mut() {
+            Some(Open::If { else_at, .. }) if else_at.is_none() => *else_at = Some(k),
+            _ => return Err("ELSE without an open IF (or a second ELSE)".into()),
+        }
+        Ok(())
+    }
+
+    /// `ENDIF` / `POP`: plans the IF (or PUSH), its ELSE and itself.
+    fn end_if(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+        want_args(toks, 0)?;
+        let Some(Open::If {
+            at,
+            else_at,
+            pred,
+            func_true,
+        }) = self.stack.pop()
+        else {
+            return Err(format!("{} without an open IF/PUSH", toks[0]));
+        };
+        self.depth = self.depth.saturating_sub(1);
+        let mut i = jump(!func_true);
+        i.b_op0 = BOp::Incr;
+        let if_target = match else_at {
+            Some(e) => {
+                i.b_op1 = BOp::Incr;
+                let el = FcInstr {
+                    b_else: true,
+                    b_op1: BOp::Decr,
+                    b_pop_cnt: 1,
+                    ..jump(0)
+                };
+                self.plans[e] = Some(plan(el, k + 1, None));
+                e + 1
+            }
+            None => k + 1,
+        };
+        self.plans[at] = Some(plan(i, if_target, pred));
+        let end = FcInstr {
+            jump_any: true,
+            b_op0: BOp::Decr,
+            b_pop_cnt: 1,
+            ..jump(0)
+        };
+        self.plans[k] = Some(plan(end, k + 1, None));
+        Ok(())
+    }
+
+    /// `LOOP k` / `REP k`: planned now; its target is set at the ENDLOOP/ENDREP.
+    fn open_loop(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+        let kw = toks[0].as_str();
+        want_args(toks, 1)?;
+        let c = toks[1]
+            .parse::<u8>()
+            .ok()
+            .filter(|c| (*c as usize) < FC_CONSTS)
+            .ok_or_else(|| format!("{kw} {}: loop constants are 0..=31", toks[1]))?;
+        let op = if kw == "LOOP" { FcOp::Loop } else { FcOp::Rep };
+        let mut p = plan(jump(0), 0, None);
+        p.instr.op = op;
+        p.fc_const = c;
+        self.plans[k] = Some(p);
+        self.stack.push(Open::Loop {
+            at: k,
+            rep: kw == "REP",
+            depth: self.depth,
+            brks: Vec::new(),
+            conts: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// `ENDLOOP` / `ENDREP`: plans itself and sets the targets of its loop's LOOP/REP, BRKs
+    /// and CONTs.
+    fn end_loop(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+        let kw = toks[0].as_str();
+        want_args(toks, 0)?;
+        let Some(Open::Loop {
+            at,
+            rep,
+            brks,
+            conts,
+            ..
+        }) = self.stack.pop()
+        else {
+            return Err(format!(
+                "{kw} without an open LOOP/REP (or an IF left open)"
+            ));
+        };
+        if rep != (kw == "ENDREP") {
+            return Err(format!(
+                "{kw} closes a {}",
+                if rep {
+                    "REP (use ENDREP)"
+                } else {
+                    "LOOP (use ENDLOOP)"
+                }
+            ));
+        }
+        let end = FcInstr {
+            op: if rep { FcOp::EndRep } else { FcOp::EndLoop },
+            jump_any: true,
+            ..jump(0xff)
+        };
+        self.retarget(at, k + 1);
+        self.plans[k] = Some(plan(end, at + 1, None));
+        for b in brks {
+            self.retarget(b, k + 1);
+        }
+        for c in conts {
+            self.retarget(c, k);
+        }
+        Ok(())
+    }
+
+    /// Set the target of the plan at `at`, if it has one.
+    fn retarget(&mut self, at: usize, target: usize) {
+        if let Some(p) = self.plans[at].as_mut() {
+            p.target = target as u32;
+        }
+    }
+
+    /// `BRK [c]` / `CONT [c]`: planned now; its target is set at the ENDLOOP/ENDREP.
+    fn brk_cont(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+        let kw = toks[0].as_str();
+        if toks.len() > 2 {
+            want_args(toks, 1)?;
+        }
+        let (pred, func) = match toks.get(1) {
+            Some(a) => {
+                let (p, f) = cond(a)?;
+                (Some(p), f)
+            }
+            None => (None, 0xff),
+        };
+        let depth = self.depth;
+        let Some(Open::Loop {
+            rep,
+            depth: at_depth,
+            brks,
+            conts,
+            ..
+        }) = self
+            .stack
+            .iter_mut()
+            .rev()
+            .find(|o| matches!(o, Open::Loop { .. }))
+        else {
+            return Err(format!("{kw} outside a LOOP/REP"));
+        };
+        let op = match (kw, *rep) {
+            ("CONT", _) => FcOp::Continue,
+            (_, false) => FcOp::BreakLoop,
+            (_, true) => FcOp::BreakRep,
+        };
+        let i = FcInstr {
+            op,
+            b_op1: BOp::Decr,
+            b_pop_cnt: depth - *at_depth,
+            ..jump(func)
+        };
+        if kw == "BRK" {
+            brks.push(k);
+        } else {
+            conts.push(k);
+        }
+        self.plans[k] = Some(plan(i, 0, pred));
+        Ok(())
+    }
+
+    /// `CALL L` / `JMP L`.
+    fn call_jmp(
+        &mut self,
+        k: usize,
+        toks: &[String],
+        label: &impl Fn(&str) -> Option<u32>,
+    ) -> Result<(), String> {
+        want_args(toks, 1)?;
+        let t = label(&toks[1]).ok_or_else(|| format!("unknown label `{}`", toks[1]))?;
+        let mut i = jump(0xff);
+        if toks[0] == "CALL" {
+            i.a_op = AOp::Push;
+        }
+        self.plans[k] = Some(plan(i, t as usize, None));
+        Ok(())
     }
 }
 

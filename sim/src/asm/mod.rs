@@ -3,5 +3,6 @@
 pub mod expr;
 pub mod flow;
 pub mod header;
+pub mod listing;
 pub mod microcode;
 pub mod opcodes;
