@@ -30,7 +30,7 @@ pub fn of_run(stop: &StopReason, status: u32) -> u8 {
         StopReason::MaxCycles => LIMIT,
         StopReason::Stuck(_) => HW_ERROR,
         StopReason::Deadlock { .. } => DEADLOCK,
-        StopReason::Done if status & ERROR_MASK != 0 => HW_ERROR,
-        StopReason::Done => OK,
+        StopReason::Done | StopReason::Breakpoint(_) if status & ERROR_MASK != 0 => HW_ERROR,
+        StopReason::Done | StopReason::Breakpoint(_) => OK,
     }
 }

@@ -21,6 +21,7 @@ pub mod engine;
 pub mod exit;
 pub mod image;
 pub mod input;
+pub mod microcode_view;
 pub mod out_file;
 pub mod records;
 pub mod render;

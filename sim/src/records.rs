@@ -23,6 +23,13 @@ impl CauseCounts {
         self.0[c as usize]
     }
 
+    /// Add another count's cycles.
+    pub fn merge(&mut self, other: &CauseCounts) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+
     /// All cycles counted.
     pub fn total(&self) -> u64 {
         self.0.iter().sum()

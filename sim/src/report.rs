@@ -42,6 +42,9 @@ pub struct Summary {
     pub resets: Vec<u64>,
     /// Backing-store transfers.
     pub transfers: Vec<crate::engine::TransferRecord>,
+    /// The microcode profile (`--profile`), when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::microcode_view::profile::Profile>,
 }
 
 /// A message the board sent, as the report shows it.
@@ -141,6 +144,7 @@ impl Summary {
             causes: sim.causes,
             resets: sim.ring.resets_done.clone(),
             transfers: sim.transfers.to_vec(),
+            profile: None,
         }
     }
 
@@ -421,5 +425,6 @@ pub fn stop_text(s: &StopReason) -> String {
             t
         }
         StopReason::Interrupted => "interrupted".into(),
+        StopReason::Breakpoint(what) => what.clone(),
     }
 }

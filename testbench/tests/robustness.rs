@@ -133,6 +133,7 @@ fn check_run(tb: &Testbench, stop: &StopReason, boot_writes: u64) -> Result<(), 
             b.igc.pc
         ),
         StopReason::Interrupted => prop_assert!(false, "interrupted"),
+        StopReason::Breakpoint(what) => prop_assert!(false, "breakpoint without one set: {}", what),
     }
     // Error bits come with error messages that carry them.
     let errors = tb.status() & ERROR_MASK;

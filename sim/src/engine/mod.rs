@@ -10,18 +10,22 @@
 //! interrupt, or when the deadlock watch finds the board stuck.
 
 mod board_events;
+mod breakpoint;
 mod bs_log;
 mod causes;
 mod command_log;
 mod deadlock;
+mod microcode_profile;
 pub mod observer;
 mod ring_env;
 mod rules;
 
 use self::board_events::BoardEvents;
+pub use self::breakpoint::{Breakpoint, Until};
 pub use self::bs_log::{BsCommandLog, TransferLog};
 pub use self::command_log::CommandLog;
 use self::deadlock::DeadlockWatch;
+pub use self::microcode_profile::{MicrocodeProfile, Outside};
 pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
 pub use self::ring_env::{RingEnv, RingMessage, RingSource};
 use self::rules::RuleCheck;
@@ -78,6 +82,8 @@ pub enum StopReason {
     Deadlock { since: u64, waits: Vec<Wait> },
     /// Interrupted by the user (Ctrl-C).
     Interrupted,
+    /// A breakpoint was reached ([`Sim::set_breakpoint`]): what it was.
+    Breakpoint(String),
 }
 
 /// Options of a run.
@@ -90,6 +96,10 @@ pub struct SimOptions {
     pub probes: Vec<(usize, usize)>,
     /// How many command records to keep ([`Keep::All`] by default).
     pub keep: Keep,
+    /// Keep the microcode profile and coverage ([`Sim::enable_profile`]) from the start.
+    pub profile: bool,
+    /// Stop at this breakpoint ([`Sim::set_breakpoint`]).
+    pub until: Option<Until>,
 }
 
 impl Default for SimOptions {
@@ -99,6 +109,8 @@ impl Default for SimOptions {
             max_cycles: 100_000_000,
             probes: vec![(0, 0), (1, 0)],
             keep: Keep::All,
+            profile: false,
+            until: None,
         }
     }
 }
@@ -122,6 +134,10 @@ pub struct Sim {
     events: BoardEvents,
     rules: RuleCheck,
     watch: DeadlockWatch,
+    /// The microcode profile and coverage, when asked for ([`Sim::enable_profile`]).
+    pub profile: Option<MicrocodeProfile>,
+    /// Where to stop, if anywhere ([`Sim::set_breakpoint`]).
+    pub breakpoint: Option<Breakpoint>,
     /// What the observers reported, in order.
     pub diagnostics: Diagnostics,
     /// The messages the board sent onto the Ring.
@@ -147,6 +163,11 @@ impl Sim {
         board.igc.command_names = (0..=u8::MAX)
             .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())
             .collect();
+        let profile = opts.profile.then(|| MicrocodeProfile::new(board.igc.state));
+        let breakpoint = opts
+            .until
+            .clone()
+            .map(|u| Breakpoint::new(u, board.igc.state));
         Sim {
             board,
             ring: RingEnv::default(),
@@ -158,6 +179,8 @@ impl Sim {
             events: BoardEvents::default(),
             rules: RuleCheck::default(),
             watch: DeadlockWatch::default(),
+            profile,
+            breakpoint,
             diagnostics: Diagnostics::default(),
             tx: Vec::new(),
             boot_cycles: None,
@@ -230,6 +253,34 @@ impl Sim {
         self.interrupt = flag;
     }
 
+    /// Charge every cycle from now on to the microinstruction it executed (the microcode
+    /// profile and coverage, [`Sim::profile`]).
+    pub fn enable_profile(&mut self) {
+        if self.profile.is_none() {
+            self.profile = Some(MicrocodeProfile::new(self.board.igc.state));
+        }
+    }
+
+    /// Stop the run at `until` (replacing any breakpoint set before).
+    pub fn set_breakpoint(&mut self, until: Until) {
+        self.breakpoint = Some(Breakpoint::new(until, self.board.igc.state));
+    }
+
+    /// The microinstruction at store address `pc` by the labels of the booted image: the
+    /// nearest label at or before it and the offset from it (`None` before every label).
+    pub fn label_of(&self, pc: u32) -> Option<(&str, u32)> {
+        self.labels
+            .iter()
+            .rev()
+            .find(|l| l.1 <= pc)
+            .map(|(name, at)| (name.as_str(), pc - at))
+    }
+
+    /// The booted image's labels, by address.
+    pub fn labels(&self) -> &[(String, u32)] {
+        &self.labels
+    }
+
     /// Name of a command by its opcode.
     pub fn command_name(&self, opcode: u32) -> String {
         observer::command_name(&self.table, opcode)
@@ -247,6 +298,12 @@ impl Sim {
         self.commands.ring_reset(c);
         self.bs_commands.ring_reset(c);
         self.watch.ring_reset(c);
+        if let Some(p) = &mut self.profile {
+            p.ring_reset(c);
+        }
+        if let Some(b) = &mut self.breakpoint {
+            b.ring_reset(c);
+        }
         self.board.ring_reset();
         self.diagnostics.push(
             c.saturating_sub(1),
@@ -308,6 +365,12 @@ impl Sim {
         let mut cx = cx!(self.commands.open());
         self.causes.cycle(&mut cx);
         self.watch.cycle(&mut cx);
+        if let Some(p) = &mut self.profile {
+            p.cycle(&mut cx);
+        }
+        if let Some(b) = &mut self.breakpoint {
+            b.cycle(&mut cx);
+        }
         let mut flag = false;
         if !self.board.events.is_empty() {
             // Drained and handed back, so the board's event buffer keeps its capacity (no
@@ -375,6 +438,15 @@ impl Sim {
                 self.last_sampled = Some(self.board.cycle);
             }
         }
+        if let Some(b) = &mut self.breakpoint {
+            // A breakpoint on a cycle the board has reached already.
+            b.check_cycle(self.board.cycle);
+            if let Some(msg) = b.reached() {
+                let msg = msg.to_string();
+                self.breakpoint = None;
+                return Ok(StopReason::Breakpoint(msg));
+            }
+        }
         loop {
             if self.board.cycle >= self.max_cycles && !self.done() {
                 return Ok(StopReason::MaxCycles);
@@ -383,7 +455,8 @@ impl Sim {
                 return Ok(StopReason::Interrupted);
             }
             let stop = self.tick();
-            if stop.is_none() {
+            // The waveform ends at a breakpoint's cycle.
+            if stop.is_none() || matches!(stop, Some(StopReason::Breakpoint(_))) {
                 if let Some(w) = wave.as_deref_mut() {
                     w.sample(self.board.cycle, &self.board)?;
                     self.last_sampled = Some(self.board.cycle);
@@ -407,6 +480,11 @@ impl Sim {
             return Some(StopReason::Done);
         }
         self.step();
+        if let Some(b) = self.breakpoint.as_ref().and_then(|b| b.reached()) {
+            let msg = b.to_string();
+            self.breakpoint = None;
+            return Some(StopReason::Breakpoint(msg));
+        }
         let stop = self.check_stall()?;
         if let StopReason::Deadlock { waits, .. } = &stop {
             let at = self.board.cycle.saturating_sub(1);

@@ -307,6 +307,7 @@ pub fn stop_name(s: &StopReason) -> &'static str {
         StopReason::Stuck(_) => "stuck",
         StopReason::Deadlock { .. } => "deadlock",
         StopReason::Interrupted => "interrupted",
+        StopReason::Breakpoint(_) => "breakpoint",
     }
 }
 

@@ -98,6 +98,7 @@ pub fn check_run(tb: &Testbench, stop: &StopReason, start: u64, bound: u64) {
         }
         StopReason::Stuck(why) => check_stuck(tb, why),
         StopReason::Interrupted => panic!("interrupted without an interrupt"),
+        StopReason::Breakpoint(what) => panic!("a breakpoint without one set: {what}"),
     }
     check_error_messages(tb, stop);
     check_exit_code(tb, stop);

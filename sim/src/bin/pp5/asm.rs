@@ -1,21 +1,27 @@
 //! `pp5 asm`: assemble microcode, write its image and C header, print its opcode table.
 
-use crate::common::load_microcode;
+use crate::common::load_microcode_sources;
 use crate::files::{check_outputs, write_or_print};
-use crate::{Fail, EXIT_IO};
+use crate::{Fail, EXIT_IO, EXIT_USAGE};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct AsmArgs {
-    /// Microcode source (.pp5uc); the standard microcode if omitted.
-    source: Option<PathBuf>,
+    /// Microcode sources (.pp5uc), assembled together in the order given as `pp5 run
+    /// --microcode` does (a user's copy of standard.pp5uc, then qee.pp5uc, flow.pp5uc, ...);
+    /// the built-in standard + qee + flow microcode if omitted.
+    source: Vec<PathBuf>,
     /// Image file to write.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Also write a C header with I_/P_/Ix_ macros (our igc_opcodes.h).
     #[arg(long)]
     header: Option<PathBuf>,
+    /// Write a listing: per store address the encoded words, the routine and offset, the
+    /// source file:line and text, and under each flow-control construct its lowered form.
+    #[arg(long, value_name = "FILE")]
+    listing: Option<PathBuf>,
 }
 
 /// Run `pp5 asm`.
@@ -24,14 +30,30 @@ pub fn run(args: AsmArgs) -> Result<u8, Fail> {
         source,
         output,
         header,
+        listing,
     } = args;
     let inputs: Vec<&Path> = source.iter().map(PathBuf::as_path).collect();
-    let outputs: Vec<(&str, PathBuf)> = [("-o", &output), ("--header", &header)]
-        .into_iter()
-        .filter_map(|(w, p)| p.clone().map(|p| (w, p)))
-        .collect();
+    let outputs: Vec<(&str, PathBuf)> = [
+        ("-o", &output),
+        ("--header", &header),
+        ("--listing", &listing),
+    ]
+    .into_iter()
+    .filter_map(|(w, p)| p.clone().map(|p| (w, p)))
+    .collect();
     check_outputs(&inputs, &outputs)?;
-    let image = load_microcode(source.as_slice())?;
+    let (image, sources) = load_microcode_sources(source.as_slice())?;
+    if let Some(l) = &listing {
+        let Some(src) = &sources else {
+            return Err(Fail(
+                EXIT_USAGE,
+                "--listing needs microcode sources (.pp5uc), not an image (.json)".into(),
+            ));
+        };
+        let text = pp5_sim::asm::listing::listing(&image, &src.map, &src.parts);
+        write_or_print(Some(l), &text)?;
+        errln!("listing: {}", l.display());
+    }
     if let Some(o) = &output {
         let json =
             serde_json::to_string_pretty(&image).map_err(|e| Fail(EXIT_IO, e.to_string()))?;

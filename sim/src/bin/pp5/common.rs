@@ -4,6 +4,7 @@
 use crate::{input, Fail, EXIT_IO, EXIT_USAGE};
 use clap::Args;
 use pp5_sim::asm::microcode::{self, McImage};
+use pp5_sim::microcode_view::MicrocodeSources;
 use pp5_sim::stream::{binary, text, Stream};
 use std::path::{Path, PathBuf};
 
@@ -61,6 +62,22 @@ pub struct Common {
     /// Command rows to print in the table (0 = all).
     #[arg(long, default_value_t = 40)]
     pub rows: usize,
+    /// Write the microcode coverage as an lcov tracefile (`genhtml FILE` renders it): per
+    /// source line of the microcode, how often its microinstructions executed, and each
+    /// conditional branch taken and not taken (docs/microcode.md, "Debugging microcode").
+    #[arg(long, value_name = "FILE.info")]
+    pub coverage: Option<PathBuf>,
+    /// Print where the cycles went inside the microcode: the top N routines and source lines,
+    /// cycles executing and stalled by cause (and a "profile" object in --report json).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    pub profile: Option<usize>,
+    /// Stop the run when the IGC executes LABEL[+OFFSET] for the N-th time (#N, default the
+    /// first): LABEL is a microcode label or a command's name (its first microinstruction).
+    #[arg(long, value_name = "LABEL[+OFFSET][#N]")]
+    pub until: Option<String>,
+    /// Stop the run at cycle C (the waveform ends there).
+    #[arg(long, value_name = "C")]
+    pub until_cycle: Option<u64>,
 }
 
 fn parse_xy(s: &str) -> Result<(usize, usize), String> {
@@ -133,6 +150,18 @@ pub fn load_microcode(paths: &[PathBuf]) -> Result<McImage, Fail> {
     if paths.is_empty() {
         return Ok(microcode::default_image());
     }
+    load_microcode_sources(paths).map(|(image, _)| image)
+}
+
+/// [`load_microcode`] with the microcode's sources and source map (`None` for an image read
+/// from a .json file, which has none).
+pub fn load_microcode_sources(
+    paths: &[PathBuf],
+) -> Result<(McImage, Option<MicrocodeSources>), Fail> {
+    if paths.is_empty() {
+        let (image, sources) = MicrocodeSources::default_image();
+        return Ok((image, Some(sources)));
+    }
     let mut parts = Vec::new();
     for p in paths {
         // A file that cannot be read is an I/O error (exit 1), not bad input.
@@ -140,12 +169,24 @@ pub fn load_microcode(paths: &[PathBuf]) -> Result<McImage, Fail> {
         parts.push((p.display().to_string(), text));
     }
     match &parts[..] {
-        [(name, text)] => McImage::load(text, name).map_err(input),
+        [(name, text)] => {
+            // An image, or one source: assembled as before (its messages name the file),
+            // then mapped.
+            let image = McImage::load(text, name).map_err(input)?;
+            if text.trim_start().starts_with('{') {
+                return Ok((image, None));
+            }
+            let (_, sources) =
+                MicrocodeSources::assemble(parts.clone()).map_err(|e| input(e.to_string()))?;
+            Ok((image, Some(sources)))
+        }
         _ if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) => Err(Fail(
             EXIT_USAGE,
             "a microcode image (.json) must be the only --microcode".into(),
         )),
-        _ => microcode::assemble_files(&parts).map_err(|e| input(e.to_string())),
+        _ => MicrocodeSources::assemble(parts)
+            .map(|(i, s)| (i, Some(s)))
+            .map_err(|e| input(e.to_string())),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `pp5 demo`: the built-in example stream, written beside its waveform and run.
 
-use crate::common::{load_microcode, Common};
+use crate::common::{load_microcode_sources, Common};
 use crate::files::{check_outputs, run_outputs};
 use crate::{input, io_fail, Fail};
 use clap::Args;
@@ -40,7 +40,7 @@ fn default_images(wave: &Path) -> [ImageSpec; 2] {
 /// Run `pp5 demo`.
 pub fn run(args: DemoArgs) -> Result<u8, Fail> {
     let DemoArgs { wave, mut common } = args;
-    let image = load_microcode(&common.microcode)?;
+    let (image, sources) = load_microcode_sources(&common.microcode)?;
     let stream = pp5_sim::demo::full_demo_stream(&image.table).map_err(input)?;
     if common.image.is_empty() {
         common.image.extend(default_images(&wave));
@@ -53,5 +53,11 @@ pub fn run(args: DemoArgs) -> Result<u8, Fail> {
     check_outputs(&inputs, &outputs)?;
     pp5_sim::out_file::write(&src, pp5_sim::demo::full_demo_text()).map_err(io_fail)?;
     errln!("demo stream: {} (edit it and `pp5 run` it)", src.display());
-    crate::simulate::simulate(&stream, &common, Some(wave), &image, None)
+    crate::simulate::simulate(
+        &stream,
+        &common,
+        Some(wave),
+        (&image, sources.as_ref()),
+        None,
+    )
 }

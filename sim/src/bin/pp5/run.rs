@@ -1,6 +1,6 @@
 //! `pp5 run`: a command stream (and a second one for the BS port) run on the board.
 
-use crate::common::{load_microcode, load_stream, Common};
+use crate::common::{load_microcode_sources, load_stream, Common};
 use crate::files::{check_outputs, run_outputs};
 use crate::{input, Fail, EXIT_USAGE};
 use clap::Args;
@@ -66,7 +66,7 @@ pub fn run(args: RunArgs) -> Result<u8, Fail> {
         vcd,
         fst,
     } = args;
-    let image = load_microcode(&common.microcode)?;
+    let (image, sources) = load_microcode_sources(&common.microcode)?;
     let mut s = load_sendable(&stream, &image)?;
     if let Some(bs) = &bs {
         s.append(load_bs(bs, &image)?);
@@ -86,5 +86,11 @@ pub fn run(args: RunArgs) -> Result<u8, Fail> {
     outputs.extend(tx_out.clone().map(|p| ("--tx-out", p)));
     check_outputs(&inputs, &outputs)?;
     let wave = vcd.or(fst);
-    crate::simulate::simulate(&s, &common, wave, &image, tx_out.as_deref())
+    crate::simulate::simulate(
+        &s,
+        &common,
+        wave,
+        (&image, sources.as_ref()),
+        tx_out.as_deref(),
+    )
 }

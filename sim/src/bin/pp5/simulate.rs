@@ -4,7 +4,9 @@
 use crate::common::Common;
 use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
 use pp5_sim::asm::microcode::McImage;
-use pp5_sim::engine::{Keep, SimOptions};
+use pp5_sim::engine::{Keep, SimOptions, Until};
+use pp5_sim::microcode_view::profile::Profile;
+use pp5_sim::microcode_view::{coverage, resolve_until, MicrocodeSources};
 use pp5_sim::out_file;
 use pp5_sim::report::Summary;
 use pp5_sim::session::{run, RunError, RunResult, RunSpec, WaveSpec};
@@ -12,8 +14,9 @@ use pp5_sim::stream::{binary, Stream};
 use pp5_sim::trace::{gtkwave_command, TraceConfig, WaveFormat};
 use std::path::{Path, PathBuf};
 
-/// The engine's options: the cycle limit, the records the report needs, the probe pixels.
-fn sim_options(common: &Common) -> SimOptions {
+/// The engine's options: the cycle limit, the records the report needs, the probe pixels,
+/// the microcode profile and the breakpoint.
+fn sim_options(common: &Common, until: Option<Until>) -> SimOptions {
     // The table prints the first `rows` commands and per-name totals, so a long run keeps
     // only those records; JSON and CSV list every command.
     let keep = match (common.report.as_str(), common.rows) {
@@ -23,6 +26,8 @@ fn sim_options(common: &Common) -> SimOptions {
     let mut opts = SimOptions {
         max_cycles: common.max_cycles,
         keep,
+        profile: common.profile.is_some() || common.coverage.is_some(),
+        until,
         ..SimOptions::default()
     };
     if !common.probe.is_empty() {
@@ -77,25 +82,57 @@ fn run_with_progress(spec: RunSpec, total_words: u64) -> Result<RunResult, Fail>
     })
 }
 
+/// `--until` / `--until-cycle` as a breakpoint of `image`'s microcode (exit 2 for an
+/// unknown label, naming the nearest known ones).
+fn breakpoint(common: &Common, image: &McImage) -> Result<Option<Until>, Fail> {
+    match (&common.until, common.until_cycle) {
+        (Some(_), Some(_)) => Err(Fail(
+            EXIT_USAGE,
+            "choose one of --until and --until-cycle".into(),
+        )),
+        (Some(spec), None) => resolve_until(spec, image)
+            .map(Some)
+            .map_err(|m| Fail(EXIT_USAGE, m)),
+        (None, Some(c)) => Ok(Some(Until::Cycle(c))),
+        (None, None) => Ok(None),
+    }
+}
+
 /// Run `stream` as `common` says, print the report, write the files asked for; the exit
-/// code of how the run ended.
+/// code of how the run ended. `sources` are the microcode's sources (for the coverage and
+/// the profile).
 pub fn simulate(
     stream: &Stream,
     common: &Common,
     wave: Option<PathBuf>,
-    image: &McImage,
+    (image, sources): (&McImage, Option<&MicrocodeSources>),
     tx_out: Option<&Path>,
 ) -> Result<u8, Fail> {
+    if common.coverage.is_some() && sources.is_none() {
+        return Err(Fail(
+            EXIT_USAGE,
+            "--coverage needs the microcode's sources (.pp5uc), not an image (.json)".into(),
+        ));
+    }
+    let until = breakpoint(common, image)?;
     let wave = wave.map(|p| wave_spec(common, p));
     let spec = RunSpec {
         image,
         boot: !common.no_boot,
         stream,
-        opts: sim_options(common),
+        opts: sim_options(common, until),
         wave: wave.clone(),
     };
     let mut r = run_with_progress(spec, stream.total_words() as u64)?;
-    let summary = Summary::take(&mut r.sim, &r.stop);
+    let mut summary = Summary::take(&mut r.sim, &r.stop);
+    let profile = r.sim.profile.as_ref().map(|p| {
+        Profile::of(p, sources, |pc| {
+            r.sim.label_of(pc).map(|(l, o)| (l.to_string(), o))
+        })
+    });
+    if common.profile.is_some() {
+        summary.profile = profile.clone();
+    }
     match common.report.as_str() {
         "json" => crate::stdout::with(|w| {
             summary
@@ -103,9 +140,25 @@ pub fn simulate(
                 .and_then(|()| w.write_all(b"\n"))
         })?,
         "csv" => crate::stdout::with(|w| summary.write_csv(w))?,
-        _ => out!("{}", summary.table(common.rows)),
+        _ => {
+            out!("{}", summary.table(common.rows));
+            if let (Some(n), Some(p)) = (common.profile, &profile) {
+                out!("{}", p.table(n));
+            }
+        }
     }
     write_outputs(&r, common, tx_out)?;
+    if let (Some(path), Some(p), Some(src)) = (&common.coverage, &r.sim.profile, sources) {
+        let name = path
+            .file_stem()
+            .map_or("pp5".into(), |s| s.to_string_lossy());
+        out_file::write(path, coverage::lcov(p, src, &name)).map_err(io_fail)?;
+        errln!(
+            "coverage: {} (render it: genhtml {} -o coverage-html)",
+            path.display(),
+            path.display()
+        );
+    }
     if let Some(w) = &wave {
         errln!(
             "waveform: {} ({} signals)",

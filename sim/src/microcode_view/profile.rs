@@ -1,0 +1,162 @@
+//! Where a run's cycles went inside the microcode: per routine and per source line, the
+//! cycles charged to its microinstructions by cause (executing, or stalled on a semaphore, a
+//! transfer, the transmitter), sorted, with the IGC's cycles outside the microcode (between
+//! commands, RMode, stuck) as rows of their own, so the routines' cycles add up to the run's.
+
+use super::MicrocodeSources;
+use crate::engine::{MicrocodeProfile, Outside};
+use crate::records::CauseCounts;
+use pp5_rtl::cause::Cause;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// One row: a routine or a source line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// The routine (`MEMplusMEM`), a source position (`standard.pp5uc:141`), or a place
+    /// outside the microcode (`(between commands)`).
+    pub name: String,
+    /// The source text of a line.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    pub cycles: u64,
+    pub causes: CauseCounts,
+}
+
+/// The profile of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Profile {
+    /// All cycles charged (the run's cycles since the profile started).
+    pub cycles: u64,
+    /// Routines and the places outside the microcode, most cycles first.
+    pub routines: Vec<Row>,
+    /// Source lines, most cycles first.
+    pub lines: Vec<Row>,
+}
+
+impl Profile {
+    /// The profile of `p`, named by `sources` (or by `label_of`, a microinstruction's label
+    /// and offset, for an image without sources).
+    pub fn of(
+        p: &MicrocodeProfile,
+        sources: Option<&MicrocodeSources>,
+        label_of: impl Fn(u32) -> Option<(String, u32)>,
+    ) -> Profile {
+        let mut routines: HashMap<String, CauseCounts> = HashMap::new();
+        let mut lines: HashMap<(String, usize), CauseCounts> = HashMap::new();
+        for (pc, c) in p.by_pc.iter().enumerate() {
+            if c.total() == 0 {
+                continue;
+            }
+            let src = sources.and_then(|s| s.uinst(pc as u32));
+            let routine = match src {
+                Some(e) => e.routine.clone().unwrap_or_else(|| e.at()),
+                None => label_of(pc as u32).map_or(format!("PC {pc}"), |(l, _)| l),
+            };
+            routines.entry(routine).or_default().merge(c);
+            let line = match src {
+                Some(e) => (e.file.clone(), e.line),
+                None => (format!("PC {pc}"), 0),
+            };
+            lines.entry(line).or_default().merge(c);
+        }
+        let mut routines: Vec<Row> = routines
+            .into_iter()
+            .map(|(name, causes)| row(name, String::new(), causes))
+            .collect();
+        for o in Outside::ALL {
+            let c = p.outside[o as usize];
+            if c.total() > 0 {
+                routines.push(row(o.name().into(), String::new(), c));
+            }
+        }
+        let mut lines: Vec<Row> = lines
+            .into_iter()
+            .map(|((file, line), causes)| {
+                let (name, text) = match sources {
+                    Some(s) if line > 0 => (
+                        format!("{file}:{line}"),
+                        s.line_text(&file, line).to_string(),
+                    ),
+                    _ => (file, String::new()),
+                };
+                row(name, text, causes)
+            })
+            .collect();
+        let order = |a: &Row, b: &Row| b.cycles.cmp(&a.cycles).then_with(|| a.name.cmp(&b.name));
+        routines.sort_by(order);
+        lines.sort_by(order);
+        Profile {
+            cycles: p.total(),
+            routines,
+            lines,
+        }
+    }
+
+    /// The table `pp5 run --profile` prints: the top `n` routines and lines.
+    pub fn table(&self, n: usize) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "microcode profile: {} cycles; the top {n} routines and source lines",
+            self.cycles
+        );
+        section(&mut out, "routine", &self.routines, n, self.cycles);
+        section(&mut out, "source line", &self.lines, n, self.cycles);
+        out
+    }
+}
+
+fn row(name: String, text: String, causes: CauseCounts) -> Row {
+    Row {
+        name,
+        text,
+        cycles: causes.total(),
+        causes,
+    }
+}
+
+/// One table: name, cycles, share, executing cycles, and the other causes that occur.
+fn section(out: &mut String, what: &str, rows: &[Row], n: usize, total: u64) {
+    let width = rows
+        .iter()
+        .take(n)
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(what.len());
+    let _ = writeln!(
+        out,
+        "  {what:<width$} {:>12} {:>6} {:>12}  stalled / other",
+        "cycles", "%", "executing"
+    );
+    for r in rows.iter().take(n) {
+        let pct = if total == 0 {
+            0.0
+        } else {
+            100.0 * r.cycles as f64 / total as f64
+        };
+        let others: Vec<String> = Cause::ALL
+            .iter()
+            .filter(|&&c| c != Cause::Executing && r.causes.get(c) > 0)
+            .map(|&c| format!("{} {}", c.name(), r.causes.get(c)))
+            .collect();
+        let _ = write!(
+            out,
+            "  {:<width$} {:>12} {:>5.1}% {:>12}  {}",
+            r.name,
+            r.cycles,
+            pct,
+            r.causes.get(Cause::Executing),
+            others.join(", ")
+        );
+        if !r.text.is_empty() {
+            let _ = write!(out, "    | {}", r.text);
+        }
+        out.push('\n');
+    }
+    if rows.len() > n {
+        let _ = writeln!(out, "  ... and {} more", rows.len() - n);
+    }
+}
