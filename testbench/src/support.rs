@@ -105,7 +105,11 @@ pub fn tool_output<S: AsRef<OsStr>>(
     match Command::new(tool).args(args).output() {
         Ok(out) => Some(out),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let why = format!("{tool} not installed (Debian package gtkwave)");
+            let package = match tool {
+                "genhtml" | "lcov" => "lcov",
+                _ => "gtkwave",
+            };
+            let why = format!("{tool} not installed (Debian package {package})");
             if std::env::var_os("CI").is_some_and(|v| v == "true") {
                 panic!("{test}: {why}, and CI (CI=true) must run this check");
             }

@@ -1,0 +1,212 @@
+//! `pp5` for the microcode author (issue 28): `asm --listing` over several sources, `run
+//! --coverage` (an lcov tracefile genhtml renders), `--profile` in the table and the JSON
+//! report, `--until` / `--until-cycle` breakpoints and their errors.
+
+mod common;
+
+use common::{tool_output, Scratch};
+use std::process::{Command, Output};
+
+fn pp5(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(args)
+        .output()
+        .expect("run pp5")
+}
+
+macro_rules! pp5 {
+    ($($a:expr),* $(,)?) => { pp5(&[$(std::ffi::OsStr::new(&$a)),*]) };
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A user's file after the shipped sources: FIVE sets five bits in a LOOP (line 3).
+const MINE: &str = "\
+.command FIVE(dst:addr) -> five
+five:    i=0 l=#5
+five_l:  r=1 w=mem[dst+i] i++ loop five_l
+         dispatch
+";
+
+/// The shipped sources and `mine.pp5uc` as `--microcode` arguments.
+fn microcode(s: &Scratch) -> Vec<String> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/microcode");
+    let mine = s.file("mine.pp5uc", MINE);
+    let mut args = Vec::new();
+    for f in [
+        format!("{root}/standard.pp5uc"),
+        format!("{root}/qee.pp5uc"),
+        format!("{root}/flow.pp5uc"),
+        mine.display().to_string(),
+    ] {
+        args.push("--microcode".to_string());
+        args.push(f);
+    }
+    args
+}
+
+fn run(s: &Scratch, stream: &str, extra: &[&str]) -> Output {
+    let st = s.file("s.pp5s", stream);
+    let mut args: Vec<String> = vec!["run".into(), st.display().to_string()];
+    args.extend(microcode(s));
+    args.extend(extra.iter().map(|a| a.to_string()));
+    Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(&args)
+        .output()
+        .expect("run pp5")
+}
+
+#[test]
+fn asm_lists_several_sources_with_their_files_lines_and_lowered_constructs() {
+    let s = Scratch::new();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/microcode");
+    let mine = s.file("mine.pp5uc", MINE);
+    let listing = s.path("l.txt");
+    let o = pp5!(
+        "asm",
+        format!("{root}/standard.pp5uc"),
+        format!("{root}/qee.pp5uc"),
+        format!("{root}/flow.pp5uc"),
+        mine,
+        "--listing",
+        listing
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let l = std::fs::read_to_string(&listing).expect("listing");
+    let line = l
+        .lines()
+        .find(|x| x.contains("FIVE+1"))
+        .unwrap_or_else(|| panic!("FIVE+1 in\n{l}"));
+    assert!(
+        line.contains("mine.pp5uc:3") && line.contains("five_l:"),
+        "{line}"
+    );
+    // Flow-control constructs with their lowered form under their line.
+    assert!(
+        l.contains("flow.pp5uc:") && l.contains("; lowered: REP"),
+        "{l}"
+    );
+    // The opcode table names the user's command.
+    assert!(text(&o.stdout).contains("FIVE"));
+    // An image has no sources to list.
+    let img = s.path("i.json");
+    assert_eq!(pp5!("asm", "-o", img).status.code(), Some(0));
+    let o = pp5!("asm", img, "--listing", s.path("l2.txt"));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+}
+
+#[test]
+fn coverage_is_an_lcov_tracefile_genhtml_renders() {
+    let s = Scratch::new();
+    let info = s.path("five.info");
+    let o = run(
+        &s,
+        "SETENABS\nFIVE 10\n",
+        &["--coverage", info.to_str().expect("utf-8")],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let t = std::fs::read_to_string(&info).expect("tracefile");
+    assert!(
+        t.contains("DA:3,5\n") && t.contains("BRDA:3,0,0,4\n"),
+        "{t}"
+    );
+    assert_eq!(
+        t.matches("end_of_record").count(),
+        4,
+        "one record per source file"
+    );
+    let html = s.path("html");
+    if let Some(g) = tool_output(
+        "coverage_is_an_lcov_tracefile_genhtml_renders",
+        "genhtml",
+        [info.as_os_str(), "-o".as_ref(), html.as_os_str()],
+    ) {
+        assert!(g.status.success(), "genhtml: {}", text(&g.stderr));
+        assert!(html.join("index.html").is_file());
+    }
+}
+
+#[test]
+fn the_profile_is_printed_and_reported_and_adds_up() {
+    let s = Scratch::new();
+    let o = run(&s, "SETENABS\nFIVE 10\n", &["--profile", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("microcode profile:"), "{out}");
+    assert!(
+        out.contains("mine.pp5uc:3") && out.contains("five_l:"),
+        "{out}"
+    );
+    let o = run(
+        &s,
+        "SETENABS\nFIVE 10\n",
+        &["--profile", "--report", "json"],
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let cycles = j["cycles"].as_u64().expect("cycles");
+    let p = &j["profile"];
+    assert_eq!(p["cycles"].as_u64(), Some(cycles));
+    let sum: u64 = p["routines"]
+        .as_array()
+        .expect("routines")
+        .iter()
+        .map(|r| r["cycles"].as_u64().expect("cycles"))
+        .sum();
+    assert_eq!(sum, cycles);
+    // Without --profile the report has no profile.
+    let o = run(&s, "SETENABS\n", &["--report", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert!(j.get("profile").is_none());
+}
+
+#[test]
+fn breakpoints_stop_the_run_with_its_summary_and_a_waveform_that_ends_there() {
+    let s = Scratch::new();
+    let vcd = s.path("b.vcd");
+    let o = run(
+        &s,
+        "SETENABS\nFIVE 10\nFIVE 20\n",
+        &["--until", "five_l#7", "--vcd", vcd.to_str().expect("utf-8")],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("breakpoint: the IGC executed five_l"), "{out}");
+    assert!(out.contains("7th time"), "{out}");
+    let cycles: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("cycles:"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("cycles line");
+    let v = std::fs::read_to_string(&vcd).expect("vcd");
+    let last_time: u64 = v
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix('#'))
+        .and_then(|t| t.parse().ok())
+        .expect("a time");
+    assert_eq!(
+        last_time / 25_000,
+        cycles,
+        "the waveform ends at the breakpoint"
+    );
+    let o = run(&s, &"FIVE 10\n".repeat(200), &["--until-cycle", "5000"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o.stdout).contains("breakpoint: cycle 5000 reached"));
+    // Unknown labels: a usage error that names the nearest ones.
+    let o = run(&s, "FIVE 10\n", &["--until", "five_ll"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("no label or command \"five_ll\"") && e.contains("five_l"),
+        "{e}"
+    );
+    let o = run(
+        &s,
+        "FIVE 10\n",
+        &["--until", "five_l", "--until-cycle", "9"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
