@@ -9,7 +9,7 @@ docs/python.md.
 
 import os
 from types import TracebackType
-from typing import Literal, Optional, Sequence, Union
+from typing import Any, Literal, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +30,7 @@ list of paths and sources assembled together in order (as a repeated `--microcod
 StreamInput = Union[str, bytes, bytearray, os.PathLike]
 """Text in the .pp5s format (str), a binary Ring-message file's bytes (or UTF-8 text as
 bytes), or a path to either."""
-StopName = Literal["done", "max_cycles", "stuck", "deadlock", "interrupted"]
+StopName = Literal["done", "max_cycles", "stuck", "deadlock", "interrupted", "breakpoint"]
 
 class AsmError(ValueError):
     """Microcode that does not assemble; str() lists `file:line: message` per error."""
@@ -268,6 +268,27 @@ class Board:
         """Put a stream on the Ring without clocking."""
     def step(self, n: int = 1) -> int:
         """Clock n cycles whatever the board does; returns the cycle counter."""
+    def run_until(
+        self,
+        label: Optional[str] = None,
+        *,
+        cycle: Optional[int] = None,
+        hits: int = 1,
+        max_cycles: Optional[int] = 100_000_000,
+    ) -> Outcome:
+        """Run until the IGC executes `label` (a label or command name, `+OFFSET` allowed) for
+        the hits-th time, or until `cycle`; stop == "breakpoint" when reached. An unknown label
+        raises ValueError naming the nearest ones."""
+    def step_microinstruction(self) -> dict[str, Any]:
+        """Clock until the IGC has executed one more microinstruction; returns where()."""
+    def where(self) -> dict[str, Any]:
+        """The microinstruction the IGC executed last: {"pc", "at", "src", "text", "state"}."""
+    def enable_profile(self) -> None:
+        """Charge every cycle from now on to its microinstruction (profile(), coverage())."""
+    def profile(self) -> Optional[dict[str, Any]]:
+        """Cycles per routine and source line since enable_profile(), by cause."""
+    def coverage(self, path: Union[str, os.PathLike], *, test: str = "pp5") -> None:
+        """Write the microcode coverage as an lcov tracefile (genhtml renders it)."""
     def memory(self) -> npt.NDArray[np.uint8]:
         """All pixel memory, shape (128, 128, 26), [y, x, byte]: bits 8k..8k+7 in byte k."""
     def set_memory(self, values: npt.ArrayLike) -> None: ...

@@ -15,6 +15,8 @@ pub enum Until {
     Uinst { pc: u16, hits: u64, name: String },
     /// After cycle `cycle - 1`: the board's cycle counter reads `cycle`.
     Cycle(u64),
+    /// The next cycle in which the IGC executes a microinstruction (a single step).
+    NextUinst,
 }
 
 /// A breakpoint and how close the run is to it.
@@ -59,13 +61,18 @@ impl Observer for Breakpoint {
     #[inline]
     fn cycle(&mut self, cx: &mut Cx) {
         let igc = &cx.board.igc;
+        let executed = matches!(
+            self.state,
+            IgcState::Run | IgcState::WaitXfer | IgcState::WaitSem | IgcState::WaitTx
+        ) && cx.igc_cause == Cause::Executing;
+        if executed && self.until == Until::NextUinst {
+            self.reached = Some(format!(
+                "breakpoint: the IGC executed PC {} in cycle {}",
+                igc.last_pc, cx.cycle
+            ));
+        }
         if let Until::Uinst { pc, hits, name } = &self.until {
-            let ran = matches!(
-                self.state,
-                IgcState::Run | IgcState::WaitXfer | IgcState::WaitSem | IgcState::WaitTx
-            ) && cx.igc_cause == Cause::Executing
-                && igc.last_pc == *pc;
-            if ran {
+            if executed && igc.last_pc == *pc {
                 self.hits += 1;
                 if self.hits == *hits {
                     let time = if *hits == 1 {

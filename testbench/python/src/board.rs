@@ -2,8 +2,9 @@
 //! Python. Every method wraps the engine `pp5 run` and the Rust `Testbench` use.
 
 use crate::arrays;
+use crate::debugger;
 use crate::errors::{os_error, value_error, Deadlock, SimulationError, Stuck};
-use crate::image::{image_arg, Image};
+use crate::image::{self, image_arg, Image};
 use crate::machine::{BuildError, Machine, CHUNK_CYCLES};
 use crate::outcome::{outcome, Diagnostic, Marks, Outcome, SentMessage};
 use crate::signals;
@@ -11,7 +12,7 @@ use crate::status::Status;
 use crate::streams::sendable_arg;
 use crate::tracing::{open_command, TraceRequest, Wave};
 use numpy::{IntoPyArray, PyArray2, PyArray3};
-use pp5_sim::engine::StopReason;
+use pp5_sim::engine::{StopReason, Until};
 use pp5_sim::report::stop_text;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -104,6 +105,7 @@ impl Board {
         probes: Option<Vec<(i64, i64)>>,
     ) -> PyResult<Board> {
         let image = image_arg(py, microcode)?;
+        let sources = image::sources_arg(microcode)?;
         let given = probes.is_some();
         let probes = match probes {
             Some(p) => p
@@ -116,6 +118,7 @@ impl Board {
         let built = py.detach(|| Machine::build(image, no_boot, now));
         match built {
             Ok(mut m) => {
+                m.sources = sources;
                 if !given {
                     m.pending_probes = probes;
                 }
@@ -208,6 +211,97 @@ impl Board {
             }
         }
         Ok(self.m.sim.board.cycle)
+    }
+
+    /// run_until(label=None, *, cycle=None, hits=1, max_cycles=100_000_000) -> Outcome
+    ///
+    /// Run (as `run`, on what is queued) until the IGC executes the microinstruction at
+    /// `label` (a microcode label or a command's name, `+OFFSET` allowed) for the `hits`-th
+    /// time, or until cycle `cycle` (`pp5 run --until` / `--until-cycle`). The outcome's `stop`
+    /// is "breakpoint" when it was reached. An unknown label raises ValueError naming the
+    /// nearest known ones.
+    #[pyo3(signature = (label = None, *, cycle = None, hits = 1, max_cycles = Some(DEFAULT_MAX_CYCLES)))]
+    fn run_until(
+        &mut self,
+        py: Python<'_>,
+        label: Option<&str>,
+        cycle: Option<u64>,
+        hits: u64,
+        max_cycles: Option<u64>,
+    ) -> PyResult<Outcome> {
+        let until = debugger::until_of(&self.m, label, cycle, hits).map_err(value_error)?;
+        self.m.sim.set_breakpoint(until);
+        let marks = Marks::of(&self.m.sim);
+        let limit = max_cycles.map_or(u64::MAX, |n| marks.cycle.saturating_add(n));
+        let stop = self.run_loop(py, limit);
+        // A breakpoint not reached does not outlive its run.
+        self.m.sim.breakpoint = None;
+        let stop = stop?;
+        self.finish(py, marks, stop)
+    }
+
+    /// step_microinstruction() -> dict
+    ///
+    /// Clock the board until the IGC has executed one more microinstruction (as `run`, with
+    /// deadlock detection and the cycle limit), and return `where()`.
+    fn step_microinstruction<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.m.sim.set_breakpoint(Until::NextUinst);
+        let marks = Marks::of(&self.m.sim);
+        let stop = self.run_loop(py, marks.cycle.saturating_add(DEFAULT_MAX_CYCLES));
+        self.m.sim.breakpoint = None;
+        let stop = stop?;
+        if !matches!(stop, StopReason::Breakpoint(_)) {
+            self.finish(py, marks, stop)?;
+        }
+        self.where_(py)
+    }
+
+    /// where() -> dict
+    ///
+    /// Where the IGC is in the microcode: the microinstruction it executed last, as
+    /// {"pc": int, "at": "MEMplusMEM+3", "src": "standard.pp5uc:141" or None, "text": the
+    /// source line or None, "state": the IGC's state}. The waveform's `renderer.igc.pc`
+    /// and the listing (`pp5 asm --listing`) name the same microinstruction.
+    #[pyo3(name = "where")]
+    fn where_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let w = debugger::where_is(&self.m);
+        let d = PyDict::new(py);
+        d.set_item("pc", w.pc)?;
+        d.set_item("at", w.at)?;
+        d.set_item("src", w.src)?;
+        d.set_item("text", w.text)?;
+        d.set_item("state", w.state)?;
+        Ok(d)
+    }
+
+    /// enable_profile()
+    ///
+    /// From now on, charge every cycle to the microinstruction the IGC executed (or was
+    /// stalled on): for `profile()` and `coverage()`.
+    fn enable_profile(&mut self) {
+        self.m.sim.enable_profile();
+    }
+
+    /// profile() -> dict | None
+    ///
+    /// Where the cycles went since `enable_profile()`: {"cycles", "routines", "lines"}, each
+    /// row {"name", "text" (lines), "cycles", "causes"}, most cycles first (as `pp5 run
+    /// --profile --report json`). None when no profile is kept.
+    fn profile<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(json) = debugger::profile_json(&self.m) else {
+            return Ok(None);
+        };
+        Ok(Some(py.import("json")?.call_method1("loads", (json,))?))
+    }
+
+    /// coverage(path, *, test="pp5")
+    ///
+    /// Write the microcode coverage since `enable_profile()` as an lcov tracefile at `path`
+    /// (as `pp5 run --coverage`; `genhtml` renders it).
+    #[pyo3(signature = (path, *, test = "pp5"))]
+    fn coverage(&self, path: std::path::PathBuf, test: &str) -> PyResult<()> {
+        let text = debugger::coverage_text(&self.m, test).map_err(value_error)?;
+        pp5_sim::out_file::write(&path, text).map_err(|e| os_error(&path.display().to_string(), &e))
     }
 
     /// memory() -> numpy.ndarray[uint8, (128, 128, 26)]
@@ -450,6 +544,7 @@ impl Board {
             wave: None,
             boot_cycles: self.m.boot_cycles,
             pending_probes: self.m.pending_probes.clone(),
+            sources: self.m.sources.clone(),
         })
     }
 

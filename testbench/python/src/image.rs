@@ -6,6 +6,7 @@ use crate::errors::{asm_error, os_error, type_error, value_error};
 use pp5_sim::asm::header::{c_header, table_text};
 use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::asm::opcodes::{ArgKind, CommandSpec, Form, OperandClass};
+use pp5_sim::microcode_view::MicrocodeSources;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use std::sync::{Arc, OnceLock};
@@ -228,6 +229,42 @@ impl From<McImage> for Image {
 pub fn default_image() -> &'static McImage {
     static IMG: OnceLock<McImage> = OnceLock::new();
     IMG.get_or_init(microcode::default_image)
+}
+
+/// The sources of the image a `microcode=` argument names ([`image_arg`]): the shipped
+/// sources for `None`, the files or texts of sources, `None` for an image (a `pp5.Image` or a
+/// `.json` file), which has no sources.
+pub fn sources_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<MicrocodeSources>>> {
+    static DEFAULT: OnceLock<Arc<MicrocodeSources>> = OnceLock::new();
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        let d = DEFAULT.get_or_init(|| Arc::new(MicrocodeSources::default_image().1));
+        return Ok(Some(d.clone()));
+    };
+    if obj.cast::<Image>().is_ok() {
+        return Ok(None);
+    }
+    let parts = if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let mut parts = Vec::new();
+        for (k, item) in obj.try_iter()?.enumerate() {
+            parts.push(part(&item?, k)?);
+        }
+        parts
+    } else {
+        let (name, text) = part(obj, 0)?;
+        let name = if name.starts_with("<microcode") {
+            "<microcode>".to_string()
+        } else {
+            name
+        };
+        vec![(name, text)]
+    };
+    if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) {
+        return Ok(None);
+    }
+    // The image assembled already (image_arg): its sources assemble too.
+    Ok(MicrocodeSources::assemble(parts)
+        .ok()
+        .map(|(_, s)| Arc::new(s)))
 }
 
 /// An image from a file's text: JSON image or source, by content (as `--microcode FILE`).

@@ -11,6 +11,7 @@
 
 mod arrays;
 mod board;
+mod debugger;
 mod errors;
 mod image;
 mod machine;

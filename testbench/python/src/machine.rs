@@ -5,10 +5,12 @@
 use crate::tracing::Wave;
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::engine::{Sim, SimOptions, StopReason};
+use pp5_sim::microcode_view::MicrocodeSources;
 use pp5_sim::report::stop_text;
 use pp5_sim::session::{self, RunSpec};
 use pp5_sim::stream::Stream;
 use std::io;
+use std::sync::Arc;
 
 /// Cycles run between two checks for Ctrl-C (`KeyboardInterrupt`), with the GIL released:
 /// the engine's progress period (2^16 cycles, a few milliseconds).
@@ -23,6 +25,8 @@ pub struct Machine {
     pub boot_cycles: Option<u64>,
     /// Probe pixels to add when a trace starts, if not yet added.
     pub pending_probes: Vec<(usize, usize)>,
+    /// The microcode's sources and source map (`None` for an image without them).
+    pub sources: Option<Arc<MicrocodeSources>>,
 }
 
 /// Why a board could not be built.
@@ -77,6 +81,7 @@ impl Machine {
             wave: None,
             boot_cycles,
             pending_probes: Vec::new(),
+            sources: None,
         })
     }
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Microcode coverage of the example runs, as one lcov report: the demo, every stream under
+# testbench/fixtures/streams/, and the benchmark's ALU and QEE-triangle streams, each run with
+# `pp5 run --coverage`, merged with `lcov -a` and rendered with `genhtml` (Debian package lcov).
+# Prints the routines of the shipped microcode that no run executed.
+#
+#   scripts/microcode-coverage.sh [OUT_DIR]      # default target/microcode-coverage
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-target/microcode-coverage}
+command -v genhtml >/dev/null || { echo "genhtml is not installed (apt-get install lcov)" >&2; exit 1; }
+cargo build --profile ci --quiet --bin pp5
+pp5=target/ci/pp5
+mkdir -p "$out/runs"
+rm -f "$out"/runs/*.info
+"$pp5" demo --wave "$out/runs/demo.vcd" --coverage "$out/runs/demo.info" >/dev/null 2>&1
+for s in testbench/fixtures/streams/*.pp5s; do
+  n=$(basename "$s" .pp5s)
+  "$pp5" run "$s" --coverage "$out/runs/$n.info" >/dev/null 2>&1 || true
+done
+"$pp5" bench --reps 20 --save-streams "$out/runs" >/dev/null
+for s in "$out/runs/alu.bin" "$out/runs/triangles.pp5s"; do
+  n=$(basename "${s%.*}")
+  "$pp5" run "$s" --coverage "$out/runs/$n.info" >/dev/null 2>&1 || true
+done
+args=()
+for f in "$out"/runs/*.info; do args+=(-a "$f"); done
+lcov --quiet "${args[@]}" -o "$out/all.info" --rc branch_coverage=1 2>/dev/null \
+  || lcov --quiet "${args[@]}" -o "$out/all.info" --rc lcov_branch_coverage=1
+genhtml --quiet --branch-coverage "$out/all.info" -o "$out/html"
+echo "report: $out/html/index.html"
+echo "routines no run executed:"
+awk -F'[:,]' '/^SF:/ {f=$2} /^FNDA:0,/ {print "  " $3 "  (" f ")"}' "$out/all.info" | sed "s#$(pwd)/##"

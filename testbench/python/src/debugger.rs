@@ -1,0 +1,88 @@
+//! The microcode author's view from Python (issue 28), without Python: where the IGC is in the
+//! microcode, breakpoints by label or cycle, the profile and the coverage. `board.rs` wraps
+//! these as `pp5.Board` methods.
+
+use crate::machine::Machine;
+use pp5_sim::engine::Until;
+use pp5_sim::microcode_view::profile::Profile;
+use pp5_sim::microcode_view::{coverage, resolve_until};
+
+/// Where the IGC is: the microinstruction it executed last.
+pub struct Where {
+    pub pc: u16,
+    /// Routine and offset (`MEMplusMEM+3`), or label and offset without sources.
+    pub at: String,
+    /// Source position (`standard.pp5uc:141`), when the microcode has sources.
+    pub src: Option<String>,
+    /// The source line's text.
+    pub text: Option<String>,
+    /// The IGC's state (`RUN`, `WAIT_CMD`, ...).
+    pub state: &'static str,
+}
+
+/// Where the IGC is on `m`.
+pub fn where_is(m: &Machine) -> Where {
+    let igc = &m.sim.board.igc;
+    let pc = igc.last_pc;
+    let entry = m
+        .sources
+        .as_ref()
+        .and_then(|s| s.uinst(u32::from(pc)).map(|e| (s, e)));
+    let at = match entry {
+        Some((_, e)) => e.at(),
+        None => m
+            .sim
+            .label_of(u32::from(pc))
+            .map_or(format!("@{pc}"), |(l, o)| format!("{l}+{o}")),
+    };
+    Where {
+        pc,
+        at,
+        src: entry.map(|(_, e)| e.position()),
+        text: entry.map(|(s, e)| s.line_text(&e.file, e.line).to_string()),
+        state: igc.state.name(),
+    }
+}
+
+/// The breakpoint `run_until` asks for: a label (with its `hits`-th execution) or a cycle.
+pub fn until_of(
+    m: &Machine,
+    label: Option<&str>,
+    cycle: Option<u64>,
+    hits: u64,
+) -> Result<Until, String> {
+    match (label, cycle) {
+        (Some(l), None) => {
+            if hits == 0 {
+                return Err("hits must be at least 1".into());
+            }
+            resolve_until(&format!("{l}#{hits}"), &m.image)
+                .map_err(|e| e.replacen("--until ", "run_until: ", 1))
+        }
+        (None, Some(c)) => Ok(Until::Cycle(c)),
+        _ => Err("run_until: give one of label= and cycle=".into()),
+    }
+}
+
+/// The profile as JSON (`Profile`), or `None` when no profile is kept.
+pub fn profile_json(m: &Machine) -> Option<String> {
+    let p = m.sim.profile.as_ref()?;
+    let profile = Profile::of(p, m.sources.as_deref(), |pc| {
+        m.sim.label_of(pc).map(|(l, o)| (l.to_string(), o))
+    });
+    serde_json::to_string(&profile).ok()
+}
+
+/// The lcov tracefile of the profile so far: `Err` without a profile or without sources.
+pub fn coverage_text(m: &Machine, test: &str) -> Result<String, String> {
+    let p = m
+        .sim
+        .profile
+        .as_ref()
+        .ok_or("no profile is kept: call enable_profile() before the run")?;
+    let s = m
+        .sources
+        .as_deref()
+        .ok_or("the microcode has no sources (a pp5.Image or a .json image): no coverage")?;
+    Ok(coverage::lcov(p, s, test))
+}
