@@ -79,6 +79,15 @@ pub struct Overlap {
     /// A transfer ran while the BS port executed a command.
     pub transfer_and_bs_port: u64,
 }
+/// The most command records a report keeps per port (`pp5 run --report json|csv`, or the
+/// table with `--rows 0`): about 200 bytes each, so at most some 20 MB however long the run;
+/// the records past it are counted (`not_kept`) and in the per-name totals.
+pub const MAX_REPORT_RECORDS: usize = 100_000;
+
+/// The most messages the board sent that `pp5 run` keeps for its report (about 240 bytes
+/// each); the rest are counted. With `--tx-out` every message is kept, for the file.
+pub const MAX_REPORT_MESSAGES: usize = 10_000;
+
 /// How many command records a run keeps ([`crate::engine::SimOptions::keep`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Keep {

@@ -32,8 +32,12 @@ pub struct Summary {
     pub error_bits: Vec<String>,
     pub diagnostics: Vec<crate::engine::Diagnostic>,
     pub dropped_diagnostics: u64,
-    /// Ring messages the board sent, in the order their last word went out.
+    /// Ring messages the board sent, in the order their last word went out (the ones the run
+    /// kept: [`crate::engine::SimOptions::keep_messages`]).
     pub sent: Vec<SentMessage>,
+    /// Messages sent but not kept (past the cap).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sent_not_kept: u64,
     /// BS port commands.
     pub bs_commands: Vec<BsCommandRecord>,
     /// Every cycle of each block by cause.
@@ -140,6 +144,7 @@ impl Summary {
             diagnostics: sim.diagnostics.to_vec(),
             dropped_diagnostics: sim.diagnostics.dropped,
             sent: sim.tx.iter().map(SentMessage::of).collect(),
+            sent_not_kept: sim.tx.not_kept(),
             bs_commands,
             causes: sim.causes,
             resets: sim.ring.resets_done.clone(),
@@ -281,7 +286,7 @@ impl Summary {
         }
         if !self.sent.is_empty() {
             let _ = writeln!(s, "\nRing messages sent:");
-            for m in &self.sent {
+            for m in self.sent.iter().take(MAX_TABLE_MESSAGES) {
                 let _ = match (m.id, m.status) {
                     (Some(id), Some(st)) => writeln!(
                         s,
@@ -295,6 +300,10 @@ impl Summary {
                     ),
                 };
             }
+        }
+        let more = self.sent.len().saturating_sub(MAX_TABLE_MESSAGES) as u64 + self.sent_not_kept;
+        if more > 0 {
+            let _ = writeln!(s, "  and {more} more");
         }
         if !self.resets.is_empty() {
             let n = shown(max_rows, self.resets.len());
@@ -389,6 +398,13 @@ impl Summary {
 }
 
 /// How many of `len` rows a table of at most `max_rows` rows (0 = all) shows.
+/// Messages the table lists (the JSON report lists every one kept).
+pub const MAX_TABLE_MESSAGES: usize = 1000;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 fn shown(max_rows: usize, len: usize) -> usize {
     if max_rows == 0 {
         len

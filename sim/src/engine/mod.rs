@@ -15,6 +15,7 @@ mod bs_log;
 mod causes;
 mod command_log;
 mod deadlock;
+mod message_log;
 mod microcode_profile;
 pub mod observer;
 mod ring_env;
@@ -25,6 +26,7 @@ pub use self::breakpoint::{Breakpoint, Until};
 pub use self::bs_log::{BsCommandLog, TransferLog};
 pub use self::command_log::CommandLog;
 use self::deadlock::DeadlockWatch;
+pub use self::message_log::{MessageLog, KEEP_ALL_MESSAGES};
 pub use self::microcode_profile::{MicrocodeProfile, Outside};
 pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
 pub use self::ring_env::{RingEnv, RingMessage, RingSource};
@@ -39,7 +41,6 @@ use crate::stream::{Port, Stream};
 use crate::trace::WaveWriter;
 use pp5_rtl::cause::Cause;
 use pp5_rtl::igc_port::MAX_MESSAGE_WORDS;
-use pp5_rtl::renderer::OutMessage;
 use pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES;
 use pp5_rtl::{Renderer, RendererConfig};
 use serde::Serialize;
@@ -100,6 +101,9 @@ pub struct SimOptions {
     pub profile: bool,
     /// Stop at this breakpoint ([`Sim::set_breakpoint`]).
     pub until: Option<Until>,
+    /// How many of the messages the board sends to keep ([`KEEP_ALL_MESSAGES`] by default;
+    /// the rest are counted).
+    pub keep_messages: usize,
 }
 
 impl Default for SimOptions {
@@ -111,6 +115,7 @@ impl Default for SimOptions {
             keep: Keep::All,
             profile: false,
             until: None,
+            keep_messages: KEEP_ALL_MESSAGES,
         }
     }
 }
@@ -141,7 +146,7 @@ pub struct Sim {
     /// What the observers reported, in order.
     pub diagnostics: Diagnostics,
     /// The messages the board sent onto the Ring.
-    pub tx: Vec<OutMessage>,
+    pub tx: MessageLog,
     /// Cycles the microcode boot took, from its first Ring word to the board idle again: the
     /// cycle the user's stream starts on (set by [`crate::session::boot`]).
     pub boot_cycles: Option<u64>,
@@ -182,7 +187,7 @@ impl Sim {
             profile,
             breakpoint,
             diagnostics: Diagnostics::default(),
-            tx: Vec::new(),
+            tx: MessageLog::new(opts.keep_messages),
             boot_cycles: None,
             interrupt: Arc::new(AtomicBool::new(false)),
             max_cycles: opts.max_cycles,
@@ -387,10 +392,11 @@ impl Sim {
             }
             self.board.events = events;
         }
-        if !self.board.tx.is_empty() {
-            self.tx.append(&mut self.board.tx);
-        }
         self.commands.cycle_end(&mut cx!(None));
+        if !self.board.tx.is_empty() {
+            self.tx.cycle_end(&mut cx!(None));
+            self.board.tx.clear();
+        }
         self.bs_commands.cycle_end(&mut cx!(self.commands.open()));
         if flag {
             self.board.flag_format_error();

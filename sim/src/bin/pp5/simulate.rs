@@ -4,10 +4,11 @@
 use crate::common::Common;
 use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
 use pp5_sim::asm::microcode::McImage;
-use pp5_sim::engine::{Keep, SimOptions, Until};
+use pp5_sim::engine::{Keep, SimOptions, Until, KEEP_ALL_MESSAGES};
 use pp5_sim::microcode_view::profile::Profile;
 use pp5_sim::microcode_view::{coverage, resolve_until, MicrocodeSources};
 use pp5_sim::out_file;
+use pp5_sim::records::{MAX_REPORT_MESSAGES, MAX_REPORT_RECORDS};
 use pp5_sim::report::Summary;
 use pp5_sim::session::{run, RunError, RunResult, RunSpec, WaveSpec};
 use pp5_sim::stream::{binary, Stream};
@@ -16,11 +17,13 @@ use std::path::{Path, PathBuf};
 
 /// The engine's options: the cycle limit, the records the report needs, the probe pixels,
 /// the microcode profile and the breakpoint.
-fn sim_options(common: &Common, until: Option<Until>) -> SimOptions {
+fn sim_options(common: &Common, until: Option<Until>, all_messages: bool) -> SimOptions {
     // The table prints the first `rows` commands and per-name totals, so a long run keeps
     // only those records; JSON and CSV list every command.
+    // JSON and CSV list every command up to MAX_REPORT_RECORDS (then count the rest), so
+    // memory stays bounded however long the run.
     let keep = match (common.report.as_str(), common.rows) {
-        ("json" | "csv", _) | (_, 0) => Keep::All,
+        ("json" | "csv", _) | (_, 0) => Keep::First(MAX_REPORT_RECORDS),
         (_, rows) => Keep::First(rows),
     };
     let mut opts = SimOptions {
@@ -28,6 +31,11 @@ fn sim_options(common: &Common, until: Option<Until>) -> SimOptions {
         keep,
         profile: common.profile.is_some() || common.coverage.is_some(),
         until,
+        keep_messages: if all_messages {
+            KEEP_ALL_MESSAGES
+        } else {
+            MAX_REPORT_MESSAGES
+        },
         ..SimOptions::default()
     };
     if !common.probe.is_empty() {
@@ -120,7 +128,7 @@ pub fn simulate(
         image,
         boot: !common.no_boot,
         stream,
-        opts: sim_options(common, until),
+        opts: sim_options(common, until, tx_out.is_some()),
         wave: wave.clone(),
     };
     let mut r = run_with_progress(spec, stream.total_words() as u64)?;

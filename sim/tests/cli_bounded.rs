@@ -1,0 +1,67 @@
+//! Memory bounded by the documented caps whatever the run length (issue 27, item 1): the
+//! messages the board sends and the command records of a JSON report are kept up to
+//! `MAX_REPORT_MESSAGES` / `MAX_REPORT_RECORDS` and counted past them.
+
+mod common;
+
+use common::Scratch;
+use pp5_sim::records::MAX_REPORT_MESSAGES;
+use std::process::Command;
+
+/// A command that sends status messages for ever.
+const SPAM: &str = ".command SPAM() -> spam\nspam: sendstatus\n      jump spam\n";
+
+#[test]
+fn endless_messages_are_counted_past_the_cap() {
+    let s = Scratch::new();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/microcode");
+    let mc = s.file("spam.pp5uc", SPAM);
+    let st = s.file("s.pp5s", "SETENABS\nSPAM\n");
+    let run = |report: &str| {
+        Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .arg("run")
+            .arg(&st)
+            .args(["--microcode", &format!("{root}/standard.pp5uc")])
+            .arg("--microcode")
+            .arg(&mc)
+            .args(["--max-cycles", "800000", "--report", report])
+            .output()
+            .expect("run pp5")
+    };
+    let o = run("json");
+    assert_eq!(o.status.code(), Some(5), "the cycle limit");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let sent = j["sent"].as_array().expect("sent").len();
+    let more = j["sent_not_kept"].as_u64().expect("sent_not_kept");
+    assert_eq!(sent, MAX_REPORT_MESSAGES);
+    assert!(more > 1000, "{more} more");
+    let o = run("table");
+    let t = String::from_utf8_lossy(&o.stdout);
+    let listed = t
+        .lines()
+        .filter(|l| l.contains("IGC STATUS") || l.contains("igc status"))
+        .count();
+    assert!(listed <= 1000, "{listed} lines of messages");
+    assert!(
+        t.contains(&format!("  and {} more", sent as u64 - 1000 + more)),
+        "{}",
+        t.lines().rev().take(20).collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn a_json_report_keeps_at_most_its_cap_of_records() {
+    // Below the cap every command is listed and none counted as not kept.
+    let s = Scratch::new();
+    let st = s.file("s.pp5s", &"SETENABS\n".repeat(50));
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("run")
+        .arg(&st)
+        .args(["--report", "json"])
+        .output()
+        .expect("run pp5");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["commands"].as_array().expect("commands").len(), 50);
+    assert_eq!(j["not_kept"][0].as_u64(), Some(0));
+    assert!(j.get("sent_not_kept").is_none());
+}
