@@ -501,3 +501,32 @@ fn r700_forms_that_do_not_fit_are_assembly_errors() {
         assert!(e.contains(msg), "{body}: {e}");
     }
 }
+
+/// The example of docs/flow-control.md and waves/examples/r700.pp5uc: per pixel, as the
+/// comment in the file says.
+#[test]
+fn the_documented_example_counts_as_described() {
+    let src = format!(
+        "{STANDARD_SOURCE}\n{}",
+        include_str!("../../waves/examples/r700.pp5uc")
+    );
+    let mut tb = Testbench::boot(assemble(&src, "r700.pp5uc").unwrap_or_else(|e| panic!("{e}")));
+    for_all(|x, y| tb.poke(x, y, 100, 8, (x * 3 + y) as u64 & 0xff));
+    let o = tb.run_text("R700DEMO 116 100 118\n");
+    assert_eq!(o.stop, StopReason::Done);
+    assert_no_error(&tb);
+    for_all(|x, y| {
+        let flag = (x * 3 + y) as u64 & 0xff;
+        let mut cnt = 0u64;
+        for al in 0..3 {
+            cnt += flag >> al & 1;
+            loop {
+                cnt += 1;
+                if cnt & 4 != 0 {
+                    break;
+                }
+            }
+        }
+        assert_eq!(tb.peek(x, y, 116, 8), cnt & 0xff, "pixel ({x},{y})");
+    });
+}
