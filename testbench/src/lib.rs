@@ -8,6 +8,8 @@
 pub mod fc_program;
 pub mod fc_reference;
 pub mod fuzz;
+pub mod r700_program;
+pub mod r700_reference;
 pub mod raster_reference;
 pub mod reference;
 pub mod support;

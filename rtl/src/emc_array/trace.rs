@@ -56,15 +56,20 @@ fn fc_state_code(s: PeFlowState) -> u64 {
         PeFlowState::Branch => 1,
         PeFlowState::Break => 2,
         PeFlowState::Continue => 3,
+        PeFlowState::Call => 4,
     }
 }
 
 /// The states by [`fc_state_code`].
-const FC_STATES: [PeFlowState; 4] = [
+const FC_STATES: [PeFlowState; 8] = [
     PeFlowState::Active,
     PeFlowState::Branch,
     PeFlowState::Break,
     PeFlowState::Continue,
+    PeFlowState::Call,
+    PeFlowState::Active,
+    PeFlowState::Active,
+    PeFlowState::Active,
 ];
 
 /// A probe pixel's Enable, Carry and ALU signals, from the words [`EmcArray::trace_probes`]
@@ -102,7 +107,7 @@ fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
     t.bits("emc", 6, w >> 24 & 0x3f);
     bit(t, "fc_active", w >> 9 & 1 != 0);
     t.bits("fc_bcnt", 5, w >> 10 & 0x1f);
-    let state = FC_STATES[(w >> 16 & 3) as usize];
+    let state = FC_STATES[(w >> 16 & 7) as usize];
     t.text_static("fc_state", state.name());
 }
 

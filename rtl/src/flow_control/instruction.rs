@@ -4,15 +4,21 @@
 //!
 //! Layout of W3 (docs/flow-control.md): bits 2:0 OP, 4 B_ELSE, 5 JUMP_ANY, 7:6 A_OP,
 //! 15:8 JUMP_FUNC, 20:16 B_POP_CNT, 25:24 B_OP0, 27:26 B_OP1, 28 IGNORE_UNCOVERED, 31 FC
-//! (this microinstruction is a flow-control instruction). Bits 3, 23:21, 30:29 are reserved
-//! and must be 0, as must A_OP = 3 and B_OP = 3.
+//! (this microinstruction is a flow-control instruction). Our R700 extensions (seed 001,
+//! docs/model-choices.md): bit 3 UNCOUNTED (a DX10 loop) and bit 29 CALL_PER_PE (a
+//! conditional CALL). Bits 23:21 and 30 are reserved and must be 0, as must A_OP = 3 and
+//! B_OP = 3.
 
 use std::fmt;
 
 /// W3 bit 31: the microinstruction is a flow-control instruction.
 pub const FC_FLAG: u32 = 1 << 31;
 /// W3 bits that must be zero.
-pub const RESERVED_MASK: u32 = (1 << 3) | (0b111 << 21) | (0b11 << 29);
+pub const RESERVED_MASK: u32 = (0b111 << 21) | (1 << 30);
+/// W3 bit 3 (our R700 extension): LOOP/REP start a DX10 loop, which has no trip count.
+pub const UNCOUNTED_BIT: u32 = 1 << 3;
+/// W3 bit 29 (our R700 extension): a CALL (A_OP PUSH) taken only by the PEs that want it.
+pub const CALL_PER_PE_BIT: u32 = 1 << 29;
 
 /// `OP` (bits 2:0): the type of flow-control instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -141,6 +147,13 @@ pub struct FcInstr {
     pub b_op0: BOp,
     pub b_op1: BOp,
     pub ignore_uncovered: bool,
+    /// LOOP/REP: a DX10 loop (seed 001 item 3, LOOP_START_DX10): no trip count; its
+    /// ENDLOOP/ENDREP jumps back while any PE is still in it. Our extension (bit 3).
+    pub uncounted: bool,
+    /// A_OP PUSH: a conditional CALL (seed 001 item 7, "executed only for the pixels that
+    /// meet the condition"): the active PEs that do not want to jump wait in the pushed
+    /// address-stack entry until its RETURN. Our extension (bit 29).
+    pub call_per_pe: bool,
 }
 
 /// Why a W3 word is not a valid flow-control instruction.
@@ -187,6 +200,8 @@ impl FcInstr {
             b_op0: b_op(w3 >> 24, "B_OP0")?,
             b_op1: b_op(w3 >> 26, "B_OP1")?,
             ignore_uncovered: w3 & (1 << 28) != 0,
+            uncounted: w3 & UNCOUNTED_BIT != 0,
+            call_per_pe: w3 & CALL_PER_PE_BIT != 0,
         })
     }
 
@@ -212,6 +227,8 @@ impl FcInstr {
             | b(self.b_op0) << 24
             | b(self.b_op1) << 26
             | (self.ignore_uncovered as u32) << 28
+            | if self.uncounted { UNCOUNTED_BIT } else { 0 }
+            | if self.call_per_pe { CALL_PER_PE_BIT } else { 0 }
     }
 }
 
@@ -279,6 +296,8 @@ mod tests {
             b_op0: BOp::Incr,
             b_op1: BOp::Decr,
             ignore_uncovered: true,
+            uncounted: true,
+            call_per_pe: true,
         };
         let w = i.encode();
         assert_eq!(w & 7, 5);
@@ -288,7 +307,9 @@ mod tests {
         assert_eq!((w >> 26) & 3, 1);
         assert_eq!(w & (1 << 28), 1 << 28);
         assert_eq!(FcInstr::decode(w), Ok(i));
-        assert!(FcInstr::decode(w | 1 << 3).is_err());
+        assert_eq!(w & (1 << 3 | 1 << 29), 1 << 3 | 1 << 29);
+        assert!(FcInstr::decode(w | 1 << 30).is_err());
+        assert!(FcInstr::decode(w | 1 << 21).is_err());
         assert!(FcInstr::decode(w | 3 << 6).is_err());
         assert!(FcInstr::decode((w & !(3 << 24)) | 3 << 24).is_err());
     }

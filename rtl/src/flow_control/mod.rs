@@ -213,6 +213,14 @@ impl FlowControl {
             ^ self.last.participants as u64;
         for f in self.loops.frames() {
             h = h.rotate_left(17) ^ (f.count as u64) ^ (f.al.unwrap_or(-1) as u32 as u64) << 32;
+            if f.uncounted {
+                // A DX10 loop's count stays 0: its PEs leaving it are the progress.
+                h ^= f
+                    .brk
+                    .iter()
+                    .chain(f.cont.iter())
+                    .fold(0u64, |a, w| a.rotate_left(1) ^ w);
+            }
         }
         for &a in self.addrs.entries() {
             h = h.rotate_left(11) ^ a as u64;
@@ -330,14 +338,16 @@ impl FlowControl {
         let by_func = if ins.jump_any { any_want } else { all_want };
 
         // The decision, with the seed-002 special cases.
-        let top_count = self.loops.top().map(|f| f.count);
+        let top_count = self.loops.top().map(|f| (f.count, f.uncounted));
         let jump = match ins.op {
             FcOp::Jump => by_func,
             // Zero iterations: jump (skip the loop) regardless of JUMP_FUNC.
-            FcOp::Loop | FcOp::Rep => req.count == 0 || by_func,
+            // A DX10 loop has no count (seed 001 item 3): only JUMP_FUNC decides.
+            FcOp::Loop | FcOp::Rep => (!ins.uncounted && req.count == 0) || by_func,
             // The count becoming zero: do not jump regardless of JUMP_FUNC.
             FcOp::EndLoop | FcOp::EndRep => match top_count {
-                Some(c) => c > 1 && by_func,
+                Some((_, true)) => by_func,
+                Some((c, false)) => c > 1 && by_func,
                 None => false,
             },
             FcOp::BreakLoop | FcOp::BreakRep | FcOp::Continue => by_func && !inhibited,
@@ -372,13 +382,16 @@ impl FlowControl {
                 } else {
                     (LoopKind::Rep, self.loops.al(), 0)
                 };
-                if !self.loops.push(kind, req.count, al, step, limit) {
+                let count = if ins.uncounted { 0 } else { req.count };
+                if !self.loops.push(kind, count, al, step, limit) {
                     errors.push(FcError::LoopStackOverflow { pc });
+                } else if let Some(f) = self.loops.top_mut() {
+                    f.uncounted = ins.uncounted;
                 }
             }
             FcOp::Loop | FcOp::Rep => {}
             FcOp::EndLoop | FcOp::EndRep if jump => {
-                if let Some(f) = self.loops.top_mut() {
+                if let Some(f) = self.loops.top_mut().filter(|f| !f.uncounted) {
                     f.count -= 1;
                     if ins.op == FcOp::EndLoop {
                         f.al = f.al.map(|a| a.wrapping_add(f.step));
@@ -407,14 +420,14 @@ impl FlowControl {
         if jump {
             match ins.a_op {
                 AOp::None => {}
-                AOp::Push => {
-                    let ret = (pc as usize + 1) as u16;
-                    if !self.addrs.push(ret, limit) {
-                        errors.push(FcError::AddrStackOverflow { pc });
-                    }
-                }
+                AOp::Push => self.call(ins.call_per_pe, pc, limit, errors),
                 AOp::Pop => match self.addrs.pop() {
-                    Some(a) => target = a,
+                    Some((a, waiting)) => {
+                        target = a;
+                        for (act, wait) in self.pe.active.iter_mut().zip(waiting) {
+                            *act |= wait;
+                        }
+                    }
                     None => errors.push(FcError::AddrStackUnderflow { pc }),
                 },
             }
@@ -429,6 +442,23 @@ impl FlowControl {
             error: errors[errors_before..].iter().any(FcError::is_error),
         };
         FcOutcome { jump, target }
+    }
+
+    /// A CALL that jumps: push the return address; with `per_pe` (a conditional CALL), the
+    /// active PEs that did not want to jump wait in the new entry until its RETURN.
+    fn call(&mut self, per_pe: bool, pc: u16, limit: usize, errors: &mut Vec<FcError>) {
+        let ret = (pc as usize + 1) as u16;
+        if !self.addrs.push(ret, limit) {
+            errors.push(FcError::AddrStackOverflow { pc });
+            return;
+        }
+        if let (true, Some(waiting)) = (per_pe, self.addrs.top_waiting_mut()) {
+            let planes = self.pe.active.iter_mut().zip(self.want.iter());
+            for (wait, (act, want)) in waiting.iter_mut().zip(planes) {
+                *wait = *act & !want;
+                *act &= want;
+            }
+        }
     }
 
     /// Pop the loop stack: its BREAK and CONTINUE PEs are active again.
@@ -454,6 +484,11 @@ impl FlowControl {
         } else {
             PeFlowState::Active
         };
+        for c in self.addrs.waiting() {
+            if c[w] & m != 0 {
+                state = PeFlowState::Call;
+            }
+        }
         for f in self.loops.frames() {
             if f.brk[w] & m != 0 {
                 state = PeFlowState::Break;
@@ -479,6 +514,8 @@ pub enum PeFlowState {
     Break,
     /// Deactivated by CONTINUE until its ENDLOOP/ENDREP.
     Continue,
+    /// Left behind by a conditional CALL until its RETURN.
+    Call,
 }
 
 impl PeFlowState {
@@ -488,6 +525,7 @@ impl PeFlowState {
             PeFlowState::Branch => "BRANCH",
             PeFlowState::Break => "BREAK",
             PeFlowState::Continue => "CONTINUE",
+            PeFlowState::Call => "CALL",
         }
     }
 }

@@ -606,3 +606,86 @@ fn partial_mode_counter_overflow_is_reported() {
     );
     assert_eq!(f.pe.counter_at(0, 1), 3);
 }
+
+/// The R700 stack of issue 29: a conditional CALL's entry holds the PEs that did not take it
+/// until its RETURN; a DX10 loop's entry has no count and runs past 255 iterations.
+#[test]
+fn r700_conditional_call_and_uncounted_loop_entries() {
+    let mut errors = Vec::new();
+    let mut f = FlowControl::default();
+    let mut odd = ZERO_PLANE;
+    odd.iter_mut().for_each(|w| *w = 0xaaaa_aaaa_aaaa_aaaa);
+    let call = FcInstr {
+        jump_func: 0xf0,
+        jump_any: true,
+        a_op: AOp::Push,
+        call_per_pe: true,
+        ..fc(FcOp::Jump)
+    };
+    let req = |instr, pc, target| FcRequest {
+        instr,
+        pc,
+        target,
+        ..FcRequest::default()
+    };
+    let o = exec(&mut f, req(call, 3, 50), &odd, &mut errors);
+    assert_eq!(
+        o,
+        FcOutcome {
+            jump: true,
+            target: 50
+        }
+    );
+    assert_eq!(
+        *f.pe.active, odd,
+        "only the PEs that meet the condition run the call"
+    );
+    assert_eq!(f.pe_view(0, 0).2, PeFlowState::Call);
+    let ret = FcInstr {
+        jump_func: 0xff,
+        a_op: AOp::Pop,
+        ..fc(FcOp::Jump)
+    };
+    let o = exec(&mut f, req(ret, 60, 0), &odd, &mut errors);
+    assert_eq!(
+        o,
+        FcOutcome {
+            jump: true,
+            target: 4
+        }
+    );
+    assert!(
+        f.pe.active.iter().all(|&w| w == u64::MAX),
+        "all back at RETURN"
+    );
+    // Nobody meets the condition: the CALL is not taken, nothing is pushed.
+    let o = exec(&mut f, req(call, 3, 50), &ZERO_PLANE, &mut errors);
+    assert!(!o.jump);
+    assert_eq!(f.addrs.depth(), 0);
+
+    // A DX10 loop (REP + UNCOUNTED): count 0 does not skip it; 300 iterations.
+    let start = FcInstr {
+        uncounted: true,
+        ..fc(FcOp::Rep)
+    };
+    assert!(!exec(&mut f, req(start, 0, 9), &ZERO_PLANE, &mut errors).jump);
+    assert!(f.loops.top().is_some_and(|t| t.uncounted));
+    for _ in 0..300 {
+        let o = exec(
+            &mut f,
+            req(endloop(FcOp::EndRep), 5, 1),
+            &ZERO_PLANE,
+            &mut errors,
+        );
+        assert!(o.jump, "an uncounted loop goes on while a PE is in it");
+    }
+    let o = exec(
+        &mut f,
+        req(brk(FcOp::BreakRep, 0), 4, 6),
+        &ONES_PLANE,
+        &mut errors,
+    );
+    assert!(o.jump, "every PE breaks: the loop ends");
+    assert_eq!(f.loops.depth(), 0);
+    assert!(errors.is_empty(), "{errors:?}");
+}

@@ -45,6 +45,26 @@ impl FlowControl {
         t.bits("participants", 15, l.participants as u64);
         t.bits("loop_depth", 3, self.loops.depth() as u64);
         t.bits("addr_depth", 3, self.addrs.depth() as u64);
+        // The R700 stack of our model (docs/flow-control.md, "The R700 stack"): its entries
+        // in use, and whether the last instruction over- or underflowed it.
+        t.bits(
+            "r700_stack",
+            4,
+            (self.loops.depth() + self.addrs.depth()) as u64,
+        );
+        bit(
+            t,
+            "r700_uncounted",
+            self.loops.top().is_some_and(|f| f.uncounted),
+        );
+        bit(
+            t,
+            "r700_call_waiting",
+            self.addrs
+                .waiting()
+                .iter()
+                .any(|p| p.iter().any(|&w| w != 0)),
+        );
         const FRAME: [&str; STACK_DEPTH] = ["loop0", "loop1", "loop2", "loop3"];
         for (k, name) in FRAME.iter().enumerate() {
             t.push_scope(name);

@@ -16,14 +16,51 @@
 //!
 //! Conditions `c`: `mem[X]` (the predicate: port A), `carry` (the ALU result), `bool=K`
 //! (boolean constant K), each optionally negated with `!`.
+//!
+//! The R700 CF constructs of seed 001, by their names (docs/flow-control.md, "R700 names"):
+//!
+//! | R700 | lowering |
+//! | --- | --- |
+//! | `LOOP_START k` / `LOOP_START_NO_AL k` | `LOOP k` / `REP k` |
+//! | `LOOP_START_DX10` | REP with UNCOUNTED (no trip count: it runs while a PE is in it) |
+//! | `LOOP_END` | `ENDLOOP` or `ENDREP`, whichever closes the innermost loop |
+//! | `LOOP_BREAK [c]` / `LOOP_CONTINUE [c]` | `BRK [c]` / `CONT [c]` |
+//! | `CALL L c` | JUMP, JUMP_ANY, JUMP_FUNC = "c true", A_OP PUSH, CALL_PER_PE → L |
+//! | `RETURN` | `RET` |
+//! | `JUMP L` | `JMP L` |
+//! | `JUMP L c` | an `IF !c` whose ENDIF is the `POP` at L: the pixels where c holds skip to L |
+//! | `ELSE` / `PUSH` / `POP` | themselves |
+//! | `END_OF_PROGRAM` | JUMP, JUMP_FUNC 0xff → the next `dispatch`: the program ends for every pixel |
 
 use pp5_rtl::flow_control::instruction::{AOp, BOp, FcInstr, FcOp, LoopConst};
 use pp5_rtl::igc::store::{FC_BOOL_WORD, FC_CONSTS, FC_CONST_BASE, FC_CTRL_WORD};
 
 /// The keywords of the structured constructs.
-pub const KEYWORDS: [&str; 14] = [
-    "IF", "ELSE", "ENDIF", "LOOP", "ENDLOOP", "REP", "ENDREP", "BRK", "CONT", "CALL", "RET", "JMP",
-    "PUSH", "POP",
+pub const KEYWORDS: [&str; 23] = [
+    "IF",
+    "ELSE",
+    "ENDIF",
+    "LOOP",
+    "ENDLOOP",
+    "REP",
+    "ENDREP",
+    "BRK",
+    "CONT",
+    "CALL",
+    "RET",
+    "JMP",
+    "PUSH",
+    "POP",
+    // The R700 names (seed 001).
+    "LOOP_START",
+    "LOOP_START_NO_AL",
+    "LOOP_START_DX10",
+    "LOOP_END",
+    "LOOP_BREAK",
+    "LOOP_CONTINUE",
+    "RETURN",
+    "JUMP",
+    "END_OF_PROGRAM",
 ];
 
 /// Whether a microinstruction line is a structured flow-control construct.
@@ -109,6 +146,8 @@ enum Open {
         else_at: Option<usize>,
         pred: Option<Pred>,
         func_true: u8,
+        /// A conditional `JUMP L c`: the index of L, where its POP must be.
+        jump_to: Option<usize>,
     },
     Loop {
         at: usize,
@@ -130,6 +169,9 @@ pub fn lower(
         plans: vec![None; lines.len()],
         stack: Vec::new(),
         depth: 0,
+        dispatches: (0..lines.len())
+            .filter(|&k| lines[k].iter().any(|t| t == "dispatch"))
+            .collect(),
     };
     let mut errs = Vec::new();
     for (k, toks) in lines.iter().enumerate() {
@@ -151,6 +193,14 @@ pub fn lower(
 /// The error for a construct still open at the end of the source.
 fn unclosed(o: Open) -> (usize, String) {
     let (at, what) = match o {
+        Open::If {
+            jump_to: Some(_),
+            at,
+            ..
+        } => (
+            at,
+            "conditional JUMP without its POP (its label must be on the POP that closes it)",
+        ),
         Open::If { at, .. } => (at, "IF/PUSH without ENDIF/POP"),
         Open::Loop { at, rep, .. } => (
             at,
@@ -196,6 +246,8 @@ struct Lowering {
     stack: Vec<Open>,
     /// Open IFs/PUSHes (the branch depth), for BRK/CONT's POP_CNT.
     depth: u8,
+    /// The microinstructions with `dispatch`, in order (END_OF_PROGRAM's targets).
+    dispatches: Vec<usize>,
 }
 
 impl Lowering {
@@ -210,11 +262,14 @@ impl Lowering {
             "IF" | "PUSH" => self.open_if(k, toks),
             "ELSE" => self.else_(k, toks),
             "ENDIF" | "POP" => self.end_if(k, toks),
-            "LOOP" | "REP" => self.open_loop(k, toks),
-            "ENDLOOP" | "ENDREP" => self.end_loop(k, toks),
-            "BRK" | "CONT" => self.brk_cont(k, toks),
-            "CALL" | "JMP" => self.call_jmp(k, toks, label),
-            "RET" => {
+            "LOOP" | "REP" | "LOOP_START" | "LOOP_START_NO_AL" | "LOOP_START_DX10" => {
+                self.open_loop(k, toks)
+            }
+            "ENDLOOP" | "ENDREP" | "LOOP_END" => self.end_loop(k, toks),
+            "BRK" | "CONT" | "LOOP_BREAK" | "LOOP_CONTINUE" => self.brk_cont(k, toks),
+            "CALL" | "JMP" | "JUMP" => self.call_jmp(k, toks, label),
+            "END_OF_PROGRAM" => self.end_of_program(k, toks),
+            "RET" | "RETURN" => {
                 want_args(toks, 0)?;
                 let i = FcInstr {
                     a_op: AOp::Pop,
@@ -243,6 +298,7 @@ impl Lowering {
             else_at: None,
             pred,
             func_true,
+            jump_to: None,
         });
         Ok(())
     }
@@ -251,8 +307,16 @@ impl Lowering {
     fn else_(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
         want_args(toks, 0)?;
         match self.stack.last_mut() {
-            Some(Open::If { else_at, .. }) if else_at.is_none() => *else_at = Some(k),
-            _ => return Err("ELSE without an open IF (or a second ELSE)".into()),
+            Some(Open::If {
+                else_at,
+                jump_to: None,
+                ..
+            }) if else_at.is_none() => *else_at = Some(k),
+            _ => {
+                return Err(
+                    "ELSE without an open IF (or a second ELSE, or in a conditional JUMP)".into(),
+                )
+            }
         }
         Ok(())
     }
@@ -265,10 +329,18 @@ impl Lowering {
             else_at,
             pred,
             func_true,
+            jump_to,
         }) = self.stack.pop()
         else {
             return Err(format!("{} without an open IF/PUSH", toks[0]));
         };
+        if jump_to.is_some_and(|t| t != k || toks[0] != "POP") {
+            return Err(format!(
+                "{} closes the conditional JUMP of line {}: put its label on this POP",
+                toks[0],
+                at + 1
+            ));
+        }
         self.depth = self.depth.saturating_sub(1);
         let mut i = jump(!func_true);
         i.b_op0 = BOp::Incr;
@@ -297,23 +369,31 @@ impl Lowering {
         Ok(())
     }
 
-    /// `LOOP k` / `REP k`: planned now; its target is set at the ENDLOOP/ENDREP.
+    /// `LOOP k` / `REP k` (`LOOP_START k` / `LOOP_START_NO_AL k`) and `LOOP_START_DX10`:
+    /// planned now; its target is set at the ENDLOOP/ENDREP/LOOP_END.
     fn open_loop(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
         let kw = toks[0].as_str();
-        want_args(toks, 1)?;
-        let c = toks[1]
-            .parse::<u8>()
-            .ok()
-            .filter(|c| (*c as usize) < FC_CONSTS)
-            .ok_or_else(|| format!("{kw} {}: loop constants are 0..=31", toks[1]))?;
-        let op = if kw == "LOOP" { FcOp::Loop } else { FcOp::Rep };
+        let dx10 = kw == "LOOP_START_DX10";
+        let c = if dx10 {
+            want_args(toks, 0)?;
+            0
+        } else {
+            want_args(toks, 1)?;
+            toks[1]
+                .parse::<u8>()
+                .ok()
+                .filter(|c| (*c as usize) < FC_CONSTS)
+                .ok_or_else(|| format!("{kw} {}: loop constants are 0..=31", toks[1]))?
+        };
+        let rep = !matches!(kw, "LOOP" | "LOOP_START");
         let mut p = plan(jump(0), 0, None);
-        p.instr.op = op;
+        p.instr.op = if rep { FcOp::Rep } else { FcOp::Loop };
+        p.instr.uncounted = dx10;
         p.fc_const = c;
         self.plans[k] = Some(p);
         self.stack.push(Open::Loop {
             at: k,
-            rep: kw == "REP",
+            rep,
             depth: self.depth,
             brks: Vec::new(),
             conts: Vec::new(),
@@ -338,7 +418,7 @@ impl Lowering {
                 "{kw} without an open LOOP/REP (or an IF left open)"
             ));
         };
-        if rep != (kw == "ENDREP") {
+        if kw != "LOOP_END" && rep != (kw == "ENDREP") {
             return Err(format!(
                 "{kw} closes a {}",
                 if rep {
@@ -374,6 +454,7 @@ impl Lowering {
     /// `BRK [c]` / `CONT [c]`: planned now; its target is set at the ENDLOOP/ENDREP.
     fn brk_cont(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
         let kw = toks[0].as_str();
+        let brk = matches!(kw, "BRK" | "LOOP_BREAK");
         if toks.len() > 2 {
             want_args(toks, 1)?;
         }
@@ -399,10 +480,10 @@ impl Lowering {
         else {
             return Err(format!("{kw} outside a LOOP/REP"));
         };
-        let op = match (kw, *rep) {
-            ("CONT", _) => FcOp::Continue,
-            (_, false) => FcOp::BreakLoop,
-            (_, true) => FcOp::BreakRep,
+        let op = match (brk, *rep) {
+            (false, _) => FcOp::Continue,
+            (true, false) => FcOp::BreakLoop,
+            (true, true) => FcOp::BreakRep,
         };
         let i = FcInstr {
             op,
@@ -410,7 +491,7 @@ impl Lowering {
             b_pop_cnt: depth - *at_depth,
             ..jump(func)
         };
-        if kw == "BRK" {
+        if brk {
             brks.push(k);
         } else {
             conts.push(k);
@@ -419,20 +500,65 @@ impl Lowering {
         Ok(())
     }
 
-    /// `CALL L` / `JMP L`.
+    /// `CALL L [c]` / `JMP L` / `JUMP L [c]`.
     fn call_jmp(
         &mut self,
         k: usize,
         toks: &[String],
         label: &impl Fn(&str) -> Option<u32>,
     ) -> Result<(), String> {
-        want_args(toks, 1)?;
-        let t = label(&toks[1]).ok_or_else(|| format!("unknown label `{}`", toks[1]))?;
-        let mut i = jump(0xff);
-        if toks[0] == "CALL" {
-            i.a_op = AOp::Push;
+        let kw = toks[0].as_str();
+        if kw == "JMP" || toks.len() != 3 {
+            want_args(toks, 1)?;
         }
-        self.plans[k] = Some(plan(i, t as usize, None));
+        let t = label(&toks[1]).ok_or_else(|| format!("unknown label `{}`", toks[1]))?;
+        let Some(c) = toks.get(2) else {
+            let mut i = jump(0xff);
+            if kw == "CALL" {
+                i.a_op = AOp::Push;
+            }
+            self.plans[k] = Some(plan(i, t as usize, None));
+            return Ok(());
+        };
+        let (pred, f) = cond(c)?;
+        if kw == "CALL" {
+            // Seed 001 item 7: executed only for the pixels that meet the condition.
+            let i = FcInstr {
+                jump_any: true,
+                a_op: AOp::Push,
+                call_per_pe: true,
+                ..jump(f)
+            };
+            self.plans[k] = Some(plan(i, t as usize, Some(pred)));
+            return Ok(());
+        }
+        // A conditional JUMP: an IF !c closed by the POP at its label.
+        if t as usize <= k {
+            return Err(format!(
+                "JUMP {} {c}: a conditional JUMP goes forward, to the POP that closes it",
+                toks[1]
+            ));
+        }
+        self.depth = self.depth.saturating_add(1);
+        self.stack.push(Open::If {
+            at: k,
+            else_at: None,
+            pred: Some(pred),
+            func_true: !f,
+            jump_to: Some(t as usize),
+        });
+        Ok(())
+    }
+
+    /// `END_OF_PROGRAM`: an unconditional JUMP to the next `dispatch`.
+    fn end_of_program(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+        want_args(toks, 0)?;
+        let t = self
+            .dispatches
+            .iter()
+            .find(|&&d| d > k)
+            .ok_or("END_OF_PROGRAM without a `dispatch` after it")?;
+        self.plans[k] = Some(plan(jump(0xff), *t, None));
         Ok(())
     }
 }
