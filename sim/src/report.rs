@@ -322,8 +322,10 @@ impl Summary {
     }
 
     /// [`Summary::json`] written to `w` as it is made (a long run's JSON is never held whole).
+    /// An error of `w` comes back as it was (a closed pipe stays a
+    /// [`io::ErrorKind::BrokenPipe`]), not wrapped in serde's error.
     pub fn write_json(&self, w: impl io::Write) -> io::Result<()> {
-        serde_json::to_writer_pretty(w, self).map_err(io::Error::other)
+        serde_json::to_writer_pretty(w, self).map_err(io::Error::from)
     }
 
     /// The per-block cause counts, named.

@@ -1278,6 +1278,36 @@ fn every_subcommand_survives_a_closed_pipe() {
     }
 }
 
+/// `--report json` into a closed pipe (`pp5 run … --report json | head -1`) exits as csv and
+/// the table do: the JSON writer's broken pipe is not an I/O error (issue 27, item 2).
+#[test]
+fn a_json_report_into_a_closed_pipe_exits_as_csv_does() {
+    use std::process::Stdio;
+    let s = Scratch::new();
+    // A report longer than a pipe's buffer.
+    let long = s.path("long.pp5s");
+    std::fs::write(
+        &long,
+        "SETENABS\n".to_string() + &"CLEAR 0 8\n".repeat(3000),
+    )
+    .expect("write");
+    for report in ["json", "csv", "table"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .arg("run")
+            .arg(&long)
+            .args(["--report", report])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn pp5");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 0, "--report {report}: {err}");
+        assert!(!err.contains("Broken pipe"), "--report {report}: {err}");
+    }
+}
+
 /// The README's microcode recipe: a copy of standard.pp5uc with qee.pp5uc and flow.pp5uc, as
 /// repeated `--microcode`, runs the demo; an error in a later file names that file and line;
 /// a microcode file or stream that does not exist is an I/O error (exit 1).

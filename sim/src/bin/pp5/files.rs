@@ -2,7 +2,8 @@
 //! file (an output written over an input destroyed it; two outputs in one file interleave).
 //! Files that exist and are not regular (`/dev/null`, a FIFO) are exempt.
 
-use crate::Fail;
+use crate::common::Common;
+use crate::{io_fail, Fail};
 use std::path::{Path, PathBuf};
 
 /// What identifies a file: its device and inode when it exists, else its absolute path.
@@ -56,4 +57,32 @@ pub fn check_distinct(inputs: &[&Path], outputs: &[(&str, PathBuf)]) -> Result<(
         seen.push((what, p, id));
     }
     Ok(())
+}
+
+/// The files a run writes besides `--tx-out`: the waveform and its `.gtkw`, the memory dump,
+/// the images.
+pub fn run_outputs(
+    common: &Common,
+    wave: Option<&Path>,
+    vcd: bool,
+) -> Vec<(&'static str, PathBuf)> {
+    let mut out = Vec::new();
+    if let Some(w) = wave {
+        out.push((if vcd { "--vcd" } else { "--fst" }, w.to_path_buf()));
+        out.push(("the .gtkw", w.with_extension("gtkw")));
+    }
+    out.extend(common.dump_mem.clone().map(|p| ("--dump-mem", p)));
+    out.extend(common.image.iter().map(|i| ("--image", i.path.clone())));
+    out
+}
+
+/// Write `text` to `path` (whole or not at all), or print it when no path is given.
+pub fn write_or_print(path: Option<&Path>, text: &str) -> Result<(), Fail> {
+    match path {
+        Some(p) => pp5_sim::out_file::write(p, text).map_err(io_fail),
+        None => {
+            out!("{text}");
+            Ok(())
+        }
+    }
 }

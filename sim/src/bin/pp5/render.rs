@@ -134,7 +134,7 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         }
     }
     let inputs: Vec<&Path> = a.obj.iter().map(PathBuf::as_path).collect();
-    crate::cli_files::check_distinct(&inputs, &outputs)?;
+    crate::files::check_distinct(&inputs, &outputs)?;
     let Some((mesh, name)) = load_mesh(&a)? else {
         return Ok(0);
     };

@@ -1,0 +1,142 @@
+//! `pp5 bench`: simulated cycles per second, tracing off and on, with a second core and in
+//! the N-Renderer system; or the benchmark's streams saved for a profiler.
+
+use crate::common::load_microcode;
+use crate::{Fail, EXIT_IO};
+use clap::Args;
+use pp5_sim::bench::BenchFigure;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Rounds of the ALU-heavy stream (10,000: about 2 M cycles).
+    #[arg(long, default_value_t = 10_000)]
+    reps: usize,
+    /// Runs of each configuration, alternating; the fastest is reported, and every run's
+    /// time after it.
+    #[arg(long, default_value_t = pp5_sim::bench::RUNS_PER_FIGURE)]
+    runs: usize,
+    /// Rounds run first and not counted (a process's first runs are slower: its memory
+    /// is mapped as it is first touched).
+    #[arg(long, default_value_t = pp5_sim::bench::WARMUP_ROUNDS)]
+    warmup: usize,
+    /// Trace only these scopes in the traced runs (path prefixes; repeatable; default:
+    /// everything), to see what a selection costs.
+    #[arg(long)]
+    scope: Vec<String>,
+    /// Write the two streams (alu.bin, triangles.pp5s, for --reps) into this directory
+    /// and stop, without measuring: to run them with `pp5 run` under a profiler
+    /// (scripts/callgrind-cycles.sh).
+    #[arg(long, value_name = "DIR")]
+    save_streams: Option<PathBuf>,
+    /// Also render a frame of the built-in scene (`pp5 render --scene spheres`) on one
+    /// thread and on all, and print the speed-up (`--render=false` to skip it).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    render: bool,
+}
+
+/// Run `pp5 bench`.
+pub fn run(args: BenchArgs) -> Result<u8, Fail> {
+    let image = load_microcode(&[])?;
+    if let Some(dir) = &args.save_streams {
+        let paths =
+            pp5_sim::bench::save_streams(&image, args.reps, dir).map_err(|e| Fail(EXIT_IO, e))?;
+        for p in paths {
+            outln!("{}", p.display());
+        }
+        return Ok(0);
+    }
+    let mut figs = pp5_sim::bench::bench(
+        &image,
+        args.reps,
+        args.runs,
+        args.warmup,
+        &args.scope,
+        &std::env::temp_dir(),
+    )
+    .map_err(|e| Fail(EXIT_IO, e))?;
+    let render_figs = if args.render {
+        pp5_sim::bench::bench_render(args.runs, args.warmup).map_err(|e| Fail(EXIT_IO, e))?
+    } else {
+        Vec::new()
+    };
+    figs.extend(render_figs.iter().cloned());
+    print_figures(&figs)?;
+    print_ratios(&figs, &render_figs)?;
+    Ok(0)
+}
+
+/// The table of figures: each configuration's fastest run and every run's time.
+fn print_figures(figs: &[BenchFigure]) -> Result<(), Fail> {
+    outln!(
+        "{:<28} {:>12} {:>10} {:>16}   every run (s), in order",
+        "run",
+        "cycles",
+        "seconds",
+        "cycles/s"
+    );
+    for f in figs {
+        let runs: Vec<String> = f.runs.iter().map(|s| format!("{s:.4}")).collect();
+        outln!(
+            "{:<28} {:>12} {:>10.4} {:>16.0}   {}",
+            f.name,
+            f.cycles,
+            f.seconds,
+            f.cycles_per_sec,
+            runs.join(" ")
+        );
+    }
+    Ok(())
+}
+
+/// What the figures say: the tracing slowdowns, the render speed-up, QEE against ALU, the
+/// second core.
+fn print_ratios(figs: &[BenchFigure], render_figs: &[BenchFigure]) -> Result<(), Fail> {
+    // The tracing figures in pairs (off, VCD), and the second-core figure.
+    let pairs: Vec<&BenchFigure> = figs
+        .iter()
+        .filter(|f| f.name != pp5_sim::bench::TWO_AT_ONCE)
+        .filter(|f| !f.name.starts_with("render "))
+        .collect();
+    for pair in pairs.chunks(2) {
+        if let [off, on] = pair {
+            let (best, median) = pp5_sim::bench::slowdown(off, on);
+            outln!(
+                "{}: tracing slowdown (VCD on / off): {best:.2}x fastest runs, \
+                 {median:.2}x median of back-to-back pairs",
+                off.name.split(',').next().unwrap_or(""),
+            );
+        }
+    }
+    let named = |n: &str| figs.iter().find(|f| f.name == n);
+    if let [one, all] = render_figs {
+        outln!(
+            "render: {} threads simulate {:.2}x as many cycles per second as one \
+             (fastest runs)",
+            rayon::current_num_threads(),
+            all.cycles_per_sec / one.cycles_per_sec.max(1e-9)
+        );
+    }
+    if let (Some(alu), Some(qee)) = (
+        named(pp5_sim::bench::ALU_OFF),
+        named(pp5_sim::bench::QEE_OFF),
+    ) {
+        outln!(
+            "QEE triangles / ALU stream, tracing off: {:.2} of the ALU stream's \
+             cycles per second (fastest runs)",
+            qee.cycles_per_sec / alu.cycles_per_sec.max(1e-9)
+        );
+    }
+    if let (Some(one), Some(two)) = (
+        named(pp5_sim::bench::ALU_OFF),
+        named(pp5_sim::bench::TWO_AT_ONCE),
+    ) {
+        let (best, median) = pp5_sim::bench::slowdown(one, two);
+        outln!(
+            "second core: two untraced ALU runs at once take {best:.2}x the time of one \
+             (fastest runs; {median:.2}x median of same-round pairs; 1x: two free cores, \
+             2x: one; a traced run's waveform writer needs the second)"
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,161 @@
+//! A simulated run of `demo` or `run`: the options become a [`RunSpec`], the run goes with a
+//! progress bar and Ctrl-C, and its report and files are written after it.
+
+use crate::common::Common;
+use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
+use pp5_sim::asm::microcode::McImage;
+use pp5_sim::engine::{Keep, SimOptions};
+use pp5_sim::out_file;
+use pp5_sim::report::Summary;
+use pp5_sim::session::{run, RunError, RunResult, RunSpec, WaveSpec};
+use pp5_sim::stream::{binary, Stream};
+use pp5_sim::trace::{gtkwave_command, TraceConfig, WaveFormat};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The engine's options: the cycle limit, the records the report needs, the probe pixels.
+fn sim_options(common: &Common) -> SimOptions {
+    // The table prints the first `rows` commands and per-name totals, so a long run keeps
+    // only those records; JSON and CSV list every command.
+    let keep = match (common.report.as_str(), common.rows) {
+        ("json" | "csv", _) | (_, 0) => Keep::All,
+        (_, rows) => Keep::First(rows),
+    };
+    let mut opts = SimOptions {
+        max_cycles: common.max_cycles,
+        keep,
+        ..SimOptions::default()
+    };
+    if !common.probe.is_empty() {
+        opts.probes = common.probe.clone();
+    }
+    opts
+}
+
+/// The waveform to write at `path`, as the options select it.
+fn wave_spec(common: &Common, path: PathBuf) -> WaveSpec {
+    WaveSpec {
+        format: WaveFormat::from_path(&path).unwrap_or(WaveFormat::Vcd),
+        cfg: TraceConfig {
+            scopes: common.scope.clone(),
+            window: common.window,
+        },
+        gtkw: true,
+        trace_boot: common.trace_boot || common.window.is_some(),
+        emcs: (!common.trace_emc.is_empty()).then(|| {
+            let mask = common.trace_emc.iter().fold(0, |m, k| m | k);
+            (0..64).filter(|k| mask >> k & 1 != 0).collect()
+        }),
+        view_cycles: common.view,
+        path,
+    }
+}
+
+/// Run `spec` with a progress bar (shown once a run is long) and Ctrl-C as its interrupt.
+fn run_with_progress(spec: RunSpec, total_words: u64) -> Result<RunResult, Fail> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        // A second Ctrl-C while the first is handled falls back to the default handler.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let bar = indicatif::ProgressBar::new(total_words.max(1));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} words  {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let progress = |cycle: u64, delivered: u64, total: u64| {
+        if cycle >= 1 << 22 {
+            bar.set_length(total.max(1));
+            bar.set_position(delivered);
+            bar.set_message(format!("{cycle} cycles"));
+        }
+    };
+    let result = run(spec, progress, Some(&interrupt));
+    bar.finish_and_clear();
+    result.map_err(|e| match e {
+        RunError::Input(m) => input(m),
+        RunError::Selection(m) => Fail(EXIT_USAGE, m),
+        RunError::Io(e) => Fail(EXIT_IO, e.to_string()),
+    })
+}
+
+/// Run `stream` as `common` says, print the report, write the files asked for; the exit
+/// code of how the run ended.
+pub fn simulate(
+    stream: &Stream,
+    common: &Common,
+    wave: Option<PathBuf>,
+    image: &McImage,
+    tx_out: Option<&Path>,
+) -> Result<u8, Fail> {
+    let wave = wave.map(|p| wave_spec(common, p));
+    let spec = RunSpec {
+        image,
+        boot: !common.no_boot,
+        stream,
+        opts: sim_options(common),
+        wave: wave.clone(),
+    };
+    let mut r = run_with_progress(spec, stream.total_words() as u64)?;
+    let summary = Summary::take(&mut r.sim, &r.stop);
+    match common.report.as_str() {
+        "json" => crate::stdout::with(|w| {
+            summary
+                .write_json(&mut *w)
+                .and_then(|()| w.write_all(b"\n"))
+        })?,
+        "csv" => crate::stdout::with(|w| summary.write_csv(w))?,
+        _ => out!("{}", summary.table(common.rows)),
+    }
+    write_outputs(&r, common, tx_out)?;
+    if let Some(w) = &wave {
+        errln!(
+            "waveform: {} ({} signals)",
+            w.path.display(),
+            r.signals.len()
+        );
+        errln!("open it:  {}", gtkwave_command(&w.path, &w.gtkw_path()));
+    }
+    Ok(pp5_sim::exit::of_run(&r.stop, r.sim.board.status()))
+}
+
+/// After the run: `--peek`, `--dump-mem`, `--image`, `--tx-out`.
+fn write_outputs(r: &RunResult, common: &Common, tx_out: Option<&Path>) -> Result<(), Fail> {
+    for &(x, y, a, l) in &common.peek {
+        let v = r.sim.board.array.peek(x, y, a, l);
+        errln!("peek pixel ({x},{y}) mem[{a}:{l}] = {v} ({v:#x})");
+    }
+    if let Some(p) = &common.dump_mem {
+        let mut out = Vec::with_capacity(128 * 128 * 26);
+        for y in 0..128 {
+            for x in 0..128 {
+                for byte in 0..26 {
+                    out.push(r.sim.board.array.peek(x, y, byte * 8, 8) as u8);
+                }
+            }
+        }
+        out_file::write(p, out).map_err(io_fail)?;
+        errln!("pixel memory written to {}", p.display());
+    }
+    for spec in &common.image {
+        out_file::write_with(&spec.path, |p| {
+            pp5_sim::image::write_image_at(&r.sim.board.array, spec.kind, p)
+        })
+        .map_err(io_fail)?;
+        errln!("image: {}", spec.path.display());
+    }
+    if let Some(p) = tx_out {
+        let sent = pp5_sim::stream::sent_stream(&r.sim.tx);
+        out_file::write_buffered(p, |w| binary::write(&sent, w)).map_err(io_fail)?;
+        errln!(
+            "Ring messages sent: {} ({} messages)",
+            p.display(),
+            sent.messages.len()
+        );
+    }
+    Ok(())
+}
