@@ -40,6 +40,21 @@ pub struct RenderArgs {
     /// How regions are assigned to Renderers.
     #[arg(long, value_enum, default_value = "round-robin")]
     pub policy: PolicyArg,
+    /// Graphics Processors in the system (1..=32; 0: unbounded, every primitive ready at the
+    /// frame's start). Scene triangle t goes to GP t mod N.
+    #[arg(long, default_value_t = render::system::gp_cost::GPS_DEFAULT)]
+    pub gps: usize,
+    /// Each GP's sustained rate, M operations/s of the cost model (docs/rendering.md; the
+    /// default is 20% of an i860's 80 MFLOPS peak).
+    #[arg(long, default_value_t = render::system::gp_cost::GP_MOPS_DEFAULT)]
+    pub gp_mops: f64,
+    /// Channels of the Ring, 32 bits at 20 MHz each (0: unbounded).
+    #[arg(long, default_value_t = render::system::ring::RING_CHANNELS)]
+    pub ring_channels: usize,
+    /// Time the Renderers alone, as if the GPs and the Ring were unbounded (no study of what
+    /// bounds the frame).
+    #[arg(long)]
+    pub renderers_only: bool,
     /// Camera position X,Y,Z (default: framing the scene's bounding sphere).
     #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true)]
     pub eye: Option<[f64; 3]>,
@@ -186,10 +201,16 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         }
         bar.set_position(done as u64);
     };
-    let r = render::render(&mesh, &name, &opts, &image, &progress).map_err(|e| match e {
-        RenderError::Input(m) => Fail(EXIT_INPUT, m),
-        RenderError::Sim(m) => Fail(EXIT_HW_ERROR, m),
-    })?;
+    let feed = (!a.renderers_only).then_some(render::system::Feed {
+        gps: (a.gps > 0).then_some((a.gps, a.gp_mops)),
+        ring: (a.ring_channels > 0).then_some(a.ring_channels),
+    });
+    let r = render::render_system(&mesh, &name, &opts, feed, &image, &progress).map_err(
+        |e| match e {
+            RenderError::Input(m) => Fail(EXIT_INPUT, m),
+            RenderError::Sim(m) => Fail(EXIT_HW_ERROR, m),
+        },
+    )?;
     bar.finish_and_clear();
     let rgb: Vec<u8> = r.run.pixels.iter().flatten().copied().collect();
     write_atomically(&a.output, |tmp| {
@@ -202,11 +223,24 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         write_region_wave(wave, (j * cols + i) as usize, &r, &image)?;
     }
     let text = match a.report {
-        ReportArg::Table => r.study.table(),
-        ReportArg::Json => {
-            serde_json::to_string_pretty(&r.study).map_err(|e| Fail(EXIT_IO, e.to_string()))? + "\n"
+        ReportArg::Table => {
+            r.study.table() + &r.bounds.as_ref().map(|b| b.table()).unwrap_or_default()
         }
-        ReportArg::Csv => r.study.csv(),
+        ReportArg::Json => {
+            #[derive(serde::Serialize)]
+            struct Report<'a> {
+                #[serde(flatten)]
+                study: &'a render::study::Study,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                system: Option<&'a render::system::bounds::Bounds>,
+            }
+            let report = Report {
+                study: &r.study,
+                system: r.bounds.as_ref(),
+            };
+            serde_json::to_string_pretty(&report).map_err(|e| Fail(EXIT_IO, e.to_string()))? + "\n"
+        }
+        ReportArg::Csv => r.study.csv() + &r.bounds.as_ref().map(|b| b.csv()).unwrap_or_default(),
     };
     out!("{text}");
     errln!("frame: {}", a.output.display());
