@@ -160,3 +160,82 @@ fn a_scarce_resource_is_the_bound_and_busy_nearly_all_the_time() {
     assert_eq!(b.ring_util.len(), 1);
     assert!(b.ring_util[0] > 0.9, "{:?} {}", b.ring_util, b.verdict);
 }
+
+/// Every change of `path` in a waveform read back with `wellen`: (time in ps, bits).
+fn changes(w: &mut wellen::simple::Waveform, path: &str) -> Vec<(u64, String)> {
+    let parts: Vec<&str> = path.split('.').collect();
+    let (name, scopes) = parts.split_last().expect("path");
+    let var = w
+        .hierarchy()
+        .lookup_var(scopes, name)
+        .unwrap_or_else(|| panic!("no signal {path}"));
+    let sig = w.hierarchy()[var].signal_ref();
+    w.load_signals(&[sig]);
+    let tt = w.time_table().to_vec();
+    let signal = w.get_signal(sig).expect("loaded");
+    signal
+        .iter_changes()
+        .map(|(i, v)| (tt[i as usize], v.to_bit_string().expect("bits")))
+        .collect()
+}
+
+#[test]
+fn the_system_waveform_reads_back() {
+    let m = mesh();
+    let o = opts(Policy::RoundRobin, false);
+    let r = system(
+        &m,
+        &o,
+        Feed {
+            gps: Some((4, 16.0)),
+            ring: Some(2),
+        },
+    );
+    let dir = std::env::temp_dir().join(format!("pp5-system-wave-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for ext in ["vcd", "fst"] {
+        let path = dir.join(format!("system.{ext}"));
+        let signals = pp5_sim::render::system::system_wave::write(&path, &r.run).expect("write");
+        assert!(dir.join("system.gtkw").exists());
+        let mut w = wellen::simple::read(&path).unwrap_or_else(|e| panic!("{e:?}"));
+        let h = w.hierarchy();
+        let tops: Vec<String> = h.scopes().map(|s| h[s].name(h).to_string()).collect();
+        assert_eq!(tops, ["system"]);
+        assert_eq!(h.all_vars().count(), signals.len(), "{ext}");
+        // 4 GPs, 2 channels, 4 Renderers and the frame buffer, one scope each.
+        for s in ["gp3", "ring1", "renderer3", "frame_buffer"] {
+            assert!(h.lookup_scope(&["system", s]).is_some(), "{ext}: {s}");
+        }
+        // The frame buffer received the 4 regions, the last by the frame's end.
+        let fb = changes(&mut w, "system.frame_buffer.received");
+        let (t, v) = fb.last().expect("changes");
+        assert_eq!(u64::from_str_radix(v, 2), Ok(4), "{ext}");
+        let end_ps = r.run.cycles * pp5_rtl::clock::CYCLE_PS;
+        assert!(*t > 0 && *t <= end_ps, "{ext}: {t} {end_ps}");
+        // A GP works through its triangles without a pause: busy from the start to its
+        // last triangle's end, at 20 MHz resolution.
+        let busy = changes(&mut w, "system.gp0.busy");
+        let gp = r
+            .run
+            .feed
+            .as_ref()
+            .and_then(|f| f.gp.as_ref())
+            .expect("GPs");
+        let end = (gp.busy[0] & !1) * pp5_rtl::clock::CYCLE_PS;
+        assert_eq!(
+            busy,
+            [(0, "1".to_string()), (end, "0".to_string())],
+            "{ext}"
+        );
+        assert!(busy
+            .iter()
+            .all(|c| c.0 % (2 * pp5_rtl::clock::CYCLE_PS) == 0));
+        // A Renderer's region: the first it drew (Renderer 1: region 1).
+        let region = changes(&mut w, "system.renderer1.region");
+        assert!(
+            region.iter().any(|c| u64::from_str_radix(&c.1, 2) == Ok(1)),
+            "{ext}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -55,6 +55,14 @@ pub struct RenderArgs {
     /// bounds the frame).
     #[arg(long)]
     pub renderers_only: bool,
+    /// Write the whole system over the frame as a waveform (.vcd or .fst, and a .gtkw beside
+    /// it): per GP, Ring channel and Renderer, and the frame buffer, at 20 MHz resolution.
+    #[arg(long, value_name = "FILE", conflicts_with = "renderers_only")]
+    pub system_wave: Option<PathBuf>,
+    /// Draw the frame's timeline (a Gantt chart of the GPs, the Ring's channels and the
+    /// Renderers) as SVG.
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "renderers_only")]
+    pub timeline: Option<PathBuf>,
     /// Camera position X,Y,Z (default: framing the scene's bounding sphere).
     #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true)]
     pub eye: Option<[f64; 3]>,
@@ -141,6 +149,13 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         outputs.push(("--wave", w.clone()));
         outputs.push(("the .gtkw", w.with_extension("gtkw")));
     }
+    if let Some(w) = &a.system_wave {
+        outputs.push(("--system-wave", w.clone()));
+        outputs.push(("the .gtkw", w.with_extension("gtkw")));
+    }
+    if let Some(t) = &a.timeline {
+        outputs.push(("--timeline", t.clone()));
+    }
     if let Some(dir) = &a.save_streams {
         outputs.push(("--save-streams", dir.join("render.pp5uc")));
         for k in 0..a.renderers.min(render::system::MAX_RENDERERS) {
@@ -221,6 +236,25 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     }
     if let (Some(wave), Some((i, j))) = (&a.wave, a.region) {
         write_region_wave(wave, (j * cols + i) as usize, &r, &image)?;
+    }
+    if let Some(path) = &a.system_wave {
+        let signals = render::system::system_wave::write(path, &r.run)
+            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())))?;
+        errln!(
+            "system waveform: {} ({} signals); open it:  {}",
+            path.display(),
+            signals.len(),
+            pp5_sim::trace::gtkwave_command(path, &path.with_extension("gtkw"))
+        );
+    }
+    if let Some(path) = &a.timeline {
+        let title = format!(
+            "{name}: {} Renderers, {} cycles",
+            r.run.renderers.len(),
+            r.run.cycles
+        );
+        render::system::timeline::write(path, &r.run, &title).map_err(|e| Fail(EXIT_IO, e))?;
+        errln!("timeline: {}", path.display());
     }
     let text = match a.report {
         ReportArg::Table => {

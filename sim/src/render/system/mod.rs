@@ -17,6 +17,8 @@ pub mod bounds;
 pub mod feed;
 pub mod gp_cost;
 pub mod ring;
+pub mod system_wave;
+pub mod timeline;
 
 use super::gp::Frame;
 use super::region::RendererStream;
