@@ -237,6 +237,28 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     if let (Some(wave), Some((i, j))) = (&a.wave, a.region) {
         write_region_wave(wave, (j * cols + i) as usize, &r, &image)?;
     }
+    write_system_outputs(&a, &r, &name)?;
+    let text = report_text(&a, &r)?;
+    out!("{text}");
+    errln!("frame: {}", a.output.display());
+    let errors = r.study.hardware_errors();
+    if !errors.is_empty() {
+        let list: Vec<String> = errors
+            .iter()
+            .map(|(k, bits)| format!("Renderer {k} ({bits:#010x})"))
+            .collect();
+        errln!(
+            "pp5: error bits set on {}: the frame is written but not to be trusted (see the \
+             diagnostics above)",
+            list.join(", ")
+        );
+        return Ok(EXIT_HW_ERROR);
+    }
+    Ok(0)
+}
+
+/// `--system-wave` and `--timeline`.
+fn write_system_outputs(a: &RenderArgs, r: &render::Rendered, name: &str) -> Result<(), Fail> {
     if let Some(path) = &a.system_wave {
         let signals = render::system::system_wave::write(path, &r.run)
             .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())))?;
@@ -256,7 +278,13 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         render::system::timeline::write(path, &r.run, &title).map_err(|e| Fail(EXIT_IO, e))?;
         errln!("timeline: {}", path.display());
     }
-    let text = match a.report {
+    Ok(())
+}
+
+/// The study in the format of `--report`, with what bounds the frame when the GPs and the
+/// Ring were modelled.
+fn report_text(a: &RenderArgs, r: &render::Rendered) -> Result<String, Fail> {
+    Ok(match a.report {
         ReportArg::Table => {
             r.study.table() + &r.bounds.as_ref().map(|b| b.table()).unwrap_or_default()
         }
@@ -275,23 +303,7 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
             serde_json::to_string_pretty(&report).map_err(|e| Fail(EXIT_IO, e.to_string()))? + "\n"
         }
         ReportArg::Csv => r.study.csv() + &r.bounds.as_ref().map(|b| b.csv()).unwrap_or_default(),
-    };
-    out!("{text}");
-    errln!("frame: {}", a.output.display());
-    let errors = r.study.hardware_errors();
-    if !errors.is_empty() {
-        let list: Vec<String> = errors
-            .iter()
-            .map(|(k, bits)| format!("Renderer {k} ({bits:#010x})"))
-            .collect();
-        errln!(
-            "pp5: error bits set on {}: the frame is written but not to be trusted (see the \
-             diagnostics above)",
-            list.join(", ")
-        );
-        return Ok(EXIT_HW_ERROR);
-    }
-    Ok(0)
+    })
 }
 
 /// Write `path` whole or not at all ([`pp5_sim::out_file`]); the error names the file.

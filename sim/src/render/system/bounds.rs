@@ -93,6 +93,24 @@ fn waiting_in(waits: &[(u64, bool)], spans: &[(u64, u64)]) -> u64 {
     total
 }
 
+/// Each Renderer's IGC cycles waiting for a command within its regions.
+fn input_waits(full: &FrameRun) -> Vec<u64> {
+    let f = full.feed.as_ref();
+    full.renderers
+        .iter()
+        .map(|r| {
+            let spans: Vec<(u64, u64)> = full
+                .regions
+                .iter()
+                .filter(|x| x.renderer == r.index)
+                .map(|x| (x.start, x.end))
+                .collect();
+            f.and_then(|f| f.waits.get(r.index))
+                .map_or(0, |w| waiting_in(w, &spans))
+        })
+        .collect()
+}
+
 impl Bounds {
     /// The study of `full`, the frame on `spec` with `feed`.
     pub fn new(
@@ -154,20 +172,7 @@ impl Bounds {
                 .map(|r| r.igc_busy)
                 .collect::<Vec<_>>(),
         );
-        let renderer_input_wait = full
-            .renderers
-            .iter()
-            .map(|r| {
-                let spans: Vec<(u64, u64)> = full
-                    .regions
-                    .iter()
-                    .filter(|x| x.renderer == r.index)
-                    .map(|x| (x.start, x.end))
-                    .collect();
-                f.and_then(|f| f.waits.get(r.index))
-                    .map_or(0, |w| waiting_in(w, &spans))
-            })
-            .collect();
+        let renderer_input_wait = input_waits(full);
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         let cands = [
             ("GPs", gps_free, mean(&gp_util), "GP time"),

@@ -195,14 +195,7 @@ pub fn run_frame(
     let regions = frame.bins.regions.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     // Unbounded GPs and Ring: today's model, every message as soon as the port takes it.
-    let mut feeder = feed
-        .filter(|f| f.gps.is_some() || f.ring.is_some())
-        .map(|f| Feeder::new(frame, &f, n));
-    if feed.is_some() {
-        for b in &mut boards {
-            b.waits = Some(Vec::new());
-        }
-    }
+    let mut feeder = feeder_for(frame, feed, &mut boards);
     match policy {
         Policy::RoundRobin => {
             for r in 0..regions {
@@ -236,16 +229,7 @@ pub fn run_frame(
                     {
                         let now = boards[i].sim.board.cycle;
                         if let Some(f) = &mut feeder {
-                            let b = &mut boards[i];
-                            let mut probe = b.stream.clone();
-                            let (s, counts) = probe
-                                .region(frame, next, shading)
-                                .map_err(|e| SystemError(format!("region {next}: {e}")))?;
-                            let msgs = f.pending(i, next, counts.0, &s, now - b.boot_end);
-                            let ats = f.place(i, next, &msgs);
-                            let boot = b.boot_end;
-                            b.arrivals
-                                .insert(next, ats.into_iter().map(|a| a + boot).collect());
+                            place_handed_out(f, &mut boards[i], next, shading, now)?;
                         }
                         boards[i].send_at(frame, next, shading, Some(now))?;
                         next += 1;
@@ -270,6 +254,43 @@ pub fn run_frame(
     }
     run.feed = feed_run;
     Ok(run)
+}
+
+/// The GPs and the Ring when they bound anything (unbounded both: today's model, every
+/// message as soon as the port takes it); with a feed, the boards record their IGC's waits.
+fn feeder_for<'f>(
+    frame: &'f Frame,
+    feed: Option<Feed>,
+    boards: &mut [Board],
+) -> Option<Feeder<'f>> {
+    if feed.is_some() {
+        for b in boards.iter_mut() {
+            b.waits = Some(Vec::new());
+        }
+    }
+    feed.filter(|f| f.gps.is_some() || f.ring.is_some())
+        .map(|f| Feeder::new(frame, &f, boards.len()))
+}
+
+/// Next free: region `r`, handed to board `b` at cycle `now`, placed on the Ring (its stream
+/// built ahead on a copy of the board's stream state, to size it).
+fn place_handed_out(
+    f: &mut Feeder,
+    b: &mut Board,
+    r: usize,
+    shading: &Shading,
+    now: u64,
+) -> Result<(), SystemError> {
+    let mut probe = b.stream.clone();
+    let (s, counts) = probe
+        .region(f.frame, r, shading)
+        .map_err(|e| SystemError(format!("region {r}: {e}")))?;
+    let msgs = f.pending(b.index, r, counts.0, &s, now - b.boot_end);
+    let boot = b.boot_end;
+    let ats = f.place(b.index, r, &msgs);
+    b.arrivals
+        .insert(r, ats.into_iter().map(|a| a + boot).collect());
+    Ok(())
 }
 
 /// Round robin: every Renderer's regions are known, so each region stream's messages are
