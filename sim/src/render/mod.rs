@@ -55,6 +55,8 @@ pub struct Rendered {
     pub shading: shading::Shading,
     pub run: system::FrameRun,
     pub study: study::Study,
+    /// What bounds the frame, when the GPs and the Ring were modelled ([`render_system`]).
+    pub bounds: Option<system::bounds::Bounds>,
 }
 
 /// Why a frame could not be rendered.
@@ -84,6 +86,35 @@ pub fn render(
     image: &McImage,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Rendered, RenderError> {
+    render_system(mesh, scene, opts, None, image, progress)
+}
+
+/// [`render`] with the Graphics Processors and the Ring in front of the Renderers (`feed`;
+/// `None`: as [`render`], the Renderers alone): the frame on the full system, and the study
+/// of what bounds it ([`system::bounds`]: the frame again with each resource unbounded, and
+/// at other GP rates).
+pub fn render_system(
+    mesh: &scene::Mesh,
+    scene: &str,
+    opts: &RenderOptions,
+    feed: Option<system::Feed>,
+    image: &McImage,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Rendered, RenderError> {
+    if let Some((g, mops)) = feed.and_then(|f| f.gps) {
+        if !(1..=system::gp_cost::MAX_GPS).contains(&g) || mops.is_nan() || mops <= 0.0 {
+            return Err(RenderError::Input(format!(
+                "--gps {g} --gp-mops {mops}: a Pixel-Planes 5 system has 1..={} Graphics \
+                 Processors, each with a rate above 0",
+                system::gp_cost::MAX_GPS
+            )));
+        }
+    }
+    if feed.and_then(|f| f.ring) == Some(0) {
+        return Err(RenderError::Input(
+            "--ring-channels 0: the Ring has 1 or more".into(),
+        ));
+    }
     if !(1..=system::MAX_RENDERERS).contains(&opts.renderers) {
         return Err(RenderError::Input(format!(
             "--renderers {}: a Pixel-Planes 5 system has 1..={} Renderers",
@@ -100,14 +131,23 @@ pub fn render(
         width: w,
         height: h,
         keep_streams: opts.keep_streams,
+        feed,
     };
     let run = system::run_frame(&frame, &shading, image, &spec, progress)
         .map_err(|e| RenderError::Sim(e.to_string()))?;
     let study = study::Study::new(scene, (w, h), opts.policy, &frame.stats, &run);
+    let bounds = match feed {
+        Some(f) => Some(
+            system::bounds::Bounds::new(&frame, &shading, image, &spec, f, &run)
+                .map_err(|e| RenderError::Sim(e.to_string()))?,
+        ),
+        None => None,
+    };
     Ok(Rendered {
         frame,
         shading,
         run,
         study,
+        bounds,
     })
 }

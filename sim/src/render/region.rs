@@ -69,7 +69,9 @@ pub type StageCounts = (usize, usize, usize);
 /// IGC commands per primitive: FCMEMA, three TREEgeZERO, seven TREEIntoMEM.
 pub const PRIM_COMMANDS: usize = 11;
 
-/// A Renderer's stream, region by region: what it needs to know between regions.
+/// A Renderer's stream, region by region: what it needs to know between regions (a clone
+/// builds a region's stream ahead, to size it, without changing the original).
+#[derive(Clone)]
 pub struct RendererStream<'t> {
     table: &'t OpcodeTable,
     /// The origin the array is mapped to (the identity mapping after reset: (0, 0)).

@@ -45,6 +45,29 @@ pub struct RenderArgs {
     /// How regions are assigned to Renderers.
     #[arg(long, value_enum, default_value = "round-robin")]
     pub policy: PolicyArg,
+    /// Graphics Processors in the system (1..=32; 0: unbounded, every primitive ready at the
+    /// frame's start). Scene triangle t goes to GP t mod N.
+    #[arg(long, default_value_t = render::system::gp_cost::GPS_DEFAULT)]
+    pub gps: usize,
+    /// Each GP's sustained rate, M operations/s of the cost model (docs/rendering.md; the
+    /// default is 20% of an i860's 80 MFLOPS peak).
+    #[arg(long, default_value_t = render::system::gp_cost::GP_MOPS_DEFAULT)]
+    pub gp_mops: f64,
+    /// Channels of the Ring, 32 bits at 20 MHz each (0: unbounded).
+    #[arg(long, default_value_t = render::system::ring::RING_CHANNELS)]
+    pub ring_channels: usize,
+    /// Time the Renderers alone, as if the GPs and the Ring were unbounded (no study of what
+    /// bounds the frame).
+    #[arg(long)]
+    pub renderers_only: bool,
+    /// Write the whole system over the frame as a waveform (.vcd or .fst, and a .gtkw beside
+    /// it): per GP, Ring channel and Renderer, and the frame buffer, at 20 MHz resolution.
+    #[arg(long, value_name = "FILE", conflicts_with = "renderers_only")]
+    pub system_wave: Option<PathBuf>,
+    /// Draw the frame's timeline (a Gantt chart of the GPs, the Ring's channels and the
+    /// Renderers) as SVG.
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "renderers_only")]
+    pub timeline: Option<PathBuf>,
     /// Camera position X,Y,Z (default: framing the scene's bounding sphere).
     #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true)]
     pub eye: Option<[f64; 3]>,
@@ -131,6 +154,13 @@ fn outputs(a: &RenderArgs) -> Vec<(&'static str, PathBuf)> {
         outputs.push(("--wave", w.clone()));
         outputs.push(("the .gtkw", w.with_extension("gtkw")));
     }
+    if let Some(w) = &a.system_wave {
+        outputs.push(("--system-wave", w.clone()));
+        outputs.push(("the .gtkw", w.with_extension("gtkw")));
+    }
+    if let Some(t) = &a.timeline {
+        outputs.push(("--timeline", t.clone()));
+    }
     if let Some(dir) = &a.save_streams {
         outputs.push(("--save-streams", dir.join("render.pp5uc")));
         for k in 0..a.renderers.min(render::system::MAX_RENDERERS) {
@@ -207,6 +237,12 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     if let Some(w) = &a.wave {
         check_extension("--wave", w, &["vcd", "fst"])?;
     }
+    if let Some(w) = &a.system_wave {
+        check_extension("--system-wave", w, &["vcd", "fst"])?;
+    }
+    if let Some(t) = &a.timeline {
+        check_extension("--timeline", t, &["svg"])?;
+    }
     let Some((mesh, name)) = load_mesh(&a)? else {
         return Ok(0);
     };
@@ -225,8 +261,17 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         }
     }
     let image = Arc::new(pp5_sim::asm::microcode::render_image());
-    let Some(r) = render_interruptibly(mesh, name, opts, image.clone(), (cols * rows) as usize)?
-    else {
+    let feed = (!a.renderers_only).then_some(render::system::Feed {
+        gps: (a.gps > 0).then_some((a.gps, a.gp_mops)),
+        ring: (a.ring_channels > 0).then_some(a.ring_channels),
+    });
+    let job = Job {
+        mesh,
+        name: name.clone(),
+        opts,
+        feed,
+    };
+    let Some(r) = render_interruptibly(job, image.clone(), (cols * rows) as usize)? else {
         return Ok(EXIT_INTERRUPTED);
     };
     let rgb: Vec<u8> = r.run.pixels.iter().flatten().copied().collect();
@@ -247,16 +292,24 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
             return Ok(EXIT_INTERRUPTED);
         }
     }
+    write_system_outputs(&a, &r, &name)?;
     report(&a, &r)
+}
+
+/// What the render thread draws: the mesh, its name, the options, and the GPs and Ring that
+/// feed the Renderers (`None`: the Renderers alone).
+struct Job {
+    mesh: scene::Mesh,
+    name: String,
+    opts: RenderOptions,
+    feed: Option<render::system::Feed>,
 }
 
 /// Render on a thread of its own while this one watches the interrupt flag: `None` when a
 /// stop signal came first (what was done is said on standard error; the frame is not
 /// written).
 fn render_interruptibly(
-    mesh: scene::Mesh,
-    name: String,
-    opts: RenderOptions,
+    job: Job,
     image: Arc<McImage>,
     regions: usize,
 ) -> Result<Option<render::Rendered>, Fail> {
@@ -281,7 +334,15 @@ fn render_interruptibly(
                 }
                 bar.set_position(done as u64);
             };
-            let _ = tx.send(render::render(&mesh, &name, &opts, &image, &progress));
+            let Job {
+                mesh,
+                name,
+                opts,
+                feed,
+            } = job;
+            let _ = tx.send(render::render_system(
+                &mesh, &name, &opts, feed, &image, &progress,
+            ));
         })
     };
     loop {
@@ -318,13 +379,7 @@ fn render_interruptibly(
 
 /// The timing study on standard output, and the exit code (4 when a Renderer set error bits).
 fn report(a: &RenderArgs, r: &render::Rendered) -> Result<u8, Fail> {
-    let text = match a.report {
-        ReportArg::Table => r.study.table(),
-        ReportArg::Json => {
-            serde_json::to_string_pretty(&r.study).map_err(|e| Fail(EXIT_IO, e.to_string()))? + "\n"
-        }
-        ReportArg::Csv => r.study.csv(),
-    };
+    let text = report_text(a, r)?;
     out!("{text}");
     errln!("frame: {}", a.output.display());
     let errors = r.study.hardware_errors();
@@ -341,6 +396,55 @@ fn report(a: &RenderArgs, r: &render::Rendered) -> Result<u8, Fail> {
         return Ok(EXIT_HW_ERROR);
     }
     Ok(0)
+}
+
+/// `--system-wave` and `--timeline`.
+fn write_system_outputs(a: &RenderArgs, r: &render::Rendered, name: &str) -> Result<(), Fail> {
+    if let Some(path) = &a.system_wave {
+        let signals = render::system::system_wave::write(path, &r.run)
+            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())))?;
+        errln!(
+            "system waveform: {} ({} signals); open it:  {}",
+            path.display(),
+            signals.len(),
+            pp5_sim::trace::gtkwave_command(path, &path.with_extension("gtkw"))
+        );
+    }
+    if let Some(path) = &a.timeline {
+        let title = format!(
+            "{name}: {} Renderers, {} cycles",
+            r.run.renderers.len(),
+            r.run.cycles
+        );
+        render::system::timeline::write(path, &r.run, &title).map_err(|e| Fail(EXIT_IO, e))?;
+        errln!("timeline: {}", path.display());
+    }
+    Ok(())
+}
+
+/// The study in the format of `--report`, with what bounds the frame when the GPs and the
+/// Ring were modelled.
+fn report_text(a: &RenderArgs, r: &render::Rendered) -> Result<String, Fail> {
+    Ok(match a.report {
+        ReportArg::Table => {
+            r.study.table() + &r.bounds.as_ref().map(|b| b.table()).unwrap_or_default()
+        }
+        ReportArg::Json => {
+            #[derive(serde::Serialize)]
+            struct Report<'a> {
+                #[serde(flatten)]
+                study: &'a render::study::Study,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                system: Option<&'a render::system::bounds::Bounds>,
+            }
+            let report = Report {
+                study: &r.study,
+                system: r.bounds.as_ref(),
+            };
+            serde_json::to_string_pretty(&report).map_err(|e| Fail(EXIT_IO, e.to_string()))? + "\n"
+        }
+        ReportArg::Csv => r.study.csv() + &r.bounds.as_ref().map(|b| b.csv()).unwrap_or_default(),
+    })
 }
 
 /// Write `path` whole or not at all ([`pp5_sim::out_file`]); the error names the file.

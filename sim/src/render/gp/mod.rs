@@ -50,6 +50,34 @@ pub struct Frame {
     /// usual assumption of hardware Phong shading).
     pub light_eye: V3,
     pub half_eye: V3,
+    /// What the GP did with each scene triangle, for the GP cost model
+    /// (`system::gp_cost`).
+    pub work: Vec<TriWork>,
+    /// Vertices in the scene (the transform's work is per vertex).
+    pub vertices: usize,
+}
+
+/// What the GP's code path did with one scene triangle: the outcome of each stage, from
+/// which `system::gp_cost` counts its operations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TriWork {
+    /// The clip outcome.
+    pub clip: ClipOutcome,
+    /// Vertices of the polygon after clipping (0 when outside).
+    pub polygon: u8,
+    /// Triangles of the polygon's fan set up (culled or not).
+    pub fans: u8,
+    /// Primitives it gave (front-facing, not degenerate).
+    pub prims: u8,
+}
+
+/// How a triangle came out of [`clip::clip`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClipOutcome {
+    #[default]
+    Inside,
+    Cut,
+    Outside,
 }
 
 /// Run the GP on `mesh` as seen by `view`.
@@ -62,31 +90,42 @@ pub fn process(mesh: &Mesh, view: &View) -> Result<Frame, String> {
         ..GpStats::default()
     };
     let mut prims = Vec::new();
+    let mut work = Vec::with_capacity(mesh.triangles.len());
     for (id, tri) in mesh.triangles.iter().enumerate() {
         let corners = tri.map(|i| verts[i as usize]);
+        let mut w = TriWork::default();
         let polygon = match clip::clip(corners) {
             clip::Clipped::Inside(p) => p,
             clip::Clipped::Cut(p) => {
                 stats.clipped += 1;
+                w.clip = ClipOutcome::Cut;
                 p
             }
             clip::Clipped::Outside => {
                 stats.outside += 1;
+                w.clip = ClipOutcome::Outside;
+                work.push(w);
                 continue;
             }
         };
+        w.polygon = polygon.len().min(255) as u8;
         let screen: Vec<setup::ScreenVertex> = polygon
             .iter()
             .map(|v| setup::to_screen(v, view.width, view.height))
             .collect();
         // A fan of the (convex) clipped polygon.
         for k in 1..screen.len().saturating_sub(1) {
+            w.fans = w.fans.saturating_add(1);
             match setup::setup([screen[0], screen[k], screen[k + 1]], id as u32, view) {
-                Ok(p) => prims.push(p),
+                Ok(p) => {
+                    w.prims = w.prims.saturating_add(1);
+                    prims.push(p)
+                }
                 Err(setup::Rejected::BackFacing) => stats.back_facing += 1,
                 Err(setup::Rejected::Degenerate) => stats.degenerate += 1,
             }
         }
+        work.push(w);
     }
     stats.prims = prims.len();
     if !prims.is_empty() {
@@ -106,5 +145,7 @@ pub fn process(mesh: &Mesh, view: &View) -> Result<Frame, String> {
         stats,
         light_eye,
         half_eye,
+        work,
+        vertices: mesh.positions.len(),
     })
 }

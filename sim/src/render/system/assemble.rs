@@ -89,5 +89,6 @@ pub(super) fn assemble(
         pixels,
         cycles,
         streams,
+        feed: None,
     })
 }

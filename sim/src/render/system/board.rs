@@ -59,6 +59,12 @@ pub(super) struct Board<'f> {
     /// The whole stream sent, when the caller keeps it (`--save-streams`, `--wave`).
     pub saved: Option<Stream>,
     pub boot_end: u64,
+    /// Arrival cycles of the messages of regions yet to be sent, by region, when the Ring
+    /// model placed them (absolute cycles); a region not here goes as soon as it can.
+    pub arrivals: std::collections::HashMap<usize, Vec<u64>>,
+    /// When recorded: the cycles at which the IGC began (`true`) and stopped (`false`)
+    /// waiting for a command, in order.
+    pub waits: Option<Vec<(u64, bool)>>,
 }
 
 impl<'f> Board<'f> {
@@ -76,6 +82,8 @@ impl<'f> Board<'f> {
             igc_busy: 0,
             saved: keep.then(Stream::default),
             boot_end: 0,
+            arrivals: Default::default(),
+            waits: None,
         }
     }
 
@@ -125,6 +133,11 @@ impl<'f> Board<'f> {
         });
         if let Some(first) = s.messages.first_mut() {
             first.at = at;
+        }
+        if let Some(ats) = self.arrivals.remove(&r) {
+            for (m, a) in s.messages.iter_mut().zip(ats) {
+                m.at = Some(a);
+            }
         }
         self.queue(s);
         Ok(())
@@ -179,6 +192,12 @@ impl<'f> Board<'f> {
             }
             if !to_end && self.igc_free() {
                 return Ok(());
+            }
+            if let Some(w) = &mut self.waits {
+                let waiting = self.sim.board.igc.state == IgcState::WaitCmd;
+                if w.last().is_none_or(|l| l.1) != waiting {
+                    w.push((self.sim.board.cycle, waiting));
+                }
             }
             match self.sim.tick() {
                 None => {}

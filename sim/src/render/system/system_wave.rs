@@ -1,0 +1,293 @@
+//! The whole system over a frame as a waveform (`pp5 render --system-wave FILE.vcd|fst`,
+//! docs/rendering.md, "The system waveform"): one scope per unit under `system`, times at
+//! 20 MHz resolution (the Ring's slots: even 40 MHz cycles, in ps from the frame's start):
+//!
+//! - `gpK`: `busy`, `triangle` (the scene triangle it works on);
+//! - `ringK` (channel K): `busy`, `sender`, `receiver` (a node code: GP k = k, Renderer k =
+//!   0x20 + k, the frame buffer = 0x40, its Ring address), `region`;
+//! - `rendererK`: `busy` (drawing a region), `region` (0xffff: none), `wait_input` (its IGC
+//!   waiting for a command: the Ring's or the GPs' stall, "waiting for Ring input");
+//! - `frame_buffer`: `received` (regions received whole), `region` (the last one).
+
+use super::ring::Node;
+use super::FrameRun;
+use crate::trace::SignalInfo;
+use pp5_rtl::clock::CYCLE_PS;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// "No region" on a `region` signal.
+pub const NO_REGION: u64 = 0xffff;
+
+/// A node's code on the `sender` and `receiver` signals.
+pub fn node_code(n: Node) -> u64 {
+    match n {
+        Node::Gp(k) => k as u64,
+        Node::Renderer(k) => 0x20 + k as u64,
+        Node::FrameBuffer => u64::from(crate::render::region::FRAME_BUFFER),
+    }
+}
+
+/// The system's signals and their changes.
+struct Timeline {
+    /// (scope, name, width).
+    signals: Vec<(String, &'static str, u32)>,
+    /// (cycle, signal, value), in the order made (sorted stably by time when written).
+    changes: Vec<(u64, usize, u64)>,
+}
+
+impl Timeline {
+    fn signal(&mut self, scope: &str, name: &'static str, width: u32, init: u64) -> usize {
+        self.signals.push((scope.to_string(), name, width));
+        let k = self.signals.len() - 1;
+        self.changes.push((0, k, init));
+        k
+    }
+
+    fn at(&mut self, cycle: u64, sig: usize, v: u64) {
+        self.changes.push((cycle & !1, sig, v));
+    }
+}
+
+fn build(run: &FrameRun) -> Result<Timeline, String> {
+    let feed = run
+        .feed
+        .as_ref()
+        .ok_or("the GPs and the Ring were not modelled")?;
+    let mut t = Timeline {
+        signals: Vec::new(),
+        changes: Vec::new(),
+    };
+    if let Some(gp) = &feed.gp {
+        let sigs: Vec<(usize, usize)> = (0..gp.gps)
+            .map(|k| {
+                let s = format!("gp{k}");
+                (t.signal(&s, "busy", 1, 0), t.signal(&s, "triangle", 32, 0))
+            })
+            .collect();
+        for (tri, &(start, end)) in gp.tri.iter().enumerate() {
+            let (busy, idx) = sigs[tri % gp.gps];
+            t.at(start, busy, 1);
+            t.at(start, idx, tri as u64);
+            t.at(end, busy, 0);
+        }
+        // A triangle that starts where the last ended keeps `busy` high: put each end
+        // before the next start at the same time (the changes are sorted stably).
+    }
+    let ring = &feed.ring;
+    let chans: Vec<[usize; 4]> = (0..ring.channels())
+        .map(|c| {
+            let s = format!("ring{c}");
+            [
+                t.signal(&s, "busy", 1, 0),
+                t.signal(&s, "sender", 8, 0),
+                t.signal(&s, "receiver", 8, 0),
+                t.signal(&s, "region", 16, NO_REGION),
+            ]
+        })
+        .collect();
+    let mut transfers = ring.transfers.clone();
+    transfers.sort_by_key(|x| (x.start, x.channel));
+    for x in &transfers {
+        let [busy, from, to, region] = chans[x.channel];
+        t.at(x.end, busy, 0);
+        t.at(x.start, busy, 1);
+        t.at(x.start, from, node_code(x.from));
+        t.at(x.start, to, node_code(x.to));
+        t.at(x.start, region, x.region as u64);
+    }
+    for r in &run.renderers {
+        let s = format!("renderer{}", r.index);
+        let busy = t.signal(&s, "busy", 1, 0);
+        let region = t.signal(&s, "region", 16, NO_REGION);
+        let wait = t.signal(&s, "wait_input", 1, 1);
+        for x in run.regions.iter().filter(|x| x.renderer == r.index) {
+            t.at(x.start, busy, 1);
+            t.at(x.start, region, x.region as u64);
+            t.at(x.end, busy, 0);
+            t.at(x.end, region, NO_REGION);
+        }
+        for &(c, on) in feed.waits.get(r.index).into_iter().flatten() {
+            t.at(c, wait, u64::from(on));
+        }
+    }
+    let received = t.signal("frame_buffer", "received", 16, 0);
+    let last = t.signal("frame_buffer", "region", 16, NO_REGION);
+    let mut ends: std::collections::BTreeMap<usize, u64> = Default::default();
+    for x in ring.transfers.iter().filter(|x| x.to == Node::FrameBuffer) {
+        let e = ends.entry(x.region).or_default();
+        *e = (*e).max(x.end);
+    }
+    let mut done: Vec<(u64, usize)> = ends.into_iter().map(|(r, e)| (e, r)).collect();
+    done.sort_unstable();
+    for (n, &(e, r)) in done.iter().enumerate() {
+        t.at(e, received, n as u64 + 1);
+        t.at(e, last, r as u64);
+    }
+    Ok(t)
+}
+
+/// The changes to write: sorted by time, the last value of a signal at a time, only values
+/// that differ from the signal's previous one. Yields (cycle, [(signal, value)]).
+fn steps(t: &mut Timeline) -> Vec<(u64, Vec<(usize, u64)>)> {
+    t.changes.sort_by_key(|c| c.0);
+    let mut now: Vec<Option<u64>> = vec![None; t.signals.len()];
+    let mut out: Vec<(u64, Vec<(usize, u64)>)> = Vec::new();
+    let mut i = 0;
+    while i < t.changes.len() {
+        let time = t.changes[i].0;
+        let mut last: Vec<(usize, u64)> = Vec::new();
+        while i < t.changes.len() && t.changes[i].0 == time {
+            let (_, s, v) = t.changes[i];
+            match last.iter_mut().find(|x| x.0 == s) {
+                Some(x) => x.1 = v,
+                None => last.push((s, v)),
+            }
+            i += 1;
+        }
+        last.retain(|&(s, v)| now[s] != Some(v));
+        for &(s, v) in &last {
+            now[s] = Some(v);
+        }
+        if !last.is_empty() {
+            out.push((time, last));
+        }
+    }
+    out
+}
+
+fn bits(v: u64, width: u32) -> String {
+    (0..width)
+        .rev()
+        .map(|b| if v >> b & 1 == 1 { '1' } else { '0' })
+        .collect()
+}
+
+/// Write the system waveform of `run` to `path` (`.fst`: FST, else VCD) and its `.gtkw`
+/// beside it; returns the signals.
+pub fn write(path: &Path, run: &FrameRun) -> io::Result<Vec<SignalInfo>> {
+    let mut t = build(run).map_err(io::Error::other)?;
+    let steps = steps(&mut t);
+    if path.extension().is_some_and(|e| e == "fst") {
+        write_fst(path, &t, &steps)?;
+    } else {
+        write_vcd(path, &t, &steps)?;
+    }
+    let infos: Vec<SignalInfo> = t
+        .signals
+        .iter()
+        .map(|(scope, name, width)| SignalInfo {
+            path: format!("system.{scope}.{name}"),
+            width: *width,
+            is_text: false,
+        })
+        .collect();
+    crate::trace::write_gtkw(
+        &path.with_extension("gtkw"),
+        path,
+        &infos,
+        0,
+        run.cycles.max(1),
+    )?;
+    Ok(infos)
+}
+
+/// The scopes in first-seen order with their signals' indices.
+fn scopes(t: &Timeline) -> Vec<(String, Vec<usize>)> {
+    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+    for (k, (scope, _, _)) in t.signals.iter().enumerate() {
+        match out.iter_mut().find(|s| &s.0 == scope) {
+            Some(s) => s.1.push(k),
+            None => out.push((scope.clone(), vec![k])),
+        }
+    }
+    out
+}
+
+fn write_vcd(path: &Path, t: &Timeline, steps: &[(u64, Vec<(usize, u64)>)]) -> io::Result<()> {
+    let f = io::BufWriter::new(std::fs::File::create(path)?);
+    let mut w = vcd::Writer::new(f);
+    w.timescale(1, vcd::TimescaleUnit::PS)?;
+    w.add_module("system")?;
+    let mut ids = vec![None; t.signals.len()];
+    for (scope, sigs) in scopes(t) {
+        w.add_module(&scope)?;
+        for k in sigs {
+            let (_, name, width) = &t.signals[k];
+            ids[k] = Some(w.add_wire(*width, name)?);
+        }
+        w.upscope()?;
+    }
+    w.upscope()?;
+    w.enddefinitions()?;
+    for (time, changes) in steps {
+        w.timestamp(time * CYCLE_PS)?;
+        for &(s, v) in changes {
+            let id = ids[s].ok_or_else(|| io::Error::other("undeclared signal"))?;
+            let width = t.signals[s].2;
+            if width == 1 {
+                w.change_scalar(id, v & 1 == 1)?;
+            } else {
+                let b: Vec<vcd::Value> = bits(v, width)
+                    .bytes()
+                    .map(|c| {
+                        if c == b'1' {
+                            vcd::Value::V1
+                        } else {
+                            vcd::Value::V0
+                        }
+                    })
+                    .collect();
+                w.change_vector(id, b)?;
+            }
+        }
+    }
+    w.writer().flush()
+}
+
+fn write_fst(path: &Path, t: &Timeline, steps: &[(u64, Vec<(usize, u64)>)]) -> io::Result<()> {
+    use fst_writer::{
+        FstFileType, FstHeaderWriter, FstInfo, FstScopeType, FstSignalType, FstVarDirection,
+        FstVarType,
+    };
+    let err = |e: fst_writer::FstWriteError| io::Error::other(e.to_string());
+    let info = FstInfo {
+        start_time: 0,
+        timescale_exponent: -12,
+        version: concat!("pp5-sim ", env!("CARGO_PKG_VERSION")).to_string(),
+        date: String::new(),
+        file_type: FstFileType::Verilog,
+    };
+    let mut h = FstHeaderWriter::open(path, &info).map_err(err)?;
+    h.scope("system", "", FstScopeType::Module).map_err(err)?;
+    let mut ids = vec![None; t.signals.len()];
+    for (scope, sigs) in scopes(t) {
+        h.scope(&scope, "", FstScopeType::Module).map_err(err)?;
+        for k in sigs {
+            let (_, name, width) = &t.signals[k];
+            let id = h
+                .var(
+                    name,
+                    FstSignalType::bit_vec(*width),
+                    FstVarType::Wire,
+                    FstVarDirection::Implicit,
+                    None,
+                )
+                .map_err(err)?;
+            ids[k] = Some(id);
+        }
+        h.up_scope().map_err(err)?;
+    }
+    h.up_scope().map_err(err)?;
+    let mut b = h.finish().map_err(err)?;
+    for (time, changes) in steps {
+        b.time_change(time * CYCLE_PS).map_err(err)?;
+        for &(s, v) in changes {
+            let id = ids[s].ok_or_else(|| io::Error::other("undeclared signal"))?;
+            b.signal_change(id, bits(v, t.signals[s].2).as_bytes())
+                .map_err(err)?;
+        }
+    }
+    b.finish().map_err(err)?;
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! The whole system in the timing study (issue 30): the Graphics Processors, the Ring and the
+//! frame buffer in front of and behind the cycle-accurate Renderers.
+//!
+//! - With the GPs and the Ring unbounded, the frame's cycles and picture are today's.
+//! - Under Ring contention, each Renderer's cycles equal its saved stream re-run with the
+//!   recorded arrival times.
+//! - One resource made scarce (1 GP; 1 Ring channel) is the bound, busy nearly all the time.
+
+use pp5_sim::asm::microcode::{render_image, McImage};
+use pp5_sim::engine::{Sim, SimOptions, StopReason};
+use pp5_sim::render::scene::{builtin, Mesh};
+use pp5_sim::render::system::Feed;
+use pp5_sim::render::view::View;
+use pp5_sim::render::{render, render_system, Policy, RenderOptions, Rendered};
+use std::sync::OnceLock;
+
+fn image() -> &'static McImage {
+    static IMAGE: OnceLock<McImage> = OnceLock::new();
+    IMAGE.get_or_init(render_image)
+}
+
+/// `side`×`side` pixels (2×2 regions at 256) on 4 Renderers.
+fn opts(policy: Policy, keep_streams: bool) -> RenderOptions {
+    sized(policy, keep_streams, 256)
+}
+
+fn sized(policy: Policy, keep_streams: bool, side: u32) -> RenderOptions {
+    RenderOptions {
+        view: View {
+            width: side,
+            height: side,
+            ..View::default()
+        },
+        renderers: 4,
+        policy,
+        keep_streams,
+    }
+}
+
+/// Two spheres of 320 triangles: small, so that slow GPs keep the boards' cycles few.
+fn mesh() -> Mesh {
+    builtin("spheres:n=2,sub=2").unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn system(mesh: &Mesh, o: &RenderOptions, feed: Feed) -> Rendered {
+    render_system(mesh, &mesh.name, o, Some(feed), image(), &|_| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn with_gps_and_ring_unbounded_the_frame_is_the_renderers_alone() {
+    let m = mesh();
+    for policy in [Policy::RoundRobin, Policy::NextFree] {
+        let o = opts(policy, false);
+        let alone = render(&m, &m.name, &o, image(), &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let full = system(
+            &m,
+            &o,
+            Feed {
+                gps: Some((8, 16.0)),
+                ring: Some(8),
+            },
+        );
+        let b = full.bounds.as_ref().expect("bounds");
+        let last = b.rows.last().expect("rows");
+        assert_eq!(last.frame_cycles, alone.run.cycles, "{policy:?}");
+        assert_eq!(full.run.pixels, alone.run.pixels, "{policy:?}");
+        // The GPs and the Ring only ever delay the Renderers.
+        assert!(full.run.cycles >= alone.run.cycles, "{policy:?}");
+        for r in &b.rows {
+            assert!(r.frame_cycles >= alone.run.cycles.min(r.frame_cycles));
+        }
+    }
+}
+
+/// Run a saved Renderer stream on a fresh board: its cycles from the end of the boot to the
+/// end, as the system counts them.
+fn rerun(stream: &pp5_sim::stream::Stream) -> u64 {
+    let (sim, boot_end) = rerun_sim(stream);
+    sim.board.cycle - boot_end
+}
+
+/// The IGC's cycles with nothing to execute: idle between commands, or waiting for the
+/// rest of one (the engine's causes).
+fn input_waits(sim: &Sim) -> u64 {
+    use pp5_rtl::cause::Cause;
+    sim.causes.igc.get(Cause::Idle) + sim.causes.igc.get(Cause::FifoEmpty)
+}
+
+/// A saved stream run on a fresh board, and the end of its boot.
+fn rerun_sim(stream: &pp5_sim::stream::Stream) -> (Sim, u64) {
+    let opts = SimOptions {
+        probes: Vec::new(),
+        max_cycles: u64::MAX,
+        ..SimOptions::default()
+    };
+    let mut sim = Sim::new(&opts, image().table.clone());
+    sim.queue_boot(image());
+    let stop = pp5_sim::session::boot(&mut sim, None, |_, _, _| {}).expect("boot");
+    assert_eq!(stop, StopReason::Done);
+    let boot_end = sim.board.cycle;
+    sim.queue_stream(stream);
+    loop {
+        match sim.tick() {
+            None => {}
+            Some(StopReason::Done) => break,
+            Some(stop) => panic!("{stop:?}"),
+        }
+    }
+    (sim, boot_end)
+}
+
+#[test]
+fn renderer_cycles_under_ring_contention_equal_their_saved_streams_rerun() {
+    let m = mesh();
+    for policy in [Policy::RoundRobin, Policy::NextFree] {
+        let o = opts(policy, true);
+        let r = system(
+            &m,
+            &o,
+            Feed {
+                gps: Some((2, 16.0)),
+                ring: Some(1),
+            },
+        );
+        assert_eq!(r.run.streams.len(), 4);
+        let timed = r.run.streams[0].messages.iter().filter(|m| m.at.is_some());
+        assert!(timed.count() > 1, "the Ring model gives arrival times");
+        for (k, s) in r.run.streams.iter().enumerate() {
+            assert_eq!(
+                rerun(s),
+                r.run.renderers[k].cycles,
+                "{policy:?} Renderer {k}"
+            );
+        }
+        // The Ring's waits show in the Renderers' own time: waiting for a command, in the
+        // study and in the engine's causes (the same stream without arrival times: less).
+        let b = r.bounds.as_ref().expect("bounds");
+        assert!(b.renderer_input_wait.iter().sum::<u64>() > 1000, "{b:?}");
+        let timed = &r.run.streams[0];
+        let mut fast = timed.clone();
+        for m in &mut fast.messages {
+            m.at = None;
+        }
+        let (slow, _) = rerun_sim(timed);
+        let (quick, _) = rerun_sim(&fast);
+        assert!(
+            input_waits(&slow) > input_waits(&quick) + 1000,
+            "{policy:?}: {} {}",
+            input_waits(&slow),
+            input_waits(&quick)
+        );
+    }
+}
+
+#[test]
+fn a_scarce_resource_is_the_bound_and_busy_nearly_all_the_time() {
+    let m = mesh();
+    let o = opts(Policy::RoundRobin, false);
+    let one_gp = system(
+        &m,
+        &o,
+        Feed {
+            gps: Some((1, 16.0)),
+            ring: Some(8),
+        },
+    );
+    let b = one_gp.bounds.as_ref().expect("bounds");
+    assert_eq!(b.bound, "GPs", "{}", b.verdict);
+    assert!(b.gp_util[0] > 0.9, "{:?} {}", b.gp_util, b.verdict);
+    assert!(b.verdict.starts_with("GPs-bound"), "{}", b.verdict);
+    // Faster GPs, a shorter frame.
+    let s = &b.sensitivity;
+    assert!(s.windows(2).all(|w| w[1].1 <= w[0].1), "{s:?}");
+
+    // 4×4 regions: the frame buffer's 16 × 16,385 words on one channel.
+    let one_channel = system(
+        &m,
+        &sized(Policy::RoundRobin, false, 512),
+        Feed {
+            gps: Some((32, 16.0)),
+            ring: Some(1),
+        },
+    );
+    let b = one_channel.bounds.as_ref().expect("bounds");
+    assert_eq!(b.bound, "Ring", "{}", b.verdict);
+    assert_eq!(b.ring_util.len(), 1);
+    assert!(b.ring_util[0] > 0.9, "{:?} {}", b.ring_util, b.verdict);
+}
+
+/// Every change of `path` in a waveform read back with `wellen`: (time in ps, bits).
+fn changes(w: &mut wellen::simple::Waveform, path: &str) -> Vec<(u64, String)> {
+    let parts: Vec<&str> = path.split('.').collect();
+    let (name, scopes) = parts.split_last().expect("path");
+    let var = w
+        .hierarchy()
+        .lookup_var(scopes, name)
+        .unwrap_or_else(|| panic!("no signal {path}"));
+    let sig = w.hierarchy()[var].signal_ref();
+    w.load_signals(&[sig]);
+    let tt = w.time_table().to_vec();
+    let signal = w.get_signal(sig).expect("loaded");
+    signal
+        .iter_changes()
+        .map(|(i, v)| (tt[i as usize], v.to_bit_string().expect("bits")))
+        .collect()
+}
+
+#[test]
+fn the_system_waveform_reads_back() {
+    let m = mesh();
+    let o = opts(Policy::RoundRobin, false);
+    let r = system(
+        &m,
+        &o,
+        Feed {
+            gps: Some((4, 16.0)),
+            ring: Some(2),
+        },
+    );
+    let dir = std::env::temp_dir().join(format!("pp5-system-wave-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for ext in ["vcd", "fst"] {
+        let path = dir.join(format!("system.{ext}"));
+        let signals = pp5_sim::render::system::system_wave::write(&path, &r.run).expect("write");
+        assert!(dir.join("system.gtkw").exists());
+        let mut w = wellen::simple::read(&path).unwrap_or_else(|e| panic!("{e:?}"));
+        let h = w.hierarchy();
+        let tops: Vec<String> = h.scopes().map(|s| h[s].name(h).to_string()).collect();
+        assert_eq!(tops, ["system"]);
+        assert_eq!(h.all_vars().count(), signals.len(), "{ext}");
+        // 4 GPs, 2 channels, 4 Renderers and the frame buffer, one scope each.
+        for s in ["gp3", "ring1", "renderer3", "frame_buffer"] {
+            assert!(h.lookup_scope(&["system", s]).is_some(), "{ext}: {s}");
+        }
+        // The frame buffer received the 4 regions, the last by the frame's end.
+        let fb = changes(&mut w, "system.frame_buffer.received");
+        let (t, v) = fb.last().expect("changes");
+        assert_eq!(u64::from_str_radix(v, 2), Ok(4), "{ext}");
+        let end_ps = r.run.cycles * pp5_rtl::clock::CYCLE_PS;
+        assert!(*t > 0 && *t <= end_ps, "{ext}: {t} {end_ps}");
+        // A GP works through its triangles without a pause: busy from the start to its
+        // last triangle's end, at 20 MHz resolution.
+        let busy = changes(&mut w, "system.gp0.busy");
+        let gp = r
+            .run
+            .feed
+            .as_ref()
+            .and_then(|f| f.gp.as_ref())
+            .expect("GPs");
+        let end = (gp.busy[0] & !1) * pp5_rtl::clock::CYCLE_PS;
+        assert_eq!(
+            busy,
+            [(0, "1".to_string()), (end, "0".to_string())],
+            "{ext}"
+        );
+        assert!(busy
+            .iter()
+            .all(|c| c.0 % (2 * pp5_rtl::clock::CYCLE_PS) == 0));
+        // A Renderer's region: the first it drew (Renderer 1: region 1).
+        let region = changes(&mut w, "system.renderer1.region");
+        assert!(
+            region.iter().any(|c| u64::from_str_radix(&c.1, 2) == Ok(1)),
+            "{ext}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
