@@ -4,7 +4,7 @@
 
 use super::observer::{Cx, Observer};
 use crate::records::{BsCommandRecord, CauseCounts, Keep, Keeper, TransferRecord};
-use pp5_rtl::bs_port::{BsEvent, BsState};
+use pp5_rtl::bs_port::{BsEvent, BsPort, BsState};
 use pp5_rtl::renderer::BoardEvent;
 
 /// The BS port's commands, as its command FSM reads them.
@@ -40,6 +40,18 @@ impl BsCommandLog {
         std::mem::take(&mut self.records)
     }
 
+    /// After cycle `c`: charge it to the command under way and close that command when the
+    /// port is back between commands ([`Observer::cycle_end`]; the engine calls it directly).
+    #[inline]
+    pub fn after(&mut self, port: &BsPort, c: u64) {
+        if let Some(k) = self.open {
+            self.records[k].causes.add(port.cause);
+            if matches!(port.state, BsState::Opcode | BsState::Skip) {
+                self.close(c);
+            }
+        }
+    }
+
     /// Close the command under way at cycle `end` (its last cycle).
     fn close(&mut self, end: u64) {
         if let Some(k) = self.open.take() {
@@ -71,13 +83,7 @@ impl Observer for BsCommandLog {
 
     #[inline]
     fn cycle_end(&mut self, cx: &mut Cx) {
-        if let Some(k) = self.open {
-            let port = &cx.board.bs_port;
-            self.records[k].causes.add(port.cause);
-            if matches!(port.state, BsState::Opcode | BsState::Skip) {
-                self.close(cx.cycle);
-            }
-        }
+        self.after(&cx.board.bs_port, cx.cycle);
     }
 
     fn ring_reset(&mut self, at: u64) {

@@ -4,6 +4,7 @@
 
 use super::observer::{Cx, Observer};
 use crate::records::{CauseCounts, CommandRecord, Keep, Keeper, Tally};
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::{IgcEvent, IgcState};
 use pp5_rtl::renderer::BoardEvent;
 use pp5_rtl::Renderer;
@@ -103,6 +104,36 @@ impl CommandLog {
             )
     }
 
+    /// The cycle's cause, charged to the command executing ([`Observer::cycle`]; the engine
+    /// calls it directly, the hottest hook).
+    #[inline]
+    pub fn charge(&mut self, cause: Cause) {
+        if let Some(k) = self.open {
+            self.records[k].causes.add(cause);
+        }
+    }
+
+    /// After cycle `c`'s events: close the command when the IGC is back between commands,
+    /// note where the boot ended ([`Observer::cycle_end`]; the engine calls it directly).
+    #[inline]
+    pub fn after(&mut self, b: &Renderer, c: u64) {
+        if self.may_end(b) {
+            if matches!(b.igc.state, IgcState::Hang | IgcState::Fault) {
+                // A stuck command never ends; leave it open with its cycles so far.
+                if let Some(k) = self.open {
+                    let r = &mut self.records[k];
+                    r.cycles = c + 1 - r.start;
+                }
+            } else {
+                self.close(c);
+            }
+        }
+        if self.boot_pending && b.igc.state != IgcState::RMode && b.igc.store.writes > 0 {
+            self.boot_pending = false;
+            self.boot_end = Some(c);
+        }
+    }
+
     fn dispatch(&mut self, opcode: u32, cx: &Cx) {
         self.close(cx.cycle);
         self.records.push(CommandRecord {
@@ -123,9 +154,7 @@ impl CommandLog {
 impl Observer for CommandLog {
     #[inline]
     fn cycle(&mut self, cx: &mut Cx) {
-        if let Some(k) = self.open {
-            self.records[k].causes.add(cx.igc_cause);
-        }
+        self.charge(cx.igc_cause);
     }
 
     fn event(&mut self, ev: &BoardEvent, cx: &mut Cx) {
@@ -136,22 +165,7 @@ impl Observer for CommandLog {
 
     #[inline]
     fn cycle_end(&mut self, cx: &mut Cx) {
-        let b = cx.board;
-        if self.may_end(b) {
-            if matches!(b.igc.state, IgcState::Hang | IgcState::Fault) {
-                // A stuck command never ends; leave it open with its cycles so far.
-                if let Some(k) = self.open {
-                    let r = &mut self.records[k];
-                    r.cycles = cx.cycle + 1 - r.start;
-                }
-            } else {
-                self.close(cx.cycle);
-            }
-        }
-        if self.boot_pending && b.igc.state != IgcState::RMode && b.igc.store.writes > 0 {
-            self.boot_pending = false;
-            self.boot_end = Some(cx.cycle);
-        }
+        self.after(cx.board, cx.cycle);
     }
 
     fn ring_reset(&mut self, at: u64) {

@@ -365,8 +365,9 @@ impl Sim {
                 }
             };
         }
-        // The command log first: the others see the command it has open.
-        self.commands.cycle(&mut cx!(None));
+        // The command log first: the others see the command it has open. Its hooks and the BS
+        // log's are called directly (the hottest ones, no context to build).
+        self.commands.charge(igc_cause);
         let mut cx = cx!(self.commands.open());
         self.causes.cycle(&mut cx);
         self.watch.cycle(&mut cx);
@@ -392,12 +393,12 @@ impl Sim {
             }
             self.board.events = events;
         }
-        self.commands.cycle_end(&mut cx!(None));
+        self.commands.after(&self.board, c);
         if !self.board.tx.is_empty() {
             self.tx.cycle_end(&mut cx!(None));
             self.board.tx.clear();
         }
-        self.bs_commands.cycle_end(&mut cx!(self.commands.open()));
+        self.bs_commands.after(&self.board.bs_port, c);
         if flag {
             self.board.flag_format_error();
         }

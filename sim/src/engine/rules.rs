@@ -35,8 +35,11 @@ impl RuleCheck {
         let Some(spec) = cx.table.by_cmd(OpcodeWord(opcode).cmd()) else {
             return;
         };
-        let name = cx.command_name(opcode);
-        let operands = cx.operands(opcode);
+        // The command log (shown the event first) holds the command's name and operands.
+        let (name, operands) = match cx.command {
+            Some(c) if c.opcode == opcode => (c.name.clone(), c.operands.clone()),
+            _ => (spec.name.clone(), cx.operands(opcode)),
+        };
         let fbits = u32::from(cx.board.igc.fbits);
         let out_of_range = length_rules(spec, &name, &operands, fbits);
         self.sequencing(spec, &name, cx);
