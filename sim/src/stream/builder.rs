@@ -701,12 +701,18 @@ pub(crate) fn resolve_macro<'a>(
             c.form_names()
         )));
     }
+    let shown_name = super::shown(name);
+    // No name is near a token of more characters than a message quotes, and the edit
+    // distance to every known name would cost its length times theirs.
+    if name.chars().count() > super::SHOWN_CHARS {
+        return Err(EncodeError(format!("unknown command `{shown_name}`")));
+    }
     let sugg = suggestions(table, name);
     Err(EncodeError(if sugg.is_empty() {
-        format!("unknown command `{name}` (the opcode table has no commands)")
+        format!("unknown command `{shown_name}` (the opcode table has no commands)")
     } else {
         format!(
-            "unknown command `{name}`; closest known: {}",
+            "unknown command `{shown_name}`; closest known: {}",
             sugg.join(", ")
         )
     }))
