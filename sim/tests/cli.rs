@@ -276,6 +276,28 @@ fn bad_microcode_exits_3_with_file_and_line() {
     assert_eq!(code(&o), 3, "{}", show(&o));
 }
 
+/// `pp5 asm` keeps and prints the first `MAX_ASM_ERRORS` errors by line and counts the rest,
+/// so a long file of bad lines costs bounded memory (issue 27 item 1).
+#[test]
+fn asm_prints_at_most_the_error_cap_and_counts_the_rest() {
+    let dir = Scratch::new();
+    let n = microcode::MAX_ASM_ERRORS + 150;
+    let uc = dir.file("bogus.pp5uc", &"bogus\n".repeat(n));
+    let o = pp5(&[&"asm", &uc]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+    let err = stderr(&o);
+    let first = format!("{}:1: ", uc.display());
+    let last = format!("{}:{}: ", uc.display(), microcode::MAX_ASM_ERRORS);
+    let past = format!("{}:{}: ", uc.display(), microcode::MAX_ASM_ERRORS + 1);
+    assert!(err.contains(&first) && err.contains(&last), "{err}");
+    assert!(!err.contains(&past), "{err}");
+    assert!(err.contains("and 150 more errors"), "{err}");
+    assert!(
+        err.lines().count() <= microcode::MAX_ASM_ERRORS + 3,
+        "{err}"
+    );
+}
+
 #[test]
 fn cycle_limit_exits_5() {
     let dir = Scratch::new();

@@ -36,6 +36,7 @@ class AsmError(ValueError):
     """Microcode that does not assemble; str() lists `file:line: message` per error."""
 
     errors: list[tuple[str, int, str]]
+    more: int
 
 class StreamError(ValueError):
     """A stream that does not parse or read; str() is `file:line: message`."""

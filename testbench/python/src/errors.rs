@@ -51,13 +51,15 @@ create_exception!(
 /// An assembler error as a Python [`AsmError`] with its `errors` list.
 pub fn asm_error(py: Python<'_>, e: &AsmErrors) -> PyErr {
     let err = AsmError::new_err(e.to_string());
-    let items: Vec<(String, usize, String)> =
-        e.0.iter()
-            .map(|a| (a.file.clone(), a.line, a.msg.clone()))
-            .collect();
+    let items: Vec<(String, usize, String)> = e
+        .errors
+        .iter()
+        .map(|a| (a.file.clone(), a.line, a.msg.clone()))
+        .collect();
     if let Ok(list) = PyList::new(py, items) {
         let _ = err.value(py).setattr("errors", list);
     }
+    let _ = err.value(py).setattr("more", e.more);
     err
 }
 
