@@ -298,6 +298,36 @@ fn asm_prints_at_most_the_error_cap_and_counts_the_rest() {
     );
 }
 
+/// A short text that asks for more Ring words than the input limit holds is refused at the
+/// line that crosses the limit, exit 3, before its words fill memory (issue 27 item 1).
+#[test]
+fn a_stream_expanding_past_the_limit_exits_3_naming_the_line() {
+    let dir = Scratch::new();
+    let text = format!(
+        "message bs oversize\n{}",
+        "BS_RECEIVE 5 0 128 fill=1\n".repeat(1100)
+    );
+    let s = dir.file("amp.pp5s", &text);
+    let limit = pp5_sim::stream::MAX_STREAM_WORDS;
+    // Each line is 3 + 128 * 128 words; the line that crosses the limit:
+    let line = limit / (3 + 128 * 128) + 2;
+    let out = dir.path("amp.bin");
+    let stream: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"stream", &s, &"-o", &out];
+    let run: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"run", &s];
+    for a in [stream, run] {
+        let o = pp5(&a);
+        assert_eq!(code(&o), 3, "{}", show(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{}:{line}: ", s.display())),
+            "{}",
+            show(&o)
+        );
+        assert!(err.contains(&limit.to_string()), "{}", show(&o));
+        assert!(!out.exists(), "{}", show(&o));
+    }
+}
+
 #[test]
 fn cycle_limit_exits_5() {
     let dir = Scratch::new();

@@ -58,6 +58,13 @@ pub fn shown(token: &str) -> String {
     format!("{}… ({n} characters)", escape(&head))
 }
 
+/// Most Ring words (destinations included) a parsed stream may hold: as many as the input
+/// limit ([`crate::input::MAX_INPUT_BYTES`], 64 MiB) holds words. A short text can ask for
+/// many words (`BS_RECEIVE ... fill=N` is 16 K words per line); past this the stream is bad
+/// input (the CLI exits 3) instead of growing memory without bound (docs/user-guide.md,
+/// "Limits").
+pub const MAX_STREAM_WORDS: usize = (crate::input::MAX_INPUT_BYTES / 4) as usize;
+
 /// Which Renderer port a message is addressed to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
