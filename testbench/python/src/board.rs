@@ -96,13 +96,17 @@ impl Board {
     /// sources assembled together in order (as a repeated `--microcode`). `no_boot=True`
     /// writes the store directly (`pp5 run --no-boot`). `probes`: pixels (x, y) traced as
     /// `renderer.pixel_X_Y` (default (0, 0) and (1, 0), added when a trace starts).
+    /// `max_cycles`: the boot's cycle limit (None: none), as `pp5 run --max-cycles`; a boot
+    /// that does not finish (microcode that never dispatches) raises `pp5.SimulationError`,
+    /// and Ctrl-C stops it with KeyboardInterrupt.
     #[new]
-    #[pyo3(signature = (microcode = None, *, no_boot = false, probes = None))]
+    #[pyo3(signature = (microcode = None, *, no_boot = false, probes = None, max_cycles = Some(DEFAULT_MAX_CYCLES)))]
     fn new(
         py: Python<'_>,
         microcode: Option<&Bound<'_, PyAny>>,
         no_boot: bool,
         probes: Option<Vec<(i64, i64)>>,
+        max_cycles: Option<u64>,
     ) -> PyResult<Board> {
         let image = image_arg(py, microcode)?;
         let sources = image::sources_arg(microcode)?;
@@ -116,17 +120,22 @@ impl Board {
         };
         let now: &[(usize, usize)] = if given { &probes } else { &[] };
         let built = py.detach(|| Machine::build(image, no_boot, now));
-        match built {
+        let mut board = match built {
             Ok(mut m) => {
                 m.sources = sources;
                 if !given {
                     m.pending_probes = probes;
                 }
-                Ok(Board::from_machine(m))
+                Board::from_machine(m)
             }
-            Err(BuildError::Input(msg)) => Err(value_error(msg)),
-            Err(BuildError::Boot(msg)) => Err(SimulationError::new_err(msg)),
+            Err(BuildError::Input(msg)) => return Err(value_error(msg)),
+        };
+        if !no_boot {
+            // The boot runs as `run` does: a chunk at a time, Ctrl-C seen between chunks.
+            let stop = board.run_loop(py, max_cycles.unwrap_or(u64::MAX))?;
+            board.m.booted(&stop).map_err(SimulationError::new_err)?;
         }
+        Ok(board)
     }
 
     /// Cycles the microcode boot took, as `pp5 run` reports them (None with `no_boot`).

@@ -33,14 +33,13 @@ pub struct Machine {
 pub enum BuildError {
     /// The image cannot be written to the store (`no_boot`).
     Input(String),
-    /// The boot did not finish: why (the CLI's stop text, then the diagnostics).
-    Boot(String),
 }
 
 impl Machine {
     /// A board with `image` loaded: through the stream (NOOP, NOOP, RMODEON, MCWRITE...,
-    /// NOOP, RMODEOFF, as `pp5 run` does) and run until idle, or written directly into the
-    /// store (`no_boot`, as `pp5 run --no-boot`). `probes` are added now.
+    /// NOOP, RMODEOFF, as `pp5 run` does) queued, to be run until idle by the caller (then
+    /// [`Machine::booted`]), or written directly into the store (`no_boot`, as `pp5 run
+    /// --no-boot`). `probes` are added now.
     pub fn build(
         image: McImage,
         no_boot: bool,
@@ -62,27 +61,31 @@ impl Machine {
         for &(x, y) in probes {
             sim.board.array.add_probe(x, y);
         }
-        let mut boot_cycles = None;
-        if !no_boot {
-            let stop = session::boot(&mut sim, None, |_, _, _| {})
-                .map_err(|e| BuildError::Boot(e.to_string()))?;
-            if stop != StopReason::Done {
-                let mut msg = format!("the microcode boot did not finish: {}", stop_text(&stop));
-                for d in &sim.diagnostics {
-                    msg.push_str(&format!("\n  cycle {}: {}: {}", d.cycle, d.level, d.msg));
-                }
-                return Err(BuildError::Boot(msg));
-            }
-            boot_cycles = sim.boot_cycles;
-        }
         Ok(Machine {
             sim,
             image,
             wave: None,
-            boot_cycles,
+            boot_cycles: None,
             pending_probes: Vec::new(),
             sources: None,
         })
+    }
+
+    /// After the boot's run (with [`Machine::run_for`], the boot stream queued by
+    /// [`Machine::build`]) stopped for `stop`: its cycles, or why it did not finish (the CLI's
+    /// stop text, then the diagnostics), as [`session::boot`] reports it.
+    pub fn booted(&mut self, stop: &StopReason) -> Result<(), String> {
+        let sim = &mut self.sim;
+        if *stop != StopReason::Done {
+            let mut msg = format!("the microcode boot did not finish: {}", stop_text(stop));
+            for d in &sim.diagnostics {
+                msg.push_str(&format!("\n  cycle {}: {}: {}", d.cycle, d.level, d.msg));
+            }
+            return Err(msg);
+        }
+        sim.boot_cycles = Some(sim.board.cycle);
+        self.boot_cycles = sim.boot_cycles;
+        Ok(())
     }
 
     /// Put a stream's messages, Ring resets and TxReady changes on the Ring, behind anything

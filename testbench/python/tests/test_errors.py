@@ -1,6 +1,11 @@
 """Bad input from Python raises a clear exception; nothing panics across the FFI boundary or
 takes the interpreter down."""
 
+import _thread
+import os
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -123,3 +128,24 @@ def test_random_garbage_never_crashes(board, rng):
                         for _ in range(3))
         with pytest.raises(pp5.AsmError):
             pp5.assemble(src + "\n")
+
+
+@pytest.mark.parametrize("microcode", [os.devnull, "; nothing\n"])
+def test_an_empty_microcode_boot_stops_at_its_cycle_limit(microcode):
+    """Issue 27 item 8: microcode that never dispatches: the boot stops at its cycle limit
+    as `pp5 run` does (exit 5), with SimulationError."""
+    with pytest.raises(pp5.SimulationError, match="boot did not finish: .*cycle limit"):
+        pp5.Board(microcode, max_cycles=200_000)
+
+
+def test_ctrl_c_stops_an_endless_boot():
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pp5.Board("; nothing\n", max_cycles=None)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 30
+
