@@ -14,6 +14,7 @@ use crate::tracing::{open_command, TraceRequest, Wave};
 use numpy::{IntoPyArray, PyArray2, PyArray3};
 use pp5_sim::engine::{StopReason, Until};
 use pp5_sim::report::stop_text;
+use pp5_sim::stream::RingEventKind;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -182,11 +183,19 @@ impl Board {
         max_cycles: Option<u64>,
         name: &str,
     ) -> PyResult<Outcome> {
+        let mut reset = false;
         if let Some(s) = stream {
             let s = sendable_arg(py, s, &self.m.image.table, name)?;
+            reset = s
+                .events
+                .iter()
+                .any(|e| matches!(e.kind, RingEventKind::Reset));
             self.m.queue(&s);
         }
         let marks = Marks::of(&self.m.sim);
+        if let Some(stop) = self.m.still_stuck(reset) {
+            return self.finish(py, marks, stop);
+        }
         let limit = max_cycles.map_or(u64::MAX, |n| marks.cycle.saturating_add(n));
         let stop = self.run_loop(py, limit)?;
         self.finish(py, marks, stop)
@@ -241,6 +250,10 @@ impl Board {
         let until = debugger::until_of(&self.m, label, cycle, hits).map_err(value_error)?;
         self.m.sim.set_breakpoint(until);
         let marks = Marks::of(&self.m.sim);
+        if let Some(stop) = self.m.still_stuck(false) {
+            self.m.sim.breakpoint = None;
+            return self.finish(py, marks, stop);
+        }
         let limit = max_cycles.map_or(u64::MAX, |n| marks.cycle.saturating_add(n));
         let stop = self.run_loop(py, limit);
         // A breakpoint not reached does not outlive its run.

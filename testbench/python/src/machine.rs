@@ -3,6 +3,7 @@
 //! with the GIL released, a chunk of cycles at a time.
 
 use crate::tracing::Wave;
+use pp5_rtl::igc::IgcState;
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::engine::{Sim, SimOptions, StopReason};
 use pp5_sim::microcode_view::MicrocodeSources;
@@ -86,6 +87,26 @@ impl Machine {
         sim.boot_cycles = Some(sim.board.cycle);
         self.boot_cycles = sim.boot_cycles;
         Ok(())
+    }
+
+    /// The stop at once of a run that cannot go on: the IGC halted (HANG, an illegal
+    /// microinstruction) with no Ring reset to come (`reset`: the new input holds one).
+    /// Without this a run would wait out the IGC timeout (131,082 cycles) to say so again.
+    pub fn still_stuck(&self, reset: bool) -> Option<StopReason> {
+        let sim = &self.sim;
+        if !sim.board.igc.stuck() || reset || sim.ring.reset_due().is_some() {
+            return None;
+        }
+        let igc = &sim.board.igc;
+        let what = if igc.state == IgcState::Hang {
+            "executed HANG"
+        } else {
+            "stopped on an illegal microinstruction"
+        };
+        Some(StopReason::Stuck(format!(
+            "the IGC {what} at PC {} before this run, and nothing else can happen",
+            igc.pc
+        )))
     }
 
     /// Put a stream's messages, Ring resets and TxReady changes on the Ring, behind anything
