@@ -149,3 +149,21 @@ def test_ctrl_c_stops_an_endless_boot():
         timer.cancel()
     assert time.monotonic() - t0 < 30
 
+
+def test_a_field_value_too_large_says_what_poke_says(board):
+    """Issue 27 item 8: one message for one fault, whatever the size of the int."""
+    for big in (2**70, 2**200, -(2**70), 300):
+        with pytest.raises(ValueError, match=rf"value {big} does not fit a 8-bit field"):
+            board.set_field(0, 8, big)
+        if abs(big) < 2**100:
+            with pytest.raises(ValueError, match=rf"value {big} does not fit a 8-bit field"):
+                board.poke(0, 0, 0, 8, big)
+
+
+def test_control_characters_in_messages_are_escaped(board):
+    with pytest.raises(pp5.StreamError) as e:
+        board.run("CL\0EAR 0 8\n")
+    assert "\0" not in str(e.value) and "\\u{0}" in str(e.value)
+    with pytest.raises(pp5.AsmError) as e:
+        pp5.Board("idle: dispatch\nbo\x1bgus\n")
+    assert "\x1b" not in str(e.value) and "\\u{1b}" in str(e.value)
