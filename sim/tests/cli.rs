@@ -1811,3 +1811,29 @@ fn small_render() -> Command {
     ]);
     c
 }
+
+/// The README gets `pp5` onto the PATH for its tour, says what the first test run costs, and
+/// runs its recipes in a scratch directory; `--probe`'s help says it replaces the default
+/// probe pixels (issue 27 item 9).
+#[test]
+fn the_readme_and_probe_help_say_how_to_use_them() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("README");
+    for needle in [
+        "cargo install --path sim",
+        "target/release/pp5",
+        "10-15 minutes on 2 cores",
+        "scratch directory",
+        "replaces the default probe pixels",
+    ] {
+        assert!(readme.contains(needle), "README lacks {needle:?}");
+    }
+    let o = pp5(&[&"run", &"--help"]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let help = stdout(&o).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("Given ones replace the default probe pixels (0,0) and (1,0)"),
+        "{help}"
+    );
+}
