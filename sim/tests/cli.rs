@@ -276,6 +276,58 @@ fn bad_microcode_exits_3_with_file_and_line() {
     assert_eq!(code(&o), 3, "{}", show(&o));
 }
 
+/// `pp5 asm` keeps and prints the first `MAX_ASM_ERRORS` errors by line and counts the rest,
+/// so a long file of bad lines costs bounded memory (issue 27 item 1).
+#[test]
+fn asm_prints_at_most_the_error_cap_and_counts_the_rest() {
+    let dir = Scratch::new();
+    let n = microcode::MAX_ASM_ERRORS + 150;
+    let uc = dir.file("bogus.pp5uc", &"bogus\n".repeat(n));
+    let o = pp5(&[&"asm", &uc]);
+    assert_eq!(code(&o), 3, "{}", show(&o));
+    let err = stderr(&o);
+    let first = format!("{}:1: ", uc.display());
+    let last = format!("{}:{}: ", uc.display(), microcode::MAX_ASM_ERRORS);
+    let past = format!("{}:{}: ", uc.display(), microcode::MAX_ASM_ERRORS + 1);
+    assert!(err.contains(&first) && err.contains(&last), "{err}");
+    assert!(!err.contains(&past), "{err}");
+    assert!(err.contains("and 150 more errors"), "{err}");
+    assert!(
+        err.lines().count() <= microcode::MAX_ASM_ERRORS + 3,
+        "{err}"
+    );
+}
+
+/// A short text that asks for more Ring words than the input limit holds is refused at the
+/// line that crosses the limit, exit 3, before its words fill memory (issue 27 item 1).
+#[test]
+fn a_stream_expanding_past_the_limit_exits_3_naming_the_line() {
+    let dir = Scratch::new();
+    let text = format!(
+        "message bs oversize\n{}",
+        "BS_RECEIVE 5 0 128 fill=1\n".repeat(1100)
+    );
+    let s = dir.file("amp.pp5s", &text);
+    let limit = pp5_sim::stream::MAX_STREAM_WORDS;
+    // Each line is 3 + 128 * 128 words; the line that crosses the limit:
+    let line = limit / (3 + 128 * 128) + 2;
+    let out = dir.path("amp.bin");
+    let stream: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"stream", &s, &"-o", &out];
+    let run: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"run", &s];
+    for a in [stream, run] {
+        let o = pp5(&a);
+        assert_eq!(code(&o), 3, "{}", show(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{}:{line}: ", s.display())),
+            "{}",
+            show(&o)
+        );
+        assert!(err.contains(&limit.to_string()), "{}", show(&o));
+        assert!(!out.exists(), "{}", show(&o));
+    }
+}
+
 #[test]
 fn cycle_limit_exits_5() {
     let dir = Scratch::new();
@@ -1758,4 +1810,30 @@ fn small_render() -> Command {
         "1",
     ]);
     c
+}
+
+/// The README gets `pp5` onto the PATH for its tour, says what the first test run costs, and
+/// runs its recipes in a scratch directory; `--probe`'s help says it replaces the default
+/// probe pixels (issue 27 item 9).
+#[test]
+fn the_readme_and_probe_help_say_how_to_use_them() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("README");
+    for needle in [
+        "cargo install --path sim",
+        "target/release/pp5",
+        "10-15 minutes on 2 cores",
+        "scratch directory",
+        "replaces the default probe pixels",
+    ] {
+        assert!(readme.contains(needle), "README lacks {needle:?}");
+    }
+    let o = pp5(&[&"run", &"--help"]);
+    assert_eq!(code(&o), 0, "{}", show(&o));
+    let help = stdout(&o).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("Given ones replace the default probe pixels (0,0) and (1,0)"),
+        "{help}"
+    );
 }

@@ -325,6 +325,36 @@ fn unknown_commands_name_the_line_and_suggest() {
     assert!(e.msg.contains("IGC"), "{e}");
 }
 
+/// One huge token (issue 27 item 8): rejected in time linear in its length, and the message
+/// quotes a few dozen of its characters, not all of them; control characters are escaped.
+#[test]
+fn huge_tokens_are_rejected_quickly_with_a_short_message() {
+    let huge = "A".repeat(4_000_000);
+    for src in [
+        format!("{huge}\n"),
+        format!("CLEAR 0 {huge}\n"),
+        format!("message igc {huge}\n"),
+        format!("message bs\nBS_NOOP\ntxready bs off at={huge}\n"),
+    ] {
+        let t0 = std::time::Instant::now();
+        let e = parse_err(&src);
+        let secs = t0.elapsed().as_secs_f64();
+        assert!(secs < 2.0, "{secs:.1} s to reject a 4 MB token");
+        let text = e.to_string();
+        assert!(
+            text.len() < 300,
+            "{} characters: {}",
+            text.len(),
+            &text[..300]
+        );
+        assert!(text.contains("AAAAAAAA"), "{text}");
+        assert!(text.contains("4000000 characters"), "{text}");
+    }
+    let e = parse_err("CL\u{0}EAR 0 8\n").to_string();
+    assert!(!e.contains('\0'), "{e:?}");
+    assert!(e.contains("CL\\u{0}EAR"), "{e:?}");
+}
+
 #[test]
 fn bad_numbers_are_errors() {
     for (src, needle) in [

@@ -36,6 +36,7 @@ class AsmError(ValueError):
     """Microcode that does not assemble; str() lists `file:line: message` per error."""
 
     errors: list[tuple[str, int, str]]
+    more: int
 
 class StreamError(ValueError):
     """A stream that does not parse or read; str() is `file:line: message`."""
@@ -238,11 +239,13 @@ class Board:
         *,
         no_boot: bool = False,
         probes: Optional[Sequence[tuple[int, int]]] = None,
+        max_cycles: Optional[int] = 100_000_000,
     ) -> None:
         """Boot `microcode` as `pp5 run` does (NOOP, NOOP, RMODEON, MCWRITE..., NOOP,
         RMODEOFF through the Ring) and run until idle; `no_boot` writes the store directly
         (`--no-boot`). `probes`: pixels traced as renderer.pixel_X_Y (default (0,0), (1,0),
-        added when a trace starts; given ones are added at once)."""
+        added when a trace starts; given ones are added at once). `max_cycles`: the boot's
+        cycle limit (None: none); a boot that does not finish raises SimulationError."""
     boot_cycles: Optional[int]
     """Cycles of the boot, as `pp5 run` reports them (None with no_boot)."""
     cycle: int

@@ -530,11 +530,11 @@ fn asm_errors(src: &str) -> Vec<(usize, String)> {
     match microcode::assemble(src, "bad.pp5uc") {
         Ok(_) => panic!("assembled:\n{src}"),
         Err(e) => {
-            for x in &e.0 {
+            for x in &e.errors {
                 assert_eq!(x.file, "bad.pp5uc");
                 assert!(e.to_string().contains(&format!("bad.pp5uc:{}: ", x.line)));
             }
-            e.0.into_iter().map(|x| (x.line, x.msg)).collect()
+            e.errors.into_iter().map(|x| (x.line, x.msg)).collect()
         }
     }
 }
@@ -664,8 +664,8 @@ proptest! {
         let src = format!("{GOOD_HEAD}{}\n", lines.join("\n"));
         let n = src.lines().count();
         if let Err(e) = microcode::assemble(&src, "p.pp5uc") {
-            prop_assert!(!e.0.is_empty());
-            for x in &e.0 {
+            prop_assert!(!e.errors.is_empty());
+            for x in &e.errors {
                 prop_assert!(x.line >= 1 && x.line <= n, "line {} of {}", x.line, n);
             }
         }

@@ -19,6 +19,7 @@
 
 use super::{
     bs, CommandSite, Message, Port, RingEvent, RingEventKind, SentKind, Stream, MAX_MESSAGE_WORDS,
+    MAX_STREAM_WORDS,
 };
 use crate::asm::opcodes::{CommandSpec, EncodeError, Form, OpcodeTable, OperandClass};
 
@@ -161,6 +162,8 @@ pub struct StreamBuilder<'t> {
     cur: Option<Open>,
     line: usize,
     events: Vec<RingEvent>,
+    /// Ring words so far, destinations included (at most [`MAX_STREAM_WORDS`]).
+    words: usize,
 }
 
 impl<'t> StreamBuilder<'t> {
@@ -172,6 +175,7 @@ impl<'t> StreamBuilder<'t> {
             cur: None,
             line: 0,
             events: Vec::new(),
+            words: 0,
         }
     }
 
@@ -323,6 +327,16 @@ impl<'t> StreamBuilder<'t> {
         let Some(cur) = self.cur.as_mut() else {
             return Err(EncodeError("internal: no open message".into()));
         };
+        // The destination word is counted with the message's first unit.
+        let words =
+            self.words + unit.len() + usize::from(cur.words.is_empty() && !cur.dest_is_content());
+        if words > MAX_STREAM_WORDS {
+            return Err(EncodeError(format!(
+                "the stream would have {words} Ring words with this, more than the expansion \
+                 limit of {MAX_STREAM_WORDS} (64 MiB of words, the input limit)"
+            )));
+        }
+        self.words = words;
         if !matches!(what, Unit::Raw) {
             cur.sites.push((cur.words.len(), line));
         }
@@ -701,12 +715,18 @@ pub(crate) fn resolve_macro<'a>(
             c.form_names()
         )));
     }
+    let shown_name = super::shown(name);
+    // No name is near a token of more characters than a message quotes, and the edit
+    // distance to every known name would cost its length times theirs.
+    if name.chars().count() > super::SHOWN_CHARS {
+        return Err(EncodeError(format!("unknown command `{shown_name}`")));
+    }
     let sugg = suggestions(table, name);
     Err(EncodeError(if sugg.is_empty() {
-        format!("unknown command `{name}` (the opcode table has no commands)")
+        format!("unknown command `{shown_name}` (the opcode table has no commands)")
     } else {
         format!(
-            "unknown command `{name}`; closest known: {}",
+            "unknown command `{shown_name}`; closest known: {}",
             sugg.join(", ")
         )
     }))

@@ -32,6 +32,39 @@ use crate::asm::opcodes::OpcodeTable;
 /// `message bs oversize` in the text format.
 pub const MAX_MESSAGE_WORDS: usize = 1024;
 
+/// Most characters of one token an error message quotes ([`shown`]).
+pub const SHOWN_CHARS: usize = 40;
+
+/// A token as an error message quotes it: control characters escaped (`\u{0}`, `\u{1b}`), and
+/// a token longer than [`SHOWN_CHARS`] cut to its first characters with its length, so a
+/// megabyte token makes a one-line message.
+pub fn shown(token: &str) -> String {
+    let n = token.chars().count();
+    let escape = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    };
+    if n <= SHOWN_CHARS {
+        return escape(token);
+    }
+    let head: String = token.chars().take(SHOWN_CHARS - 8).collect();
+    format!("{}… ({n} characters)", escape(&head))
+}
+
+/// Most Ring words (destinations included) a parsed stream may hold: as many as the input
+/// limit ([`crate::input::MAX_INPUT_BYTES`], 64 MiB) holds words. A short text can ask for
+/// many words (`BS_RECEIVE ... fill=N` is 16 K words per line); past this the stream is bad
+/// input (the CLI exits 3) instead of growing memory without bound (docs/user-guide.md,
+/// "Limits").
+pub const MAX_STREAM_WORDS: usize = (crate::input::MAX_INPUT_BYTES / 4) as usize;
+
 /// Which Renderer port a message is addressed to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

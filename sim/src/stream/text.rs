@@ -38,7 +38,8 @@ use super::builder::{
     self, coef_slot, receive_text, resolve_macro, Limit, MessageOpts, Slot, StreamBuilder,
 };
 use super::{
-    bs, CommandSite, Message, Port, RingEventKind, SentKind, Stream, StreamError, MAX_MESSAGE_WORDS,
+    bs, shown, CommandSite, Message, Port, RingEventKind, SentKind, Stream, StreamError,
+    MAX_MESSAGE_WORDS,
 };
 use crate::asm::opcodes::{EncodeError, Form, OpcodeTable, OperandClass};
 use pp5_rtl::igc::opcode::{p_fields, OpcodeWord, LONG_BIT};
@@ -177,7 +178,10 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
                     .into_iter()
                     .find(|k| k.name() == v)
                     .ok_or_else(|| {
-                        format!("`message`: `sent={v}`: expected sent=status, error or data")
+                        format!(
+                            "`message`: `sent={}`: expected sent=status, error or data",
+                            shown(v)
+                        )
                     })?,
             );
             continue;
@@ -216,7 +220,8 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
                 }
                 None => {
                     return Err(format!(
-                        "`message`: unknown option `{t}` (expected igc, bs, flush, dest=N, oversize, auto, at=T, sent=KIND)"
+                        "`message`: unknown option `{}` (expected igc, bs, flush, dest=N, oversize, auto, at=T, sent=KIND)",
+                        shown(t)
                     ))
                 }
             },
@@ -237,7 +242,7 @@ fn parse_message_opts(tokens: &[&str]) -> Result<MessageOpts, String> {
 fn parse_at(t: &str) -> Result<u64, String> {
     let v = t
         .strip_prefix("at=")
-        .ok_or_else(|| format!("expected at=T, got `{t}`"))?;
+        .ok_or_else(|| format!("expected at=T, got `{}`", shown(t)))?;
     let (num, ns_per_unit) = if let Some(n) = v.strip_suffix("ns") {
         (n, 1.0)
     } else if let Some(n) = v.strip_suffix("us") {
@@ -246,13 +251,15 @@ fn parse_at(t: &str) -> Result<u64, String> {
         (n, 1e6)
     } else {
         return parse_unsigned(v, super::MAX_AT, "at most 10^15 cycles")
-            .map_err(|e| format!("bad time `{v}`: {e}"));
+            .map_err(|e| format!("bad time `{}`: {e}", shown(v)));
     };
-    let x: f64 = num.parse().map_err(|e| format!("bad time `{v}`: {e}"))?;
+    let x: f64 = num
+        .parse()
+        .map_err(|e| format!("bad time `{}`: {e}", shown(v)))?;
     let ns_per_cycle = pp5_rtl::clock::CYCLE_PS as f64 / 1000.0;
     let cycles = (x * ns_per_unit / ns_per_cycle).round();
     if !(0.0..=super::MAX_AT as f64).contains(&cycles) {
-        return Err(format!("time `{v}` is out of range"));
+        return Err(format!("time `{}` is out of range", shown(v)));
     }
     Ok(cycles as u64)
 }
@@ -363,7 +370,7 @@ pub fn parse_uint(t: &str) -> Result<u32, String> {
 /// An unsigned number (decimal, `0x` hex, `0b` binary, `_` separators) up to `max`;
 /// `too_big` says why a larger one is refused.
 fn parse_unsigned(t: &str, max: u64, too_big: &str) -> Result<u64, String> {
-    let bad = |why: &str| Err(format!("bad number `{t}`{why}"));
+    let bad = |why: &str| Err(format!("bad number `{}`{why}", shown(t)));
     let too_big = format!(" ({too_big})");
     if t.starts_with('-') {
         return bad(" (must not be negative here)");
@@ -397,9 +404,9 @@ fn parse_unsigned(t: &str, max: u64, too_big: &str) -> Result<u64, String> {
 pub fn parse_int(t: &str) -> Result<u32, String> {
     match t.strip_prefix('-') {
         Some(m) => {
-            let v = parse_uint(m).map_err(|_| format!("bad number `{t}`"))?;
+            let v = parse_uint(m).map_err(|_| format!("bad number `{}`", shown(t)))?;
             if v > 1 << 31 {
-                return Err(format!("bad number `{t}` (below -2^31)"));
+                return Err(format!("bad number `{}` (below -2^31)", shown(t)));
             }
             Ok(v.wrapping_neg())
         }
@@ -418,12 +425,16 @@ pub fn parse_coef(t: &str) -> Result<u32, String> {
         return parse_int(t);
     }
     let f: f32 = t.parse().map_err(|_| {
-        format!("bad number `{t}` (expected a float such as 1.5, -0.1, 1e3, or raw 0x bits)")
+        format!(
+            "bad number `{}` (expected a float such as 1.5, -0.1, 1e3, or raw 0x bits)",
+            shown(t)
+        )
     })?;
     let spelled_inf = mag.eq_ignore_ascii_case("inf") || mag.eq_ignore_ascii_case("infinity");
     if f.is_infinite() && !spelled_inf {
         return Err(format!(
-            "bad number `{t}` (out of single-precision range; write `inf` if you mean it)"
+            "bad number `{}` (out of single-precision range; write `inf` if you mean it)",
+            shown(t)
         ));
     }
     Ok(f.to_bits())

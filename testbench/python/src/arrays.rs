@@ -154,6 +154,20 @@ fn as_array<'py>(
 /// Values for a field from any integer array-like or scalar, broadcast to `[128, 128]` and
 /// checked to fit `len` bits (as unsigned 0..2^len, or as signed -2^(len-1)..).
 pub fn field_values(obj: &Bound<'_, PyAny>, len: usize) -> PyResult<Array2<i64>> {
+    let lo = -(1i128 << (len - 1));
+    let hi = (1i128 << len) - 1;
+    if obj.is_instance_of::<pyo3::types::PyInt>() && !obj.is_instance_of::<pyo3::types::PyBool>() {
+        // One int for every pixel: checked as `poke` checks it, whatever its size.
+        return match obj.extract::<i128>() {
+            Ok(v) if (lo..=hi).contains(&v) => {
+                Ok(Array2::from_elem((ARRAY_DIM, ARRAY_DIM), v as i64))
+            }
+            _ => Err(value_error(format!(
+                "value {} does not fit a {len}-bit field ({lo}..={hi})",
+                obj.str()?
+            ))),
+        };
+    }
     let arr = as_array(obj, &[ARRAY_DIM, ARRAY_DIM], "biu", "values")?;
     let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
     let wide: Array2<i128> = if kind == "u" {
@@ -163,8 +177,6 @@ pub fn field_values(obj: &Bound<'_, PyAny>, len: usize) -> PyResult<Array2<i64>>
         let a: PyReadonlyArray2<i64> = arr.call_method1("astype", ("int64",))?.extract()?;
         a.as_array().mapv(i128::from)
     };
-    let lo = -(1i128 << (len - 1));
-    let hi = (1i128 << len) - 1;
     if let Some(((y, x), v)) = wide.indexed_iter().find(|(_, &v)| v < lo || v > hi) {
         return Err(value_error(format!(
             "values: {v} at [y={y}, x={x}] does not fit a {len}-bit field ({lo}..={hi})"

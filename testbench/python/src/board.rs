@@ -14,6 +14,7 @@ use crate::tracing::{open_command, TraceRequest, Wave};
 use numpy::{IntoPyArray, PyArray2, PyArray3};
 use pp5_sim::engine::{StopReason, Until};
 use pp5_sim::report::stop_text;
+use pp5_sim::stream::RingEventKind;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -96,13 +97,17 @@ impl Board {
     /// sources assembled together in order (as a repeated `--microcode`). `no_boot=True`
     /// writes the store directly (`pp5 run --no-boot`). `probes`: pixels (x, y) traced as
     /// `renderer.pixel_X_Y` (default (0, 0) and (1, 0), added when a trace starts).
+    /// `max_cycles`: the boot's cycle limit (None: none), as `pp5 run --max-cycles`; a boot
+    /// that does not finish (microcode that never dispatches) raises `pp5.SimulationError`,
+    /// and Ctrl-C stops it with KeyboardInterrupt.
     #[new]
-    #[pyo3(signature = (microcode = None, *, no_boot = false, probes = None))]
+    #[pyo3(signature = (microcode = None, *, no_boot = false, probes = None, max_cycles = Some(DEFAULT_MAX_CYCLES)))]
     fn new(
         py: Python<'_>,
         microcode: Option<&Bound<'_, PyAny>>,
         no_boot: bool,
         probes: Option<Vec<(i64, i64)>>,
+        max_cycles: Option<u64>,
     ) -> PyResult<Board> {
         let image = image_arg(py, microcode)?;
         let sources = image::sources_arg(microcode)?;
@@ -116,17 +121,22 @@ impl Board {
         };
         let now: &[(usize, usize)] = if given { &probes } else { &[] };
         let built = py.detach(|| Machine::build(image, no_boot, now));
-        match built {
+        let mut board = match built {
             Ok(mut m) => {
                 m.sources = sources;
                 if !given {
                     m.pending_probes = probes;
                 }
-                Ok(Board::from_machine(m))
+                Board::from_machine(m)
             }
-            Err(BuildError::Input(msg)) => Err(value_error(msg)),
-            Err(BuildError::Boot(msg)) => Err(SimulationError::new_err(msg)),
+            Err(BuildError::Input(msg)) => return Err(value_error(msg)),
+        };
+        if !no_boot {
+            // The boot runs as `run` does: a chunk at a time, Ctrl-C seen between chunks.
+            let stop = board.run_loop(py, max_cycles.unwrap_or(u64::MAX))?;
+            board.m.booted(&stop).map_err(SimulationError::new_err)?;
         }
+        Ok(board)
     }
 
     /// Cycles the microcode boot took, as `pp5 run` reports them (None with `no_boot`).
@@ -173,11 +183,19 @@ impl Board {
         max_cycles: Option<u64>,
         name: &str,
     ) -> PyResult<Outcome> {
+        let mut reset = false;
         if let Some(s) = stream {
             let s = sendable_arg(py, s, &self.m.image.table, name)?;
+            reset = s
+                .events
+                .iter()
+                .any(|e| matches!(e.kind, RingEventKind::Reset));
             self.m.queue(&s);
         }
         let marks = Marks::of(&self.m.sim);
+        if let Some(stop) = self.m.still_stuck(reset) {
+            return self.finish(py, marks, stop);
+        }
         let limit = max_cycles.map_or(u64::MAX, |n| marks.cycle.saturating_add(n));
         let stop = self.run_loop(py, limit)?;
         self.finish(py, marks, stop)
@@ -232,6 +250,10 @@ impl Board {
         let until = debugger::until_of(&self.m, label, cycle, hits).map_err(value_error)?;
         self.m.sim.set_breakpoint(until);
         let marks = Marks::of(&self.m.sim);
+        if let Some(stop) = self.m.still_stuck(false) {
+            self.m.sim.breakpoint = None;
+            return self.finish(py, marks, stop);
+        }
         let limit = max_cycles.map_or(u64::MAX, |n| marks.cycle.saturating_add(n));
         let stop = self.run_loop(py, limit);
         // A breakpoint not reached does not outlive its run.

@@ -50,20 +50,22 @@ create_exception!(
 
 /// An assembler error as a Python [`AsmError`] with its `errors` list.
 pub fn asm_error(py: Python<'_>, e: &AsmErrors) -> PyErr {
-    let err = AsmError::new_err(e.to_string());
-    let items: Vec<(String, usize, String)> =
-        e.0.iter()
-            .map(|a| (a.file.clone(), a.line, a.msg.clone()))
-            .collect();
+    let err = AsmError::new_err(escaped(&e.to_string()));
+    let items: Vec<(String, usize, String)> = e
+        .errors
+        .iter()
+        .map(|a| (a.file.clone(), a.line, a.msg.clone()))
+        .collect();
     if let Ok(list) = PyList::new(py, items) {
         let _ = err.value(py).setattr("errors", list);
     }
+    let _ = err.value(py).setattr("more", e.more);
     err
 }
 
 /// A stream error as a Python [`StreamError`] with `file`, `line` and `msg`.
 pub fn stream_error(py: Python<'_>, e: &EngineStreamError) -> PyErr {
-    let err = StreamError::new_err(e.to_string());
+    let err = StreamError::new_err(escaped(&e.to_string()));
     let v = err.value(py);
     let _ = v.setattr("file", e.file.clone());
     let _ = v.setattr("line", e.line);
@@ -71,19 +73,33 @@ pub fn stream_error(py: Python<'_>, e: &EngineStreamError) -> PyErr {
     err
 }
 
-/// A `ValueError` with `msg`.
-pub fn value_error(msg: impl Into<String>) -> PyErr {
-    PyValueError::new_err(msg.into())
+/// `msg` with its control characters but line breaks escaped (`\u{0}`): a NUL or an escape
+/// sequence from the input is shown, not echoed raw into a terminal or a log.
+pub fn escaped(msg: &str) -> String {
+    msg.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
-/// A `TypeError` with `msg`.
+/// A `ValueError` with `msg` (control characters escaped).
+pub fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(escaped(&msg.into()))
+}
+
+/// A `TypeError` with `msg` (control characters escaped).
 pub fn type_error(msg: impl Into<String>) -> PyErr {
-    PyTypeError::new_err(msg.into())
+    PyTypeError::new_err(escaped(&msg.into()))
 }
 
 /// An I/O error about `what` (a path) as an `OSError`.
 pub fn os_error(what: &str, e: &std::io::Error) -> PyErr {
-    PyOSError::new_err(format!("{what}: {e}"))
+    PyOSError::new_err(escaped(&format!("{what}: {e}")))
 }
 
 /// Register the exception types on the module.

@@ -3,6 +3,7 @@
 //! with the GIL released, a chunk of cycles at a time.
 
 use crate::tracing::Wave;
+use pp5_rtl::igc::IgcState;
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::engine::{Sim, SimOptions, StopReason};
 use pp5_sim::microcode_view::MicrocodeSources;
@@ -33,14 +34,13 @@ pub struct Machine {
 pub enum BuildError {
     /// The image cannot be written to the store (`no_boot`).
     Input(String),
-    /// The boot did not finish: why (the CLI's stop text, then the diagnostics).
-    Boot(String),
 }
 
 impl Machine {
     /// A board with `image` loaded: through the stream (NOOP, NOOP, RMODEON, MCWRITE...,
-    /// NOOP, RMODEOFF, as `pp5 run` does) and run until idle, or written directly into the
-    /// store (`no_boot`, as `pp5 run --no-boot`). `probes` are added now.
+    /// NOOP, RMODEOFF, as `pp5 run` does) queued, to be run until idle by the caller (then
+    /// [`Machine::booted`]), or written directly into the store (`no_boot`, as `pp5 run
+    /// --no-boot`). `probes` are added now.
     pub fn build(
         image: McImage,
         no_boot: bool,
@@ -62,27 +62,51 @@ impl Machine {
         for &(x, y) in probes {
             sim.board.array.add_probe(x, y);
         }
-        let mut boot_cycles = None;
-        if !no_boot {
-            let stop = session::boot(&mut sim, None, |_, _, _| {})
-                .map_err(|e| BuildError::Boot(e.to_string()))?;
-            if stop != StopReason::Done {
-                let mut msg = format!("the microcode boot did not finish: {}", stop_text(&stop));
-                for d in &sim.diagnostics {
-                    msg.push_str(&format!("\n  cycle {}: {}: {}", d.cycle, d.level, d.msg));
-                }
-                return Err(BuildError::Boot(msg));
-            }
-            boot_cycles = sim.boot_cycles;
-        }
         Ok(Machine {
             sim,
             image,
             wave: None,
-            boot_cycles,
+            boot_cycles: None,
             pending_probes: Vec::new(),
             sources: None,
         })
+    }
+
+    /// After the boot's run (with [`Machine::run_for`], the boot stream queued by
+    /// [`Machine::build`]) stopped for `stop`: its cycles, or why it did not finish (the CLI's
+    /// stop text, then the diagnostics), as [`session::boot`] reports it.
+    pub fn booted(&mut self, stop: &StopReason) -> Result<(), String> {
+        let sim = &mut self.sim;
+        if *stop != StopReason::Done {
+            let mut msg = format!("the microcode boot did not finish: {}", stop_text(stop));
+            for d in &sim.diagnostics {
+                msg.push_str(&format!("\n  cycle {}: {}: {}", d.cycle, d.level, d.msg));
+            }
+            return Err(msg);
+        }
+        sim.boot_cycles = Some(sim.board.cycle);
+        self.boot_cycles = sim.boot_cycles;
+        Ok(())
+    }
+
+    /// The stop at once of a run that cannot go on: the IGC halted (HANG, an illegal
+    /// microinstruction) with no Ring reset to come (`reset`: the new input holds one).
+    /// Without this a run would wait out the IGC timeout (131,082 cycles) to say so again.
+    pub fn still_stuck(&self, reset: bool) -> Option<StopReason> {
+        let sim = &self.sim;
+        if !sim.board.igc.stuck() || reset || sim.ring.reset_due().is_some() {
+            return None;
+        }
+        let igc = &sim.board.igc;
+        let what = if igc.state == IgcState::Hang {
+            "executed HANG"
+        } else {
+            "stopped on an illegal microinstruction"
+        };
+        Some(StopReason::Stuck(format!(
+            "the IGC {what} at PC {} before this run, and nothing else can happen",
+            igc.pc
+        )))
     }
 
     /// Put a stream's messages, Ring resets and TxReady changes on the Ring, behind anything

@@ -61,3 +61,21 @@ def test_hang_is_stuck(board):
     with pytest.raises(pp5.Stuck, match=r"^IGC stuck: the IGC executed HANG") as e:
         board.run("HANG\n")
     assert e.value.outcome.stop == "stuck"
+
+
+def test_a_stuck_board_raises_at_once_on_the_next_run(board):
+    """Issue 27 item 8: after Stuck the next run raises at once, not after the IGC timeout
+    (131,082 cycles), and a smaller max_cycles does not turn it into stop="max_cycles"."""
+    with pytest.raises(pp5.Stuck):
+        board.run("HANG\n")
+    for limit in (100_000_000, 1_000):
+        before = board.cycle
+        with pytest.raises(pp5.Stuck, match=r"executed HANG") as e:
+            board.run("NOOP\n", max_cycles=limit)
+        assert e.value.outcome.stop == "stuck"
+        assert board.cycle - before < 100
+    with pytest.raises(pp5.Stuck):
+        board.run_until(cycle=board.cycle + 10_000)
+    # A Ring reset brings it back.
+    out = board.run("reset\n")
+    assert out.stop == "done"

@@ -1,6 +1,11 @@
 """Bad input from Python raises a clear exception; nothing panics across the FFI boundary or
 takes the interpreter down."""
 
+import _thread
+import os
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -123,3 +128,42 @@ def test_random_garbage_never_crashes(board, rng):
                         for _ in range(3))
         with pytest.raises(pp5.AsmError):
             pp5.assemble(src + "\n")
+
+
+@pytest.mark.parametrize("microcode", [os.devnull, "; nothing\n"])
+def test_an_empty_microcode_boot_stops_at_its_cycle_limit(microcode):
+    """Issue 27 item 8: microcode that never dispatches: the boot stops at its cycle limit
+    as `pp5 run` does (exit 5), with SimulationError."""
+    with pytest.raises(pp5.SimulationError, match="boot did not finish: .*cycle limit"):
+        pp5.Board(microcode, max_cycles=200_000)
+
+
+def test_ctrl_c_stops_an_endless_boot():
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pp5.Board("; nothing\n", max_cycles=None)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 30
+
+
+def test_a_field_value_too_large_says_what_poke_says(board):
+    """Issue 27 item 8: one message for one fault, whatever the size of the int."""
+    for big in (2**70, 2**200, -(2**70), 300):
+        with pytest.raises(ValueError, match=rf"value {big} does not fit a 8-bit field"):
+            board.set_field(0, 8, big)
+        if abs(big) < 2**100:
+            with pytest.raises(ValueError, match=rf"value {big} does not fit a 8-bit field"):
+                board.poke(0, 0, 0, 8, big)
+
+
+def test_control_characters_in_messages_are_escaped(board):
+    with pytest.raises(pp5.StreamError) as e:
+        board.run("CL\0EAR 0 8\n")
+    assert "\0" not in str(e.value) and "\\u{0}" in str(e.value)
+    with pytest.raises(pp5.AsmError) as e:
+        pp5.Board("idle: dispatch\nbo\x1bgus\n")
+    assert "\x1b" not in str(e.value) and "\\u{1b}" in str(e.value)

@@ -36,9 +36,9 @@ pub fn check(data: &[u8]) {
             assert_eq!(back, img, "the JSON image reads back different");
         }
         Err(errs) => {
-            assert!(!errs.0.is_empty(), "failed without an error");
+            assert!(!errs.errors.is_empty(), "failed without an error");
             let lines = src.lines().count().max(1);
-            for e in &errs.0 {
+            for e in &errs.errors {
                 assert_eq!(e.file, FILE);
                 assert!(
                     (1..=lines + 1).contains(&e.line),
@@ -48,7 +48,7 @@ pub fn check(data: &[u8]) {
                 assert!(!e.msg.trim().is_empty(), "an error without a message");
             }
             assert!(
-                errs.0.windows(2).all(|w| w[0].line <= w[1].line),
+                errs.errors.windows(2).all(|w| w[0].line <= w[1].line),
                 "errors out of line order:\n{errs}"
             );
         }

@@ -1,5 +1,6 @@
 //! Assembly errors: each names the file and line it is at.
 
+use std::collections::BinaryHeap;
 use std::fmt;
 
 /// An assembly error at a source line.
@@ -19,28 +20,46 @@ impl fmt::Display for AsmError {
     }
 }
 
-/// All errors of one assembly.
+/// Most errors one assembly keeps and prints: past it, errors are only counted ("and N more
+/// errors"), so a long file of bad lines costs bounded memory (docs/user-guide.md, "Limits").
+pub const MAX_ASM_ERRORS: usize = 100;
+
+/// The errors of one assembly: the first [`MAX_ASM_ERRORS`] by line, and how many more there
+/// were.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AsmErrors(pub Vec<AsmError>);
+pub struct AsmErrors {
+    /// The errors kept, sorted by line (those of one line in the order found).
+    pub errors: Vec<AsmError>,
+    /// How many errors were found past those kept.
+    pub more: usize,
+}
 
 impl fmt::Display for AsmErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
+        for (i, e) in self.errors.iter().enumerate() {
             if i > 0 {
                 writeln!(f)?;
             }
             write!(f, "{e}")?;
         }
-        Ok(())
+        match self.more {
+            0 => Ok(()),
+            1 => write!(f, "\nand 1 more error"),
+            n => write!(f, "\nand {n} more errors"),
+        }
     }
 }
 
 impl std::error::Error for AsmErrors {}
 
-/// The errors of one assembly as they are found, in the order of its passes.
+/// The errors of one assembly as they are found, in the order of its passes: the
+/// [`MAX_ASM_ERRORS`] first by (line, order found) are kept, the others counted.
 pub(super) struct Errs<'a> {
     file: &'a str,
-    list: Vec<AsmError>,
+    /// Max-heap on (line, order found): its top is the first to drop.
+    kept: BinaryHeap<(usize, u64, String)>,
+    found: u64,
+    more: usize,
 }
 
 impl<'a> Errs<'a> {
@@ -48,26 +67,60 @@ impl<'a> Errs<'a> {
     pub fn new(file: &'a str) -> Self {
         Errs {
             file,
-            list: Vec::new(),
+            kept: BinaryHeap::new(),
+            found: 0,
+            more: 0,
         }
     }
 
     /// An error at `line`.
     pub fn push(&mut self, line: usize, msg: String) {
-        self.list.push(AsmError {
-            file: self.file.to_string(),
-            line,
-            msg,
-        })
+        self.kept.push((line, self.found, msg));
+        self.found += 1;
+        if self.kept.len() > MAX_ASM_ERRORS {
+            self.kept.pop();
+            self.more += 1;
+        }
     }
 
     /// `Err` with the errors sorted by line (those of one line in the order found), if any.
     pub fn finish(self) -> Result<(), AsmErrors> {
-        let mut errs = self.list;
-        if errs.is_empty() {
+        if self.kept.is_empty() {
             return Ok(());
         }
-        errs.sort_by_key(|e| e.line);
-        Err(AsmErrors(errs))
+        let errors = self
+            .kept
+            .into_sorted_vec()
+            .into_iter()
+            .map(|(line, _, msg)| AsmError {
+                file: self.file.to_string(),
+                line,
+                msg,
+            })
+            .collect();
+        Err(AsmErrors {
+            errors,
+            more: self.more,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_the_cap_errors_are_counted_and_the_first_lines_kept() {
+        let mut errs = Errs::new("f");
+        for line in (1..=MAX_ASM_ERRORS + 50).rev() {
+            errs.push(line, format!("bad {line}"));
+        }
+        errs.push(1, "second on line 1".into());
+        let e = errs.finish().unwrap_err();
+        assert_eq!((e.errors.len(), e.more), (MAX_ASM_ERRORS, 51));
+        assert_eq!(e.errors[0].msg, "bad 1");
+        assert_eq!(e.errors[1].msg, "second on line 1");
+        assert_eq!(e.errors.last().unwrap().line, MAX_ASM_ERRORS - 1);
+        assert!(e.to_string().ends_with("\nand 51 more errors"), "{e}");
     }
 }

@@ -14,7 +14,7 @@ mod passes;
 mod source_map;
 mod table;
 
-pub use errors::{AsmError, AsmErrors};
+pub use errors::{AsmError, AsmErrors, MAX_ASM_ERRORS};
 pub use image::{McImage, IMAGE_FORMAT};
 pub use source_map::{SourceMap, StoreKind, StoreSource};
 
@@ -109,11 +109,11 @@ pub fn assemble_files_mapped(
             }
             Ok((image, map))
         }
-        Err(AsmErrors(mut errs)) => {
-            for e in &mut errs {
+        Err(mut errs) => {
+            for e in &mut errs.errors {
                 locate(&mut e.file, &mut e.line);
             }
-            Err(AsmErrors(errs))
+            Err(errs)
         }
     }
 }

@@ -4,6 +4,7 @@
 use super::errors::Errs;
 use crate::asm::flow::{self, Directive};
 use crate::asm::opcodes::{ArgKind, OperandClass};
+use pp5_rtl::igc::store::CONTROL_STORE_UINSTS;
 use std::collections::HashMap;
 
 /// A `.command` declaration.
@@ -43,6 +44,9 @@ pub(super) struct Scan {
     pub fc_bools: Option<(u32, usize)>,
     /// Labels waiting for their microinstruction.
     pending_labels: Vec<(String, usize)>,
+    /// Microinstructions past the control store: counted with the line of the last, not kept
+    /// (nor checked), so a long file costs bounded memory.
+    pub beyond_store: (usize, usize),
 }
 
 /// Scan every line of `src`.
@@ -130,7 +134,7 @@ impl Scan {
 
     /// A microinstruction line: the pending labels get its address.
     fn inst(&mut self, body: &str, line: usize, errs: &mut Errs) {
-        let addr = self.insts.len() as u32;
+        let addr = (self.insts.len() + self.beyond_store.0) as u32;
         for (l, lline) in self.pending_labels.drain(..) {
             if self.labels.contains_key(&l) {
                 errs.push(lline, format!("label `{l}` defined twice"));
@@ -138,6 +142,10 @@ impl Scan {
                 self.labels.insert(l.clone(), (addr, lline));
                 self.label_order.push((l, addr));
             }
+        }
+        if self.insts.len() >= CONTROL_STORE_UINSTS {
+            self.beyond_store = (self.beyond_store.0 + 1, line);
+            return;
         }
         self.insts.push(Inst {
             line,

@@ -18,7 +18,7 @@ pub(super) fn assemble(src: &str, file: &str) -> Result<(McImage, SourceMap), As
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut errs = Errs::new(file);
     let mut scan = parse::scan(src, &mut errs);
-    check_fits(&scan.insts, &mut errs);
+    check_fits(&scan, &mut errs);
     scopes(&scan.decls, &scan.labels, &mut scan.insts, &mut errs);
     let table = opcode_table(&scan.decls, &scan.labels, &mut errs);
     let plans = lower_flow(&scan.insts, &scan.labels, &mut errs);
@@ -41,13 +41,14 @@ pub(super) fn assemble(src: &str, file: &str) -> Result<(McImage, SourceMap), As
 }
 
 /// An error if the microinstructions do not fit the control store.
-fn check_fits(insts: &[Inst], errs: &mut Errs) {
-    if insts.len() > CONTROL_STORE_UINSTS {
+fn check_fits(scan: &parse::Scan, errs: &mut Errs) {
+    let (beyond, last_line) = scan.beyond_store;
+    if beyond > 0 {
         errs.push(
-            insts.last().map_or(0, |i| i.line),
+            last_line,
             format!(
                 "{} microinstructions do not fit the control store ({CONTROL_STORE_UINSTS})",
-                insts.len()
+                scan.insts.len() + beyond
             ),
         );
     }

@@ -17,7 +17,8 @@ pub struct Common {
     /// Default: the built-in sim/microcode/standard.pp5uc + qee.pp5uc + flow.pp5uc.
     #[arg(long)]
     pub microcode: Vec<PathBuf>,
-    /// Probe pixel traced in the waveform, as X,Y (repeatable).
+    /// Probe pixel traced in the waveform, as X,Y (repeatable). Given ones replace the
+    /// default probe pixels (0,0) and (1,0).
     #[arg(long, value_parser = parse_xy)]
     pub probe: Vec<(usize, usize)>,
     /// Trace EMC K's quadratic expression evaluator as renderer.emc[K].qee: its configuration
