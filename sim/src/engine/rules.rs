@@ -36,13 +36,15 @@ impl RuleCheck {
             return;
         };
         // The command log (shown the event first) holds the command's name and operands.
-        let (name, operands) = match cx.command {
-            Some(c) if c.opcode == opcode => (c.name.clone(), c.operands.clone()),
-            _ => (spec.name.clone(), cx.operands(opcode)),
+        let record = cx.command.filter(|c| c.opcode == opcode);
+        let operands = match record {
+            Some(c) => std::borrow::Cow::Borrowed(c.operands.as_slice()),
+            None => std::borrow::Cow::Owned(cx.operands(opcode)),
         };
+        let name = record.map_or(spec.name.as_str(), |c| c.name.as_str());
         let fbits = u32::from(cx.board.igc.fbits);
-        let out_of_range = length_rules(spec, &name, &operands, fbits);
-        self.sequencing(spec, &name, cx);
+        let out_of_range = length_rules(spec, name, &operands, fbits);
+        self.sequencing(spec, name, cx);
         if !out_of_range.is_empty() {
             cx.flag_format_error = true;
         }
