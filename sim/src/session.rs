@@ -92,7 +92,7 @@ impl std::fmt::Display for RunError {
 
 /// Refuse `--scope` prefixes that select no signal of `board` (but `clk`), naming the scopes
 /// that exist.
-fn check_scopes(cfg: &TraceConfig, board: &pp5_rtl::renderer::Renderer) -> Result<(), RunError> {
+fn check_scopes(cfg: &TraceConfig, board: &pp5_rtl::renderer::TraceView) -> Result<(), RunError> {
     use pp5_rtl::trace::Traced;
     if cfg.scopes.is_empty() {
         return Ok(());
@@ -166,10 +166,12 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         sim.board.igc.state = pp5_rtl::igc::IgcState::Run;
         sim.board.igc.pc = 0;
     }
-    // A waveform skips the usually idle blocks while they stay idle (`Renderer::slow_version`).
-    sim.board.track_quiet = spec.wave.is_some();
+    // A waveform skips the usually idle blocks while they stay idle (`TraceCtx::slow_key`).
+    if spec.wave.is_some() {
+        sim.trace.set_keyed(true);
+    }
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
-        sim.board.qee.trace_emcs = Some(emc_mask(emcs)?);
+        sim.trace.ctx.emcs = Some(emc_mask(emcs)?);
     }
     Ok(sim)
 }
@@ -215,7 +217,7 @@ pub fn run(
 ) -> Result<RunResult, RunError> {
     let mut sim = prepare(&spec)?;
     if let Some(w) = &spec.wave {
-        check_scopes(&w.cfg, &sim.board)?;
+        check_scopes(&w.cfg, &sim.trace_view())?;
     }
     if let Some(flag) = interrupt {
         sim.set_interrupt_flag(flag.clone());
@@ -226,7 +228,7 @@ pub fn run(
             o.path(),
             w.format,
             w.cfg.clone(),
-            &sim.board,
+            &sim.trace_view(),
             sim.board.cycle,
         )
         .map(Some)
@@ -255,7 +257,7 @@ pub fn run(
         // (and its `.gtkw`), and the result says why.
         wave = create(&sim)?;
         if let Some(w) = wave.as_mut() {
-            stop = w.sample(sim.board.cycle, &sim.board).and(stop);
+            stop = w.sample(sim.board.cycle, &sim.trace_view()).and(stop);
         }
     }
     let signals = wave

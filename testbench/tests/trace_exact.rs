@@ -63,14 +63,15 @@ fn check_stream_with(name: &str, stream: &Stream, max_cycles: u64, img: &McImage
         &path,
         WaveFormat::Vcd,
         TraceConfig::default(),
-        &sim.board,
+        &sim.trace_view(),
         first,
     )
     .expect("writer");
     let mut walks = Vec::new();
     loop {
-        w.sample(sim.board.cycle, &sim.board).expect("sample");
-        walks.push((sim.board.cycle, snapshot(&sim.board)));
+        w.sample(sim.board.cycle, &sim.trace_view())
+            .expect("sample");
+        walks.push((sim.board.cycle, snapshot(&sim.trace_view())));
         if sim.done() || sim.board.cycle - first >= max_cycles {
             break;
         }
@@ -217,7 +218,7 @@ fn store_writes_over_the_last_microinstruction_show_in_uinst() {
             sim.step();
             if check {
                 let mut r = Recorder::default();
-                sim.board.trace(&mut r);
+                sim.trace_view().trace(&mut r);
                 let pc = sim.board.igc.last_pc as u32;
                 for k in 0..4u32 {
                     let shown = r.value(&format!("renderer.igc.uinst.w{k}")).expect("w");

@@ -170,8 +170,6 @@ pub struct EmcArray {
     probes: Vec<Probe>,
     /// The EMCs holding a probe pixel (bit k = EMC k), kept with `probes`.
     probe_emcs: u64,
-    /// The last operation (for the waveform).
-    last_op: ArrayOp,
     /// Scratch planes: the next Carry, a copy of Enable, the ALU result.
     cbuf: Box<AlignedPlane>,
     bbuf: Box<AlignedPlane>,
@@ -199,7 +197,6 @@ impl EmcArray {
             stripes: [false; 4],
             probes: Vec::new(),
             probe_emcs: 0,
-            last_op: ArrayOp::default(),
             cbuf: Box::new(AlignedPlane::ZERO),
             bbuf: Box::new(AlignedPlane::ZERO),
             rbuf: Box::new(AlignedPlane::ZERO),
@@ -298,7 +295,6 @@ impl EmcArray {
     /// (the flow-control unit's mask, `None` when every PE is active) inactive PEs keep their
     /// memory, Carry and Enable, and AEO looks at the active PEs only.
     pub fn step(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
-        self.last_op = *op;
         if op.en_we {
             self.counts.invalidate();
         }

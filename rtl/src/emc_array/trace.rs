@@ -4,9 +4,9 @@
 //! decoded on the writer's thread.
 
 use super::plane::Plane;
-use super::{probe_bits, BSource, EmcArray};
+use super::{probe_bits, ArrayOp, BSource, EmcArray};
 use crate::flow_control::{FlowControl, PeFlowState};
-use crate::trace::{bit, Traced, Tracer};
+use crate::trace::{bit, Tracer};
 
 impl EmcArray {
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
@@ -109,10 +109,11 @@ fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
 /// The B source names of the `emc_array` scope, by the code [`EmcArray`]'s trace packs.
 const B_SRC_NAMES: [&str; 8] = ["0", "1", "mem", "enable", "tree", "?", "?", "?"];
 
-impl Traced for EmcArray {
+impl EmcArray {
+    /// Trace the array as scope `emc_array`, with `op`, the last operation it executed (the
+    /// board's cycle record keeps it).
     #[inline]
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let op = &self.last_op;
+    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, op: &ArrayOp) {
         let count = self.counts.enable(&self.enable) as u64;
         // The B source as traced: a code for its name (see `B_SRC_NAMES`), the address.
         let (b_kind, b_addr) = match op.b {

@@ -5,8 +5,9 @@
 //! ([`Renderer`]) steps one 40 MHz edge and reports the cycle's events and causes, and every
 //! observer is shown the cycle ([`Observer`], [`Cx`]): the command log, the BS command and
 //! transfer logs, the cycles by cause, the board's events told as diagnostics, the rule
-//! checks and the deadlock watch, each in its own file. The waveform writer samples the board
-//! after each cycle. The engine stops when nothing is left to do, at the cycle limit, on an
+//! checks and the deadlock watch, each in its own file. When a waveform is written, its
+//! observer ([`BoardTrace`]) also sees the board before the edge, and the writer samples the
+//! board after each cycle. The engine stops when nothing is left to do, at the cycle limit, on an
 //! interrupt, or when the deadlock watch finds the board stuck.
 
 mod board_events;
@@ -32,10 +33,11 @@ pub use crate::records::{
     TransferRecord,
 };
 use crate::stream::{Port, Stream};
+use crate::trace::board::BoardTrace;
 use crate::trace::WaveWriter;
 use pp5_rtl::cause::Cause;
 use pp5_rtl::igc_port::MAX_MESSAGE_WORDS;
-use pp5_rtl::renderer::OutMessage;
+use pp5_rtl::renderer::{OutMessage, TraceView};
 use pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES;
 use pp5_rtl::{Renderer, RendererConfig};
 use serde::Serialize;
@@ -124,6 +126,8 @@ pub struct Sim {
     watch: DeadlockWatch,
     /// What the observers reported, in order.
     pub diagnostics: Diagnostics,
+    /// The waveform's observer and context (command names, traced EMCs, skip keys).
+    pub trace: BoardTrace,
     /// The messages the board sent onto the Ring.
     pub tx: Vec<OutMessage>,
     /// Cycles the microcode boot took, from its first Ring word to the board idle again: the
@@ -143,8 +147,9 @@ impl Sim {
         for &(x, y) in &opts.probes {
             board.array.add_probe(x, y);
         }
+        let mut trace = BoardTrace::default();
         // The waveform's `renderer.igc.command`: the table's names by dispatch index.
-        board.igc.command_names = (0..=u8::MAX)
+        trace.ctx.command_names = (0..=u8::MAX)
             .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())
             .collect();
         Sim {
@@ -159,6 +164,7 @@ impl Sim {
             rules: RuleCheck::default(),
             watch: DeadlockWatch::default(),
             diagnostics: Diagnostics::default(),
+            trace,
             tx: Vec::new(),
             boot_cycles: None,
             interrupt: Arc::new(AtomicBool::new(false)),
@@ -247,6 +253,7 @@ impl Sim {
         self.commands.ring_reset(c);
         self.bs_commands.ring_reset(c);
         self.watch.ring_reset(c);
+        self.trace.ring_reset(c);
         self.board.ring_reset();
         self.diagnostics.push(
             c.saturating_sub(1),
@@ -271,8 +278,16 @@ impl Sim {
             self.ring.deliver(&mut self.board, now);
         }
         let c = self.board.cycle;
+        if self.trace.keyed() {
+            self.trace.before_step(&self.board);
+        }
         self.board.step();
         self.observe(c);
+    }
+
+    /// The board as the waveform walks it (its registers and the waveform's context).
+    pub fn trace_view(&self) -> TraceView<'_> {
+        self.trace.view(&self.board)
     }
 
     /// Show cycle `c`, just stepped, to the observers.
@@ -308,6 +323,9 @@ impl Sim {
         let mut cx = cx!(self.commands.open());
         self.causes.cycle(&mut cx);
         self.watch.cycle(&mut cx);
+        if self.trace.keyed() {
+            self.trace.cycle(&mut cx);
+        }
         let mut flag = false;
         if !self.board.events.is_empty() {
             // Drained and handed back, so the board's event buffer keeps its capacity (no
@@ -371,7 +389,7 @@ impl Sim {
         if let Some(w) = wave.as_deref_mut() {
             // The state at the start of the traced part of the run.
             if self.last_sampled != Some(self.board.cycle) {
-                w.sample(self.board.cycle, &self.board)?;
+                w.sample(self.board.cycle, &self.trace_view())?;
                 self.last_sampled = Some(self.board.cycle);
             }
         }
@@ -385,7 +403,7 @@ impl Sim {
             let stop = self.tick();
             if stop.is_none() {
                 if let Some(w) = wave.as_deref_mut() {
-                    w.sample(self.board.cycle, &self.board)?;
+                    w.sample(self.board.cycle, &self.trace_view())?;
                     self.last_sampled = Some(self.board.cycle);
                 }
                 if self.board.cycle & 0xffff == 0 {

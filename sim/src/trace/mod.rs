@@ -39,6 +39,7 @@
 //! [`WaveWriter::finish`] (early stop, error path, unwinding) still closes its file, so the
 //! trace of a stopped run is valid up to the last sample.
 
+pub mod board;
 mod decode;
 mod fst;
 pub mod gtkw;

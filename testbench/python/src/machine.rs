@@ -108,7 +108,7 @@ impl Machine {
                         return Ok(Some(StopReason::MaxCycles));
                     }
                     let stop = sim.tick();
-                    w.sample(&sim.board)?;
+                    w.sample(&sim.trace_view())?;
                     if stop.is_some() {
                         return Ok(stop);
                     }
@@ -123,7 +123,7 @@ impl Machine {
         for _ in 0..n {
             self.sim.step();
             if let Some(w) = self.wave.as_mut() {
-                w.sample(&self.sim.board)?;
+                w.sample(&self.sim.trace_view())?;
             }
         }
         Ok(())
@@ -131,6 +131,6 @@ impl Machine {
 
     /// After a testbench wrote the array directly: let a waveform see the change.
     pub fn touched(&mut self) {
-        self.sim.board.slow_version += 1;
+        self.sim.trace.touched();
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::signals;
 use pp5_rtl::clock::CYCLE_PS;
-use pp5_rtl::Renderer;
+use pp5_rtl::renderer::TraceView;
 use pp5_sim::trace::{gtkw, write_gtkw, TraceConfig, WaveFormat, WaveWriter};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ pub struct TraceRequest {
 impl TraceRequest {
     /// Check the request against `board`: a known format, scopes that select something, a
     /// window that is not reversed.
-    pub fn check(&self, board: &Renderer) -> Result<WaveFormat, String> {
+    pub fn check(&self, board: &TraceView) -> Result<WaveFormat, String> {
         let format = WaveFormat::from_path(&self.path).ok_or_else(|| {
             format!(
                 "{}: a waveform file ends in .vcd or .fst",
@@ -66,12 +66,12 @@ impl TraceRequest {
 
 impl Wave {
     /// Create the file (checked by [`TraceRequest::check`]) and sample the board as it is.
-    pub fn start(req: TraceRequest, format: WaveFormat, board: &Renderer) -> io::Result<Wave> {
+    pub fn start(req: TraceRequest, format: WaveFormat, board: &TraceView) -> io::Result<Wave> {
         let cfg = TraceConfig {
             scopes: req.scopes,
             window: req.window,
         };
-        let writer = WaveWriter::create_at(&req.path, format, cfg, board, board.cycle)?;
+        let writer = WaveWriter::create_at(&req.path, format, cfg, board, board.board.cycle)?;
         let mut w = Wave {
             writer: Mutex::new(writer),
             path: req.path,
@@ -84,10 +84,10 @@ impl Wave {
 
     /// Sample the board if its cycle moved since the last sample.
     #[inline]
-    pub fn sample(&mut self, board: &Renderer) -> io::Result<()> {
-        if self.last_sampled != Some(board.cycle) {
-            writer(&mut self.writer)?.sample(board.cycle, board)?;
-            self.last_sampled = Some(board.cycle);
+    pub fn sample(&mut self, board: &TraceView) -> io::Result<()> {
+        if self.last_sampled != Some(board.board.cycle) {
+            writer(&mut self.writer)?.sample(board.board.cycle, board)?;
+            self.last_sampled = Some(board.board.cycle);
         }
         Ok(())
     }
