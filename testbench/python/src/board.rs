@@ -409,9 +409,9 @@ impl Board {
             window,
             view_cycles: view,
         };
-        let format = req.check(&m.sim.trace_view()).map_err(value_error)?;
+        let decl = req.check(&m.sim.trace_view()).map_err(value_error)?;
         m.sim.trace.set_keyed(true);
-        let wave = Wave::start(req, format, &m.sim.trace_view())
+        let wave = Wave::start(req, decl, &m.sim.trace_view())
             .map_err(|e| os_error(&path.display().to_string(), &e))?;
         m.wave = Some(wave);
         drop(this);

@@ -88,23 +88,3 @@ pub fn signals<'py>(
     }
     Ok(d)
 }
-
-/// The scopes of the board's signals (for messages about a selection that selects nothing).
-pub fn scopes(board: &TraceView) -> Vec<String> {
-    let mut v: Vec<String> = walk(board)
-        .into_iter()
-        .filter_map(|s| s.0.rsplit_once('.').map(|(sc, _)| sc.to_string()))
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
-/// Whether a scope prefix selects at least one signal of the board.
-pub fn selects_any(board: &TraceView, prefix: &str) -> bool {
-    let p = prefix.trim_end_matches('.');
-    p.is_empty()
-        || walk(board)
-            .iter()
-            .any(|s| s.0 == p || (s.0.starts_with(p) && s.0.as_bytes().get(p.len()) == Some(&b'.')))
-}
