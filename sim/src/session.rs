@@ -139,7 +139,7 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
     }
     // A waveform skips the usually idle blocks while they stay idle (`TraceCtx::slow_key`).
     if spec.wave.is_some() {
-        sim.trace.set_keyed(true);
+        sim.trace.set_keyed(true, &sim.board);
     }
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
         sim.trace.ctx.emcs = Some(emc_mask(emcs)?);

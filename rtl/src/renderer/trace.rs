@@ -9,6 +9,7 @@
 
 use super::{leds_from, Renderer};
 use crate::clock::ring_enable;
+use crate::emc_array::Probe;
 use crate::status::ST_AEO_STRIPES;
 use crate::trace::{bit, Traced, Tracer};
 use std::sync::Arc;
@@ -25,6 +26,9 @@ pub struct TraceCtx {
     /// The EMCs whose QEE is shown as `renderer.emc[k].qee` (bit k = EMC k); `None`: EMC 0
     /// and the EMCs holding the probe pixels. Fix it before the first walk.
     pub emcs: Option<u64>,
+    /// The probe pixels, traced as `renderer.pixel_<x>_<y>`, each with its sample of the last
+    /// cycle (taken by whoever keeps the context). Fix the set before the first walk.
+    pub probes: Vec<Probe>,
     /// The two keys below are kept up to date (by the waveform observer). When false, the
     /// walk keys those scopes by the cycle number instead: exact, never skipped between two
     /// cycles.
@@ -68,7 +72,7 @@ impl TraceView<'_> {
     pub fn traced_emcs(&self) -> u64 {
         self.ctx
             .emcs
-            .unwrap_or_else(|| 1 | self.board.array.probe_emcs())
+            .unwrap_or_else(|| self.ctx.probes.iter().fold(1, |m, p| m | 1 << p.emc))
     }
 }
 
@@ -146,7 +150,7 @@ impl Renderer {
             t.end_group();
         }
         self.array.trace(t, &self.record.array_op);
-        self.array.trace_probes(t, &self.igc.fc);
+        self.array.trace_probes(t, &self.igc.fc, &ctx.probes);
         t.pop_scope();
     }
 }

@@ -143,11 +143,11 @@ pub struct Sim {
 impl Sim {
     /// A board after Ring reset, with the opcode table used to name commands.
     pub fn new(opts: &SimOptions, table: OpcodeTable) -> Sim {
-        let mut board = Renderer::new(opts.board);
-        for &(x, y) in &opts.probes {
-            board.array.add_probe(x, y);
-        }
+        let board = Renderer::new(opts.board);
         let mut trace = BoardTrace::default();
+        for &(x, y) in &opts.probes {
+            trace.add_probe(x, y, &board);
+        }
         // The waveform's `renderer.igc.command`: the table's names by dispatch index.
         trace.ctx.command_names = (0..=u8::MAX)
             .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())
@@ -278,7 +278,7 @@ impl Sim {
             self.ring.deliver(&mut self.board, now);
         }
         let c = self.board.cycle;
-        if self.trace.keyed() {
+        if self.trace.active() {
             self.trace.before_step(&self.board);
         }
         self.board.step();
@@ -323,7 +323,7 @@ impl Sim {
         let mut cx = cx!(self.commands.open());
         self.causes.cycle(&mut cx);
         self.watch.cycle(&mut cx);
-        if self.trace.keyed() {
+        if self.trace.active() {
             self.trace.cycle(&mut cx);
         }
         let mut flag = false;

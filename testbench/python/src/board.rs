@@ -398,7 +398,7 @@ impl Board {
         };
         let m = &mut this.m;
         for (x, y) in std::mem::take(&mut m.pending_probes) {
-            m.sim.board.array.add_probe(x, y);
+            m.sim.trace.add_probe(x, y, &m.sim.board);
         }
         if mask.is_some() {
             m.sim.trace.ctx.emcs = mask;
@@ -410,7 +410,7 @@ impl Board {
             view_cycles: view,
         };
         let decl = req.check(&m.sim.trace_view()).map_err(value_error)?;
-        m.sim.trace.set_keyed(true);
+        m.sim.trace.set_keyed(true, &m.sim.board);
         let wave = Wave::start(req, decl, &m.sim.trace_view())
             .map_err(|e| os_error(&path.display().to_string(), &e))?;
         m.wave = Some(wave);
@@ -429,7 +429,7 @@ impl Board {
         let Some(w) = self.m.wave.take() else {
             return Ok(None);
         };
-        self.m.sim.trace.set_keyed(false);
+        self.m.sim.trace.set_keyed(false, &self.m.sim.board);
         let path = w.path.display().to_string();
         let (wave, gtkw) = w.finish().map_err(|e| os_error(&path, &e))?;
         Ok(Some((

@@ -56,7 +56,7 @@ impl Machine {
         };
         let mut sim = session::prepare(&spec).map_err(|e| BuildError::Input(e.to_string()))?;
         for &(x, y) in probes {
-            sim.board.array.add_probe(x, y);
+            sim.trace.add_probe(x, y, &sim.board);
         }
         let mut boot_cycles = None;
         if !no_boot {
@@ -131,6 +131,6 @@ impl Machine {
 
     /// After a testbench wrote the array directly: let a waveform see the change.
     pub fn touched(&mut self) {
-        self.sim.trace.touched();
+        self.sim.trace.touched(&self.sim.board);
     }
 }
