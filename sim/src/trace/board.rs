@@ -22,6 +22,7 @@ use pp5_rtl::backing_store::transfer::{XferDir, XFER_PES_PER_STEP};
 use pp5_rtl::backing_store::XFER_BITS;
 use pp5_rtl::emc_array::{BSource, Probe, ProbeInputs, MEM_BITS};
 use pp5_rtl::igc::{IgcState, MiscCtl, QeeCtl};
+use pp5_rtl::qee::arith::tree_bit;
 use pp5_rtl::renderer::{TraceCtx, TraceView};
 use pp5_rtl::semaphore::Semaphore;
 use pp5_rtl::Renderer;
@@ -58,6 +59,10 @@ pub struct BoardTrace {
     before: Vec<Before>,
     /// A BSLOAD step this cycle: the plane word and first bit of the pixels it writes.
     xfer_lane: Option<(usize, u32)>,
+    /// Each probe's value of the QEE's current evaluation (`Qee::value_at`), computed once per
+    /// START: for the evaluation the QEE counts as `tree_starts` (`None`: none yet).
+    tree_values: Vec<i128>,
+    tree_starts: Option<u64>,
 }
 
 /// Bit `k` of a column.
@@ -108,6 +113,7 @@ impl BoardTrace {
             self.ctx.probes.push(p);
             self.columns.push(Column::default());
             self.before.push(Before::default());
+            self.tree_values.push(0);
             self.active = true;
             self.touched(board);
         }
@@ -120,6 +126,7 @@ impl BoardTrace {
         self.ctx.slow_key += 1;
         self.ctx.fc_key += 1;
         self.last_quiet = false;
+        self.tree_starts = None;
         for (p, c) in self.ctx.probes.iter().zip(self.columns.iter_mut()) {
             for k in 0..MEM_BITS {
                 refresh_bit(c, p, board, k);
@@ -129,13 +136,23 @@ impl BoardTrace {
 
     /// Read the probes' inputs that do not depend on the cycle's operation, before the edge.
     fn probes_before(&mut self, b: &Renderer) {
-        let delivering = b.qee.delivering();
-        for (p, before) in self.ctx.probes.iter().zip(self.before.iter_mut()) {
+        let q = &b.qee;
+        let delivering = q.delivering();
+        if delivering && self.tree_starts != Some(q.starts) {
+            // A START loaded new coefficients (the only thing that changes the values).
+            for (p, v) in self.ctx.probes.iter().zip(self.tree_values.iter_mut()) {
+                *v = q.value_at(p.x, p.y);
+            }
+            self.tree_starts = Some(q.starts);
+        }
+        let probes = self.ctx.probes.iter().zip(&self.tree_values);
+        for ((p, &v), before) in probes.zip(self.before.iter_mut()) {
             *before = Before {
                 carry: p.bit(&b.array.carry),
                 enable: p.bit(&b.array.enable),
-                // The tree plane's bit at the pixel (equal by construction, rtl/src/qee tests).
-                tree: delivering && b.qee.bit_at(p.x, p.y),
+                // The tree plane's bit at the pixel, `Qee::bit_at` (equal by construction,
+                // rtl/src/qee tests).
+                tree: delivering && tree_bit(v, q.bit),
             };
         }
         self.xfer_lane = match b.transfer.active {
@@ -241,6 +258,8 @@ impl Observer for BoardTrace {
         self.ctx.slow_key += 1;
         self.ctx.fc_key += 1;
         self.last_quiet = false;
+        // The QEE restarts its count of evaluations.
+        self.tree_starts = None;
     }
 }
 
