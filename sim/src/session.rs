@@ -11,7 +11,7 @@ use crate::asm::microcode::McImage;
 use crate::engine::{Sim, SimOptions, StopReason};
 use crate::out_file::{self, named, OutFile};
 use crate::stream::Stream;
-use crate::trace::{write_gtkw_view, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
+use crate::trace::{write_gtkw_view, Declaration, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -90,45 +90,16 @@ impl std::fmt::Display for RunError {
     }
 }
 
-/// Refuse `--scope` prefixes that select no signal of `board` (but `clk`), naming the scopes
-/// that exist.
-fn check_scopes(cfg: &TraceConfig, board: &pp5_rtl::renderer::Renderer) -> Result<(), RunError> {
-    use pp5_rtl::trace::Traced;
-    if cfg.scopes.is_empty() {
+/// Refuse `--scope` prefixes that select no signal (but `clk`), naming the scopes that exist,
+/// as the declaration walk found them.
+fn check_scopes(decl: &Declaration) -> Result<(), RunError> {
+    let Some(u) = decl.unmatched_scopes() else {
         return Ok(());
-    }
-    let mut rec = pp5_rtl::trace::Recorder::default();
-    board.trace(&mut rec);
-    let paths: Vec<&str> = rec.signals.iter().map(|s| s.0.as_str()).collect();
-    let unmatched: Vec<&String> = cfg
-        .scopes
-        .iter()
-        .filter(|sc| {
-            let one = TraceConfig {
-                scopes: vec![(*sc).clone()],
-                window: None,
-            };
-            !paths.iter().any(|p| one.selects(p))
-        })
-        .collect();
-    if unmatched.is_empty() {
-        return Ok(());
-    }
-    let mut scopes: Vec<&str> = paths
-        .iter()
-        .filter_map(|p| p.rsplit_once('.').map(|(scope, _)| scope))
-        .collect();
-    scopes.dedup();
-    scopes.sort_unstable();
-    scopes.dedup();
+    };
     Err(RunError::Selection(format!(
         "--scope {}: no signal has that path or prefix; the scopes are: {}",
-        unmatched
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        scopes.join(", ")
+        u.unmatched.join(", "),
+        u.scopes.join(", ")
     )))
 }
 
@@ -166,10 +137,12 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         sim.board.igc.state = pp5_rtl::igc::IgcState::Run;
         sim.board.igc.pc = 0;
     }
-    // A waveform skips the usually idle blocks while they stay idle (`Renderer::slow_version`).
-    sim.board.track_quiet = spec.wave.is_some();
+    // A waveform skips the usually idle blocks while they stay idle (`TraceCtx::slow_key`).
+    if spec.wave.is_some() {
+        sim.trace.set_keyed(true, &sim.board);
+    }
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
-        sim.board.qee.trace_emcs = Some(emc_mask(emcs)?);
+        sim.trace.ctx.emcs = Some(emc_mask(emcs)?);
     }
     Ok(sim)
 }
@@ -214,24 +187,26 @@ pub fn run(
     interrupt: Option<&std::sync::Arc<std::sync::atomic::AtomicBool>>,
 ) -> Result<RunResult, RunError> {
     let mut sim = prepare(&spec)?;
-    if let Some(w) = &spec.wave {
-        check_scopes(&w.cfg, &sim.board)?;
-    }
+    // The waveform's layout, made once before the run (the walk's shape is fixed by the
+    // configuration): a `--scope` that selects nothing stops the run before it starts.
+    let mut decl = match &spec.wave {
+        Some(w) => {
+            let d = Declaration::new(&sim.trace_view(), w.format, w.cfg.clone())
+                .map_err(|e| named(&w.path, e))?;
+            check_scopes(&d)?;
+            Some(d)
+        }
+        None => None,
+    };
     if let Some(flag) = interrupt {
         sim.set_interrupt_flag(flag.clone());
     }
     let out = spec.wave.as_ref().map(|w| (w, OutFile::new(&w.path)));
-    let create = |sim: &Sim| match &out {
-        Some((w, o)) => WaveWriter::create_at(
-            o.path(),
-            w.format,
-            w.cfg.clone(),
-            &sim.board,
-            sim.board.cycle,
-        )
-        .map(Some)
-        .map_err(|e| named(&w.path, e)),
-        None => Ok(None),
+    let mut create = |sim: &Sim| match (&out, decl.take()) {
+        (Some((w, o)), Some(d)) => WaveWriter::declared(o.path(), d, sim.board.cycle)
+            .map(Some)
+            .map_err(|e| named(&w.path, e)),
+        _ => Ok(None),
     };
     let traced_boot = spec.wave.as_ref().is_some_and(|w| w.trace_boot);
     let mut wave = if spec.boot && !traced_boot {
@@ -255,7 +230,7 @@ pub fn run(
         // (and its `.gtkw`), and the result says why.
         wave = create(&sim)?;
         if let Some(w) = wave.as_mut() {
-            stop = w.sample(sim.board.cycle, &sim.board).and(stop);
+            stop = w.sample(sim.board.cycle, &sim.trace_view()).and(stop);
         }
     }
     let signals = wave

@@ -321,7 +321,7 @@ fn run_watching_fc_error(tb: &mut Testbench, text: &str) -> bool {
     tb.run_with(&s, 100_000, |sim| {
         if sim.board.igc.fc.last.error {
             let mut r = Recorder::default();
-            sim.board.trace(&mut r);
+            sim.trace_view().trace(&mut r);
             seen |= r.value("renderer.igc.fc.error") == Some(1);
         }
     });

@@ -6,7 +6,7 @@
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::trace::{Recorder, Traced};
 use pp5_sim::asm::microcode::{self, McImage};
-use pp5_sim::engine::StopReason;
+use pp5_sim::engine::{SimOptions, StopReason};
 use pp5_sim::session::{boot, prepare, RunSpec, WaveSpec};
 use pp5_sim::stream::Stream;
 use pp5_sim::trace::{TraceConfig, WaveFormat, WaveWriter};
@@ -59,14 +59,15 @@ fn check_stream_with(name: &str, stream: &Stream, max_cycles: u64, img: &McImage
         &path,
         WaveFormat::Vcd,
         TraceConfig::default(),
-        &sim.board,
+        &sim.trace_view(),
         first,
     )
     .expect("writer");
     let mut walks = Vec::new();
     loop {
-        w.sample(sim.board.cycle, &sim.board).expect("sample");
-        walks.push((sim.board.cycle, snapshot(&sim.board)));
+        w.sample(sim.board.cycle, &sim.trace_view())
+            .expect("sample");
+        walks.push((sim.board.cycle, snapshot(&sim.trace_view())));
         if sim.done() || sim.board.cycle - first >= max_cycles {
             break;
         }
@@ -206,7 +207,7 @@ fn store_writes_over_the_last_microinstruction_show_in_uinst() {
             sim.step();
             if check {
                 let mut r = Recorder::default();
-                sim.board.trace(&mut r);
+                sim.trace_view().trace(&mut r);
                 let pc = sim.board.igc.last_pc as u32;
                 for k in 0..4u32 {
                     let shown = r.value(&format!("renderer.igc.uinst.w{k}")).expect("w");
@@ -247,4 +248,63 @@ fn store_writes_over_the_last_microinstruction_show_in_uinst() {
         "the MCWRITEs reached it"
     );
     check_stream("mcwrite", &stream, 4_000);
+}
+
+/// The probe pixels' samples, which the waveform's observer takes from its own copy of each
+/// pixel's memory column, are the ALU inputs the array read before each edge (read here from
+/// a copy of the array and of the QEE taken before the edge): on QEE triangles (B from the
+/// tree) and around BSLOADs of a sector the BS port wrote (a transfer writes the pixels' bits
+/// 0-31 while the array reads them).
+#[test]
+fn probe_samples_are_the_alu_inputs_before_each_edge() {
+    let img = microcode::standard();
+    let tri =
+        pp5_sim::stream::text::parse(pp5_sim::demo::TRIANGLES_STREAM, "<triangles>", &img.table)
+            .expect("triangle stream");
+    let xfer = pp5_sim::stream::text::parse(
+        "message bs\nBS_RECEIVE 5 0 1 ramp\nmessage at=3000\nSETENABS\nBSLOAD 5\n\
+         MEMplusMEM 40 0 8 8 8\nBSLOAD 5\nCPY 48 0 16\n",
+        "<xfer>",
+        &img.table,
+    )
+    .expect("transfer stream");
+    let dir = std::env::temp_dir().join(format!("pp5-probe-samples-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, stream, max_cycles) in [("triangles", &tri, 6_000u64), ("xfer", &xfer, 30_000)] {
+        let spec = RunSpec {
+            image: &img,
+            boot: true,
+            stream,
+            opts: SimOptions {
+                probes: vec![(0, 0), (1, 0), (70, 5), (8, 32), (127, 127), (3, 64)],
+                ..SimOptions::default()
+            },
+            wave: Some(WaveSpec::new(&dir.join("unused.vcd"))),
+        };
+        let mut sim = prepare(&spec).expect("prepare");
+        assert_eq!(
+            boot(&mut sim, None, |_, _, _| {}).ok(),
+            Some(StopReason::Done)
+        );
+        sim.queue_stream(stream);
+        let (first, mut busy) = (sim.board.cycle, 0);
+        while !sim.done() && sim.board.cycle - first < max_cycles {
+            let array = sim.board.array.clone();
+            let tree = *sim.board.qee.clone().tree_plane();
+            sim.step();
+            let op = sim.board.record.array_op;
+            let active = sim.board.igc.fc.active_mask();
+            for p in &sim.trace.ctx.probes {
+                let want = p.sample_array(&array, &op, &tree, active);
+                assert_eq!(
+                    p.sample, want,
+                    "{name}: {} cycle {}",
+                    p.scope, sim.board.cycle
+                );
+                busy += (want != 0) as u32;
+            }
+        }
+        assert!(busy > 100, "{name}: the probes saw {busy} operations");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -563,7 +563,7 @@ fn the_traced_tree_bit_is_what_the_array_reads_every_cycle() {
     use pp5_rtl::trace::{Recorder, Traced};
     let mut tb = pp5_testbench::Testbench::standard();
     let emcs = [5usize, 17, 63];
-    tb.sim.board.qee.trace_emcs = Some(emcs.iter().fold(0, |m, k| m | 1 << k));
+    tb.sim.trace.ctx.emcs = Some(emcs.iter().fold(0, |m, k| m | 1 << k));
     let cfg = (-700i16 as u16 as u32) | (300 << 16);
     let stream = tb.parse(&format!(
         "SETENABS\nFBITS 6\nSEPCFG_S1 17 32 {cfg}\nNOOP\nNOOP\n\
@@ -581,7 +581,7 @@ fn the_traced_tree_bit_is_what_the_array_reads_every_cycle() {
         tb.sim.step();
         cycles += 1;
         let mut rec = Recorder::default();
-        tb.sim.board.trace(&mut rec);
+        tb.sim.trace_view().trace(&mut rec);
         let qee = &mut tb.sim.board.qee;
         for k in emcs {
             let (x, y) = root_pixel(k);

@@ -15,7 +15,8 @@ pub mod plane;
 mod trace;
 
 use alu::Lut;
-use plane::{AlignedPlane, Plane, PLANE_WORDS, ZERO_PLANE};
+use plane::{AlignedPlane, Plane, ZERO_PLANE};
+pub use trace::{probe_bits, Probe, ProbeInputs};
 
 /// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
 pub const MEM_BITS: usize = 208;
@@ -79,43 +80,6 @@ impl ArrayOp {
     }
 }
 
-/// What a probe pixel saw in the last cycle, packed for its waveform record: the ALU's
-/// inputs at the pixel and the operation's constants, from which the record's decoder (on
-/// the waveform writer's thread) derives the ALU and carry outputs and the memory write.
-/// Sampling is then a few loads per probe on the simulation thread.
-mod probe_bits {
-    /// Carry, port B and port A before the edge: bits 2:0 are the truth tables' index
-    /// `(a << 2) | (b << 1) | c`. Then Enable and "active" (flow control).
-    pub const CARRY: u32 = 0;
-    pub const B: u32 = 1;
-    pub const A: u32 = 2;
-    pub const ENABLE: u32 = 3;
-    pub const ACTIVE: u32 = 4;
-    /// The operation writes a memory bit (a valid address).
-    pub const W_OK: u32 = 5;
-    /// The operation writes at every PE, not only where Enable is set.
-    pub const WR_ALL: u32 = 6;
-    /// The result and carry truth tables (8 bits each).
-    pub const LUT_R: u32 = 8;
-    pub const LUT_C: u32 = 16;
-}
-
-/// A pixel chosen for tracing.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Probe {
-    pub x: usize,
-    pub y: usize,
-    /// The last cycle's sample (see [`probe_bits`]; 0 after a cycle that changed nothing).
-    sample: u64,
-    /// Where the pixel lives in a plane (word, bit number), and its EMC: fixed at creation,
-    /// so sampling and tracing read the bit directly.
-    word: usize,
-    shift: u32,
-    emc: u64,
-    /// Scope name in the waveform, `pixel_<x>_<y>`.
-    pub scope: String,
-}
-
 /// Population count of Enable for the waveform, recomputed only when Enable changed since
 /// the last trace (tracing must not slow the array step). `u32::MAX` = unknown.
 #[derive(Debug)]
@@ -166,12 +130,6 @@ pub struct EmcArray {
     pub carry: Box<AlignedPlane>,
     /// OR of Enable per AEO stripe (status bits 0-3 are these; seed §III.4.1-6).
     stripes: [bool; 4],
-    /// Probe pixels (tracing only; empty when tracing is off).
-    probes: Vec<Probe>,
-    /// The EMCs holding a probe pixel (bit k = EMC k), kept with `probes`.
-    probe_emcs: u64,
-    /// The last operation (for the waveform).
-    last_op: ArrayOp,
     /// Scratch planes: the next Carry, a copy of Enable, the ALU result.
     cbuf: Box<AlignedPlane>,
     bbuf: Box<AlignedPlane>,
@@ -197,9 +155,6 @@ impl EmcArray {
             enable: Box::new(AlignedPlane::ZERO),
             carry: Box::new(AlignedPlane::ZERO),
             stripes: [false; 4],
-            probes: Vec::new(),
-            probe_emcs: 0,
-            last_op: ArrayOp::default(),
             cbuf: Box::new(AlignedPlane::ZERO),
             bbuf: Box::new(AlignedPlane::ZERO),
             rbuf: Box::new(AlignedPlane::ZERO),
@@ -224,37 +179,6 @@ impl EmcArray {
         // 24 + k, without carries (every partial product lands on its own bit).
         let x = u32::from_le_bytes(self.stripes.map(u8::from));
         x.wrapping_mul(0x0102_0408) >> 24 & 0xf
-    }
-
-    /// Add a probe pixel traced as `pixel_<x>_<y>`. Coordinates must be < 128.
-    pub fn add_probe(&mut self, x: usize, y: usize) {
-        if x < plane::ARRAY_DIM
-            && y < plane::ARRAY_DIM
-            && !self.probes.iter().any(|p| p.x == x && p.y == y)
-        {
-            let (word, mask) = plane::locate(x, y);
-            let emc = emc_of(x, y) as u64;
-            self.probes.push(Probe {
-                x,
-                y,
-                sample: 0,
-                word,
-                shift: mask.trailing_zeros(),
-                emc,
-                scope: format!("pixel_{x}_{y}"),
-            });
-            self.probe_emcs |= 1 << emc;
-        }
-    }
-
-    /// The EMCs holding a probe pixel (bit k = EMC k).
-    pub fn probe_emcs(&self) -> u64 {
-        self.probe_emcs
-    }
-
-    /// The probe pixels.
-    pub fn probes(&self) -> &[Probe] {
-        &self.probes
     }
 
     /// Recompute the stripe ORs from the Enable plane (after a direct write by a testbench).
@@ -298,20 +222,11 @@ impl EmcArray {
     /// (the flow-control unit's mask, `None` when every PE is active) inactive PEs keep their
     /// memory, Carry and Enable, and AEO looks at the active PEs only.
     pub fn step(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
-        self.last_op = *op;
         if op.en_we {
             self.counts.invalidate();
         }
         if op.is_nop() {
-            if !self.probes.is_empty() {
-                for p in &mut self.probes {
-                    p.sample = 0;
-                }
-            }
             return;
-        }
-        if !self.probes.is_empty() {
-            self.sample_probes(op, tree, active);
         }
         // Fold constant inputs into the truth tables, so the loops read only real planes.
         let (mut tr, mut tc) = (op.lut_r, op.lut_c);
@@ -448,44 +363,12 @@ impl EmcArray {
             std::mem::swap(&mut self.carry, &mut self.cbuf);
         }
     }
-
-    /// Sample the probe pixels' ALU inputs before the edge (see [`probe_bits`]).
-    fn sample_probes(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
-        use probe_bits::*;
-        let mem = &self.mem;
-        let plane_at = |a: u8| -> &Plane { mem.get(a as usize).map_or(&ZERO_PLANE, |p| &**p) };
-        let a_pl = op.a.map_or(&ZERO_PLANE, plane_at);
-        let b_pl: &Plane = match op.b {
-            BSource::Zero => &ZERO_PLANE,
-            BSource::One => &plane::ONES_PLANE,
-            BSource::Mem(b) => plane_at(b),
-            BSource::Enable => &self.enable,
-            BSource::Tree => tree,
-        };
-        let act_pl = active.unwrap_or(&plane::ONES_PLANE);
-        let (en, cry) = (&*self.enable, &*self.carry);
-        let w_ok = op.w.is_some_and(|w| (w as usize) < MEM_BITS);
-        let consts = (w_ok as u64) << W_OK
-            | (op.wr_all as u64) << WR_ALL
-            | (op.lut_r as u64) << LUT_R
-            | (op.lut_c as u64) << LUT_C;
-        for p in &mut self.probes {
-            let (w, sh) = (p.word % PLANE_WORDS, p.shift);
-            let at = |pl: &Plane, k: u32| (pl[w] >> sh & 1) << k;
-            p.sample = consts
-                | at(a_pl, A)
-                | at(b_pl, B)
-                | at(cry, CARRY)
-                | at(en, ENABLE)
-                | at(act_pl, ACTIVE);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::trace::probe_outputs;
-    use super::{probe_bits, ArrayOp, BSource, EmcArray, Lut};
+    use super::{probe_bits, ArrayOp, BSource, EmcArray, Lut, Probe};
     use crate::emc_array::plane::{Plane, ZERO_PLANE};
 
     /// Every combination of a probe's inputs, each table bit and each write control: the
@@ -499,7 +382,7 @@ mod tests {
             for table in [0x00u8, 0xe8, 0x96, 0x17, 0xff, 0x5a] {
                 for (w, wr_all) in [(None, false), (Some(9), false), (Some(9), true)] {
                     let mut arr = EmcArray::new();
-                    arr.add_probe(x, y);
+                    let probe = Probe::new(x, y).expect("on the array");
                     arr.poke(x, y, 3, 1, a as u64);
                     arr.poke(x, y, 4, 1, b as u64);
                     arr.poke(x, y, 9, 1, 1 - (table & 1) as u64);
@@ -525,8 +408,8 @@ mod tests {
                         ..ArrayOp::default()
                     };
                     let before = arr.peek(x, y, 9, 1);
+                    let s = probe.sample_array(&arr, &op, &ZERO_PLANE, Some(&active));
                     arr.step(&op, &ZERO_PLANE, Some(&active));
-                    let s = arr.probes()[0].sample;
                     let (r, cout, written, wdata) = probe_outputs(s);
                     assert_eq!(r, Lut::eval_bit(table, a, b, c), "{inputs:05b} {table:#x}");
                     assert_eq!(cout, Lut::eval_bit(!table, a, b, c));

@@ -1,12 +1,134 @@
 //! The EMC array in the waveform: scope `emc_array` (AEO, the stripes, the Enable count, the
 //! operands of the last operation) and the probe pixels' scopes `pixel_<x>_<y>` (the ALU
-//! view from the sample the step took, the EMC and the flow-control view). All are records,
-//! decoded on the writer's thread.
+//! view from the probe's sample of the last cycle, the EMC and the flow-control view). All
+//! are records, decoded on the writer's thread.
+//!
+//! The probe pixels are the waveform's, not the array's: whoever traces the board keeps them
+//! ([`Probe`]) and samples each one's ALU inputs before every edge ([`Probe::sample`]).
 
-use super::plane::Plane;
-use super::{probe_bits, BSource, EmcArray};
+use super::plane::{self, Plane, PLANE_WORDS};
+use super::{emc_of, ArrayOp, BSource, EmcArray, MEM_BITS};
 use crate::flow_control::{FlowControl, PeFlowState};
-use crate::trace::{bit, Traced, Tracer};
+use crate::trace::{bit, Tracer};
+
+/// What a probe pixel saw in the last cycle, packed for its waveform record: the ALU's
+/// inputs at the pixel and the operation's constants, from which the record's decoder (on
+/// the waveform writer's thread) derives the ALU and carry outputs and the memory write.
+pub mod probe_bits {
+    /// Carry, port B and port A before the edge: bits 2:0 are the truth tables' index
+    /// `(a << 2) | (b << 1) | c`. Then Enable and "active" (flow control).
+    pub const CARRY: u32 = 0;
+    pub const B: u32 = 1;
+    pub const A: u32 = 2;
+    pub const ENABLE: u32 = 3;
+    pub const ACTIVE: u32 = 4;
+    /// The operation writes a memory bit (a valid address).
+    pub const W_OK: u32 = 5;
+    /// The operation writes at every PE, not only where Enable is set.
+    pub const WR_ALL: u32 = 6;
+    /// The result and carry truth tables (8 bits each).
+    pub const LUT_R: u32 = 8;
+    pub const LUT_C: u32 = 16;
+}
+
+/// A pixel chosen for tracing, and its last sample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub x: usize,
+    pub y: usize,
+    /// The last cycle's sample (see [`probe_bits`]; 0 after a cycle that changed nothing).
+    pub sample: u64,
+    /// Where the pixel lives in a plane (word, bit number), and its EMC.
+    pub word: usize,
+    pub shift: u32,
+    pub emc: u64,
+    /// Scope name in the waveform, `pixel_<x>_<y>`.
+    pub scope: String,
+}
+
+/// A probe pixel's ALU inputs before the edge (B as the operation selects it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProbeInputs {
+    pub a: bool,
+    pub b: bool,
+    pub carry: bool,
+    pub enable: bool,
+    /// The flow-control unit leaves the PE active.
+    pub active: bool,
+}
+
+impl Probe {
+    /// The probe at pixel (x, y), traced as `pixel_<x>_<y>`; `None` off the array.
+    pub fn new(x: usize, y: usize) -> Option<Probe> {
+        if x >= plane::ARRAY_DIM || y >= plane::ARRAY_DIM {
+            return None;
+        }
+        let (word, mask) = plane::locate(x, y);
+        Some(Probe {
+            x,
+            y,
+            sample: 0,
+            word,
+            shift: mask.trailing_zeros(),
+            emc: emc_of(x, y) as u64,
+            scope: format!("pixel_{x}_{y}"),
+        })
+    }
+
+    /// The pixel's bit of plane `pl`.
+    #[inline]
+    pub fn bit(&self, pl: &Plane) -> bool {
+        pl[self.word % PLANE_WORDS] >> self.shift & 1 != 0
+    }
+
+    /// The sample of a cycle that executed `op` with these inputs at the pixel (0 for the
+    /// no-op, which changes nothing).
+    #[inline]
+    pub fn sample(op: &ArrayOp, i: ProbeInputs) -> u64 {
+        use probe_bits::*;
+        if op.is_nop() {
+            return 0;
+        }
+        let w_ok = op.w.is_some_and(|w| (w as usize) < MEM_BITS);
+        (w_ok as u64) << W_OK
+            | (op.wr_all as u64) << WR_ALL
+            | (op.lut_r as u64) << LUT_R
+            | (op.lut_c as u64) << LUT_C
+            | (i.a as u64) << A
+            | (i.b as u64) << B
+            | (i.carry as u64) << CARRY
+            | (i.enable as u64) << ENABLE
+            | (i.active as u64) << ACTIVE
+    }
+
+    /// [`Probe::sample`] with the inputs read from `array` before the edge: the tree plane
+    /// `tree` and the flow-control unit's mask `active` (`None`: every PE) as the array's
+    /// step gets them.
+    pub fn sample_array(
+        &self,
+        array: &EmcArray,
+        op: &ArrayOp,
+        tree: &Plane,
+        active: Option<&Plane>,
+    ) -> u64 {
+        let mem = |a: u8| array.mem.get(a as usize).is_some_and(|p| self.bit(p));
+        let b = match op.b {
+            BSource::Zero => false,
+            BSource::One => true,
+            BSource::Mem(b) => mem(b),
+            BSource::Enable => self.bit(&array.enable),
+            BSource::Tree => self.bit(tree),
+        };
+        let inputs = ProbeInputs {
+            a: op.a.is_some_and(mem),
+            b,
+            carry: self.bit(&array.carry),
+            enable: self.bit(&array.enable),
+            active: active.is_none_or(|p| self.bit(p)),
+        };
+        Probe::sample(op, inputs)
+    }
+}
 
 impl EmcArray {
     /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
@@ -14,8 +136,8 @@ impl EmcArray {
     /// Each holds two records: the ALU view ([`decode_probe_alu`]) and the EMC and flow-control
     /// view ([`decode_probe_place`]).
     #[inline]
-    pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl) {
-        for p in &self.probes {
+    pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl, probes: &[Probe]) {
+        for p in probes {
             let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w >> p.shift & 1 != 0);
             let fc_bits = if fc.all_active {
                 // Every PE active: the view every probe has (see `FlowControl::pe_view`).
@@ -114,10 +236,11 @@ fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
 /// The B source names of the `emc_array` scope, by the code [`EmcArray`]'s trace packs.
 const B_SRC_NAMES: [&str; 8] = ["0", "1", "mem", "enable", "tree", "?", "?", "?"];
 
-impl Traced for EmcArray {
+impl EmcArray {
+    /// Trace the array as scope `emc_array`, with `op`, the last operation it executed (the
+    /// board's cycle record keeps it).
     #[inline]
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let op = &self.last_op;
+    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, op: &ArrayOp) {
         let count = self.counts.enable(&self.enable) as u64;
         // The B source as traced: a code for its name (see `B_SRC_NAMES`), the address.
         let (b_kind, b_addr) = match op.b {

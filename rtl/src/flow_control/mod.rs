@@ -146,10 +146,6 @@ pub struct FlowControl {
     /// A flow-control instruction ran since the last reset (the per-PE planes may differ
     /// from their reset values; a command without one leaves them as they were).
     touched: bool,
-    /// Bumped by every change of what the waveform shows (an instruction, a reset of the
-    /// stacks, the mode): the trace scope's key, so an unchanged unit costs one comparison.
-    /// Carried across Ring resets (`Renderer::ring_reset`), so a value never comes back.
-    pub version: u64,
 }
 
 impl Default for FlowControl {
@@ -163,20 +159,19 @@ impl Default for FlowControl {
             last: LastFc::default(),
             want: Box::new(ONES_PLANE),
             touched: false,
-            version: 0,
         }
     }
 }
 
 impl FlowControl {
-    /// Every PE active, stacks empty (reset, and the start of every command).
-    pub fn reset_state(&mut self) {
+    /// Every PE active, stacks empty (reset, and the start of every command). Returns whether
+    /// anything changed.
+    pub fn reset_state(&mut self) -> bool {
         if !std::mem::take(&mut self.touched) {
             // Nothing changed the planes or the stacks since the last reset (the common case:
             // commands without flow control), so skip clearing 14 KB per dispatch.
-            return;
+            return false;
         }
-        self.version += 1;
         *self.pe.active = ONES_PLANE;
         *self.pe.branch = [0; PLANE_WORDS];
         for p in self.pe.bcnt.iter_mut() {
@@ -185,6 +180,7 @@ impl FlowControl {
         self.loops.clear();
         self.addrs.clear();
         self.all_active = true;
+        true
     }
 
     fn bcnt_max(&self) -> u32 {
@@ -229,11 +225,11 @@ impl FlowControl {
     }
 
     /// Set the mode (the control register's full/partial bit, read at every dispatch).
-    pub fn set_full(&mut self, full: bool) {
-        if self.full != full {
-            self.full = full;
-            self.version += 1;
-        }
+    /// Returns whether it changed.
+    pub fn set_full(&mut self, full: bool) -> bool {
+        let changed = self.full != full;
+        self.full = full;
+        changed
     }
 
     /// The aL the address generators see (`None` outside every LOOP).
@@ -257,7 +253,6 @@ impl FlowControl {
         errors: &mut Vec<FcError>,
     ) -> FcOutcome {
         self.touched = true;
-        self.version += 1;
         let ins = req.instr;
         let pc = req.pc;
         let errors_before = errors.len();

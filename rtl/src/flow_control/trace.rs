@@ -1,16 +1,18 @@
 //! The flow-control unit in the waveform: scope `fc` (the mode, the last instruction and its
-//! decision, the loop and address stacks), keyed by [`FlowControl::version`].
+//! decision, the loop and address stacks), keyed by a version the waveform's context keeps
+//! (`TraceCtx::fc_key`, bumped in every cycle in which the unit changed).
 
 use super::stacks::STACK_DEPTH;
 use super::FlowControl;
-use crate::trace::{bit, Traced, Tracer};
+use crate::trace::{bit, Tracer};
 
-impl Traced for FlowControl {
-    /// The key check inline (the scope is skipped in most cycles), the walk out of line.
+impl FlowControl {
+    /// Trace the unit as scope `fc`, skipped while `key` (which must change whenever the
+    /// unit does) is unchanged. The key check inline (the scope is skipped in most cycles),
+    /// the walk out of line.
     #[inline]
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        // Everything traced below changes only with `version`.
-        if t.enter_keyed("fc", &[self.version]) {
+    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, key: u64) {
+        if t.enter_keyed("fc", &[key]) {
             self.trace_scope(t);
         }
     }

@@ -30,7 +30,6 @@ use opcode::{
     OpcodeWord, CMD_FBITS, CMD_MCREAD, CMD_MCWRITE, CMD_NOOP, CMD_RMODEOFF, CMD_RMODEON, FBITS_MAX,
     HARDWIRED_BASE,
 };
-use std::sync::Arc;
 use store::{McStore, CONTROL_STORE_UINSTS, FC_BOOL_WORD, FC_CONST_BASE, FC_CTRL_WORD};
 
 /// What the IGC is doing this cycle (an FSM, traced by name).
@@ -200,11 +199,9 @@ pub struct Igc {
     pub inputs: IgcInputs,
     /// The handshake the executed microinstruction asks for this cycle.
     pub misc_ctl: MiscCtl,
-    /// The commands' names by dispatch index (the opcode's `cmd` field), from the opcode table
-    /// the microcode was assembled with: not a register of the hardware, a simulation
-    /// annotation the waveform shows as `renderer.igc.command` (docs/model-choices.md,
-    /// "Waveform annotations"). Empty: `CMD 0x..`. Kept across a Ring reset.
-    pub command_names: Arc<[Box<str>]>,
+    /// The flow-control unit's state (its mode, planes, stacks or last decision) changed this
+    /// cycle: the unit executed an instruction, or a dispatch reset it or changed its mode.
+    pub fc_stepped: bool,
 }
 
 /// The IGC's control of the QEE for one cycle.
@@ -259,7 +256,7 @@ impl Igc {
             fc_changed: false,
             inputs: IgcInputs::default(),
             misc_ctl: MiscCtl::None,
-            command_names: Arc::from(Vec::new()),
+            fc_stepped: false,
         }
     }
 
@@ -285,6 +282,7 @@ impl Igc {
         self.qee_ctl = QeeCtl::None;
         self.misc_ctl = MiscCtl::None;
         self.fc_changed = false;
+        self.fc_stepped = false;
         match self.state {
             IgcState::RMode => {
                 self.rmode_step(llpr, events);
@@ -727,6 +725,7 @@ impl Igc {
         let out = self
             .fc
             .step(&req, &array.carry, pred, &array.enable, &mut errors);
+        self.fc_stepped = true;
         events.extend(errors.into_iter().map(IgcEvent::Flow));
         self.fc_changed = !(was_all && self.fc.all_active);
         self.state = IgcState::Run;
@@ -828,9 +827,9 @@ impl Igc {
         if !self.fc.all_active {
             self.fc_changed = true;
         }
-        self.fc.reset_state();
+        let reset = self.fc.reset_state();
         let full = self.store.read(FC_CTRL_WORD as u32).unwrap_or(0) & 1 != 0;
-        self.fc.set_full(full);
+        self.fc_stepped |= self.fc.set_full(full) | reset;
         events.push(IgcEvent::Dispatch {
             cmd,
             opcode: llpr.opcode,

@@ -5,7 +5,8 @@
 use super::microinstruction::{self, BSrc};
 use super::opcode::OpcodeWord;
 use super::{Igc, IgcState};
-use crate::trace::{bit, Traced, Tracer};
+use crate::renderer::TraceCtx;
+use crate::trace::{bit, Tracer};
 
 impl IgcState {
     /// All states, in code order (see [`IgcState::code`]).
@@ -37,9 +38,11 @@ const _: () = {
     }
 };
 
-impl Traced for Igc {
+impl Igc {
+    /// Trace the IGC as scope `igc`, with the command names from the waveform's context and
+    /// the flow-control unit's scope keyed by `fc_key` ([`TraceCtx::keys`]).
     #[inline]
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, ctx: &TraceCtx, fc_key: u64) {
         if !t.enter("igc", None) {
             return;
         }
@@ -65,7 +68,7 @@ impl Traced for Igc {
         // for a run), so it is walked only when another command is latched.
         let cmd = OpcodeWord(self.opcode).cmd();
         if t.group(&[u64::from(cmd)]) {
-            match self.command_names.get(usize::from(cmd)) {
+            match ctx.command_names.get(usize::from(cmd)) {
                 Some(name) if !name.is_empty() => t.text("command", name),
                 _ => t.text("command", &format!("CMD_0x{cmd:02x}")),
             }
@@ -88,7 +91,7 @@ impl Traced for Igc {
             pack(self.store.uinst_words(self.last_pc))
         };
         t.record("uinst", &[l0, l1, c0, c1], decode_uinst);
-        self.fc.trace(t);
+        self.fc.trace(t, fc_key);
         t.pop_scope();
     }
 }

@@ -16,7 +16,7 @@ impl Traced for IgcPort {
 
 impl IgcPort {
     /// [`Traced::trace`], with the message unit skipped while `messages_key` (if given) is
-    /// unchanged: the board's key of its usually idle blocks (`Renderer::slow_version`).
+    /// unchanged: the board's key of its usually idle blocks (`TraceCtx::slow_key`).
     #[inline]
     pub fn trace_with<T: Tracer + ?Sized>(&self, t: &mut T, messages_key: Option<u64>) {
         if !t.enter("igc_port", None) {

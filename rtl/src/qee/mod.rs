@@ -73,9 +73,6 @@ pub struct Qee {
     pub active: bool,
     /// Evaluations started since reset (for the waveform's skip keys).
     pub starts: u64,
-    /// EMCs whose evaluator is traced as `emc[k].qee` (bit k = EMC k); `None`: the default
-    /// the board chooses (`Renderer::traced_emcs`). Tracing only; fix it before the first walk.
-    pub trace_emcs: Option<u64>,
     /// The chip-local coefficients A_k .. F_k each EMC's shift chains were loaded with at the
     /// last START (see the module documentation).
     local: Box<[[i128; 6]; NUM_EMCS]>,
@@ -101,7 +98,6 @@ impl Qee {
             bit: 0,
             active: false,
             starts: 0,
-            trace_emcs: None,
             local: Box::new([[0; 6]; NUM_EMCS]),
             tree: Box::default(),
         }

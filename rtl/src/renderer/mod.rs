@@ -2,10 +2,14 @@
 //! transfer unit, the BS port, the two semaphores, the status word, the LEDs and the outgoing
 //! messages, stepped together on the 40 MHz clock (seed 003 §III.4.1).
 //!
+//! - `cycle`: the board's record of the cycle it just stepped.
 //! - `trace`: the board in the waveform.
 
+pub mod cycle;
 mod trace;
 
+pub use self::cycle::CycleRecord;
+pub use self::trace::{TraceCtx, TraceView};
 use crate::backing_store::transfer::{TransferUnit, XferDir};
 use crate::backing_store::BackingStore;
 use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState};
@@ -119,20 +123,10 @@ pub struct Renderer {
     parser_ev: Vec<ParserEvent>,
     bs_ev: Vec<BsEvent>,
     error_strobe: u32,
-    /// Trace key of the blocks that are usually idle (the QEE, the BS port, the
-    /// semaphores, the transfer unit, the IGC port's message unit): bumped after every cycle
-    /// in which one of them may have changed. A cycle is *quiet* when none of them did
-    /// anything but clear last cycle's pulses; two quiet cycles in a row leave them as they
-    /// were, so only a cycle that is not quiet, or follows one that was not, bumps it.
-    /// Code that changes these blocks outside [`Renderer::step`] must bump it.
-    pub slow_version: u64,
-    slow_quiet: bool,
-    /// Track quiet cycles for [`Renderer::slow_version`] (the simulator sets it when it writes
-    /// a waveform). When false, every cycle bumps the version: exact, never skipped, and the
-    /// step spends nothing on telling quiet cycles apart.
-    pub track_quiet: bool,
     /// An error strobe fired in the last cycle.
     last_strobe: bool,
+    /// What the last cycle did beyond its registers (see [`CycleRecord`]).
+    pub record: CycleRecord,
 }
 
 impl Renderer {
@@ -165,9 +159,7 @@ impl Renderer {
             bs_ev: Vec::new(),
             error_strobe: 0,
             last_strobe: false,
-            slow_version: 0,
-            slow_quiet: false,
-            track_quiet: false,
+            record: CycleRecord::default(),
         }
     }
 
@@ -206,25 +198,14 @@ impl Renderer {
             parser_ev,
             bs_ev,
             error_strobe,
-            slow_version,
-            slow_quiet,
-            track_quiet: _,
             last_strobe,
+            record,
         } = self;
         *igc_port = IgcPort::new(config.rxfifo_words);
         *llpr = Llpr::default();
         let store = std::mem::replace(&mut igc.store, McStore::empty());
-        let names = std::mem::take(&mut igc.command_names);
-        let fc_version = igc.fc.version;
         *igc = Igc::with_store(store);
-        igc.command_names = names;
-        // Trace keys that are version counters must not repeat an old value.
-        igc.fc.version = fc_version + 1;
-        *slow_version += 1;
-        // Tracing configuration, like the probe pixels in the array, outlives the reset.
-        let trace_emcs = qee.trace_emcs;
         *qee = Qee::new();
-        qee.trace_emcs = trace_emcs;
         *transfer = TransferUnit::default();
         *bs_port = BsPort::new(config.rxfifo_words);
         *errors = 0;
@@ -240,14 +221,25 @@ impl Renderer {
         parser_ev.clear();
         bs_ev.clear();
         *error_strobe = 0;
-        *slow_quiet = false;
         *last_strobe = false;
+        // The array's last operation stays, like the array.
+        record.fc_changed = false;
     }
 
     /// Whether the Ring may deliver a word to the IGC port in the current cycle
     /// (the 20 MHz enable).
     pub fn ring_slot(&self) -> bool {
         ring_enable(self.cycle)
+    }
+
+    /// A Ring word waits to enter the BS port at the next edge ([`Renderer::bs_ring_in`]).
+    pub fn bs_ring_pending(&self) -> bool {
+        self.bs_ring_in.is_some()
+    }
+
+    /// An error strobe fired in the last cycle (an error message is requested).
+    pub fn error_strobed(&self) -> bool {
+        self.last_strobe
     }
 
     /// RxReady of the IGC port.
@@ -331,17 +323,6 @@ impl Renderer {
     pub fn step(&mut self) {
         let slot = ring_enable(self.cycle);
         let aeo = self.array.aeo();
-        // Whether the usually idle blocks stay idle this cycle (see `slow_version`); the
-        // rest of the conditions are checked below.
-        let mut quiet = self.track_quiet
-            && self.bs_ring_in.is_none()
-            && self.bs_port.tx.tx_ready == self.tx_ready_bs
-            && self.bs_port.idle()
-            && self.igc_port.messages.tx.tx_ready == self.tx_ready_igc
-            && !self.igc_port.messages.pending()
-            && self.transfer.active.is_none()
-            && !self.transfer.done
-            && !self.qee.active;
         if !self.igc_port.ring_cycle(self.ring_in.take()) {
             self.strobe(ST_IGC_RXFIFO_OVW, BoardEvent::RxFifoOverwritten);
         }
@@ -378,11 +359,14 @@ impl Renderer {
         };
         let active = self.igc.fc.active_mask();
         self.array.step(&op, tree, active);
+        self.record = CycleRecord {
+            array_op: op,
+            fc_changed: self.igc.fc_stepped,
+        };
         if self.igc.fc_changed {
             // AEO is the OR of Enable over the *active* PEs.
             self.array.refresh_stripes(active);
         }
-        quiet = quiet && self.igc.qee_ctl == QeeCtl::None && self.igc.misc_ctl == MiscCtl::None;
         match self.igc.qee_ctl {
             QeeCtl::None => self.qee.tick(),
             QeeCtl::Start { mode_bits } => {
@@ -475,7 +459,6 @@ impl Renderer {
         if !igc_sem_idle && self.igc_sem.update(req.v_igc as u8, p_igc, igc_waits) {
             self.strobe(ST_IGC_SEM_OVF, BoardEvent::SemOverflow { bs: false });
         }
-        quiet = quiet && bs_sem_idle && igc_sem_idle && !req.format_error;
         if req.format_error {
             self.error_strobe |= 1 << ST_BS_FORMAT;
         }
@@ -500,12 +483,6 @@ impl Renderer {
             self.collect_events();
         }
         self.last_strobe = self.error_strobe != 0;
-        quiet =
-            quiet && !self.last_strobe && self.bs_port.idle() && !self.igc_port.messages.pending();
-        if !(quiet && self.slow_quiet) {
-            self.slow_version += 1;
-        }
-        self.slow_quiet = quiet;
         if self.error_strobe != 0 {
             self.errors |= self.error_strobe;
             // The OR of the error strobes requests an error message to Ring address 0; the

@@ -1,20 +1,78 @@
 //! The board in the waveform: scope `renderer` (the cycle number, the 20 MHz enable, the
 //! status word, LEDs and AEO, the IGC timeout counter) holding every block's scope, with the
-//! usually idle blocks skipped by [`Renderer::slow_version`].
+//! usually idle blocks skipped by [`TraceCtx::slow_key`].
+//!
+//! The walk is a separate pass over the board's state after a cycle ([`TraceView`]): what
+//! the waveform shows beside the registers (the command names, the traced EMCs, the skip
+//! keys the waveform writer keeps) is its context, [`TraceCtx`], which the board's step never
+//! touches.
 
 use super::{leds_from, Renderer};
 use crate::clock::ring_enable;
+use crate::emc_array::Probe;
 use crate::status::ST_AEO_STRIPES;
 use crate::trace::{bit, Traced, Tracer};
+use std::sync::Arc;
 
-impl Renderer {
+/// What the waveform shows beside the board's registers, kept by whoever walks the board
+/// (the simulator's waveform observer): not the hardware's state.
+#[derive(Clone, Debug, Default)]
+pub struct TraceCtx {
+    /// The commands' names by dispatch index (the opcode's `cmd` field), from the opcode table
+    /// the microcode was assembled with: a simulation annotation the waveform shows as
+    /// `renderer.igc.command` (docs/model-choices.md, "Waveform annotations"). Empty or
+    /// missing: `CMD 0x..`.
+    pub command_names: Arc<[Box<str>]>,
+    /// The EMCs whose QEE is shown as `renderer.emc[k].qee` (bit k = EMC k); `None`: EMC 0
+    /// and the EMCs holding the probe pixels. Fix it before the first walk.
+    pub emcs: Option<u64>,
+    /// The probe pixels, traced as `renderer.pixel_<x>_<y>`, each with its sample of the last
+    /// cycle (taken by whoever keeps the context). Fix the set before the first walk.
+    pub probes: Vec<Probe>,
+    /// The two keys below are kept up to date (by the waveform observer). When false, the
+    /// walk keys those scopes by the cycle number instead: exact, never skipped between two
+    /// cycles.
+    pub keyed: bool,
+    /// Key of the flow-control unit's scope: must change in every cycle in which the unit
+    /// changed (the board's [`super::CycleRecord::fc_changed`]) and never repeat a value.
+    pub fc_key: u64,
+    /// Key of the usually idle blocks (the QEE, the BS port, the semaphores, the transfer
+    /// unit, the IGC port's message unit): must change whenever one of them may have changed
+    /// since the last walk, and never repeat a value.
+    pub slow_key: u64,
+}
+
+impl TraceCtx {
+    /// The keys of the flow-control unit and of the usually idle blocks for the walk of
+    /// `board`: [`TraceCtx::fc_key`] and [`TraceCtx::slow_key`], or the cycle number when
+    /// they are not kept (odd, so the two kinds never meet).
+    #[inline]
+    pub fn keys(&self, board: &Renderer) -> (u64, u64) {
+        if self.keyed {
+            (self.fc_key << 1, self.slow_key << 1)
+        } else {
+            let c = board.cycle << 1 | 1;
+            (c, c)
+        }
+    }
+}
+
+/// The board as the waveform walks it: its registers, its last cycle's record and the
+/// waveform's context.
+#[derive(Clone, Copy)]
+pub struct TraceView<'a> {
+    pub board: &'a Renderer,
+    pub ctx: &'a TraceCtx,
+}
+
+impl TraceView<'_> {
     /// The EMCs whose QEE the waveform shows as `renderer.emc[k].qee` (bit k = EMC k): the
-    /// selection in `qee.trace_emcs`, or by default EMC 0 and the EMCs holding the probe
+    /// selection in [`TraceCtx::emcs`], or by default EMC 0 and the EMCs holding the probe
     /// pixels.
     pub fn traced_emcs(&self) -> u64 {
-        self.qee
-            .trace_emcs
-            .unwrap_or_else(|| 1 | self.array.probe_emcs())
+        self.ctx
+            .emcs
+            .unwrap_or_else(|| self.ctx.probes.iter().fold(1, |m, p| m | 1 << p.emc))
     }
 }
 
@@ -34,8 +92,16 @@ fn decode_timeout(w: &[u64], t: &mut dyn Tracer) {
     t.bits("timeout_count", 17, w.first().copied().unwrap_or(0));
 }
 
-impl Traced for Renderer {
+impl Traced for TraceView<'_> {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        let (b, ctx) = (self.board, self.ctx);
+        b.trace_board(t, ctx, self.traced_emcs());
+    }
+}
+
+impl Renderer {
+    /// The walk of [`TraceView`]: scope `renderer` and every block's scope in it.
+    fn trace_board<T: Tracer + ?Sized>(&self, t: &mut T, ctx: &TraceCtx, emcs: u64) {
         if !t.enter("renderer", None) {
             return;
         }
@@ -50,9 +116,9 @@ impl Traced for Renderer {
         );
         // Counts while a command waits: its own record, so the status is not decoded again.
         t.record_group(&[self.timeout_count], decode_timeout);
-        let slow = self.slow_version;
+        let (fc_key, slow) = ctx.keys(self);
         self.igc_port.trace_with(t, Some(slow));
-        // The BS side (port, semaphores, transfer) is often idle: skipped by `slow_version`,
+        // The BS side (port, semaphores, transfer) is often idle: skipped by `slow_key`,
         // then by one exact key.
         if t.group(&[slow]) {
             let [b0, b1, b2, b3, b4, b5] = self.bs_port.trace_key();
@@ -77,15 +143,14 @@ impl Traced for Renderer {
             }
             t.end_group();
         }
-        self.igc.trace(t);
-        let emcs = self.traced_emcs();
+        self.igc.trace(t, ctx, fc_key);
         if t.group(&[slow, emcs]) {
             self.qee.trace(t);
             self.qee.trace_emcs(t, emcs);
             t.end_group();
         }
-        self.array.trace(t);
-        self.array.trace_probes(t, &self.igc.fc);
+        self.array.trace(t, &self.record.array_op);
+        self.array.trace_probes(t, &self.igc.fc, &ctx.probes);
         t.pop_scope();
     }
 }

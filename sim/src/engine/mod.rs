@@ -5,8 +5,9 @@
 //! ([`Renderer`]) steps one 40 MHz edge and reports the cycle's events and causes, and every
 //! observer is shown the cycle ([`Observer`], [`Cx`]): the command log, the BS command and
 //! transfer logs, the cycles by cause, the board's events told as diagnostics, the rule
-//! checks and the deadlock watch, each in its own file. The waveform writer samples the board
-//! after each cycle. The engine stops when nothing is left to do, at the cycle limit, on an
+//! checks and the deadlock watch, each in its own file. When a waveform is written, its
+//! observer ([`BoardTrace`]) also sees the board before the edge, and the writer samples the
+//! board after each cycle. The engine stops when nothing is left to do, at the cycle limit, on an
 //! interrupt, or when the deadlock watch finds the board stuck.
 
 mod board_events;
@@ -38,9 +39,11 @@ pub use crate::records::{
     TransferRecord,
 };
 use crate::stream::{Port, Stream};
+use crate::trace::board::BoardTrace;
 use crate::trace::WaveWriter;
 use pp5_rtl::cause::Cause;
 use pp5_rtl::igc_port::MAX_MESSAGE_WORDS;
+use pp5_rtl::renderer::TraceView;
 use pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES;
 use pp5_rtl::{Renderer, RendererConfig};
 use serde::Serialize;
@@ -145,6 +148,8 @@ pub struct Sim {
     pub breakpoint: Option<Breakpoint>,
     /// What the observers reported, in order.
     pub diagnostics: Diagnostics,
+    /// The waveform's observer and context (command names, traced EMCs, skip keys).
+    pub trace: BoardTrace,
     /// The messages the board sent onto the Ring.
     pub tx: MessageLog,
     /// Cycles the microcode boot took, from its first Ring word to the board idle again: the
@@ -160,12 +165,13 @@ pub struct Sim {
 impl Sim {
     /// A board after Ring reset, with the opcode table used to name commands.
     pub fn new(opts: &SimOptions, table: OpcodeTable) -> Sim {
-        let mut board = Renderer::new(opts.board);
+        let board = Renderer::new(opts.board);
+        let mut trace = BoardTrace::default();
         for &(x, y) in &opts.probes {
-            board.array.add_probe(x, y);
+            trace.add_probe(x, y, &board);
         }
         // The waveform's `renderer.igc.command`: the table's names by dispatch index.
-        board.igc.command_names = (0..=u8::MAX)
+        trace.ctx.command_names = (0..=u8::MAX)
             .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())
             .collect();
         let profile = opts.profile.then(|| MicrocodeProfile::new(board.igc.state));
@@ -187,6 +193,7 @@ impl Sim {
             profile,
             breakpoint,
             diagnostics: Diagnostics::default(),
+            trace,
             tx: MessageLog::new(opts.keep_messages),
             boot_cycles: None,
             interrupt: Arc::new(AtomicBool::new(false)),
@@ -309,6 +316,7 @@ impl Sim {
         if let Some(b) = &mut self.breakpoint {
             b.ring_reset(c);
         }
+        self.trace.ring_reset(c);
         self.board.ring_reset();
         self.diagnostics.push(
             c.saturating_sub(1),
@@ -336,8 +344,16 @@ impl Sim {
             self.ring.deliver(&mut self.board, now);
         }
         let c = self.board.cycle;
+        if self.trace.active() {
+            self.trace.before_step(&self.board);
+        }
         self.board.step();
         self.observe(c);
+    }
+
+    /// The board as the waveform walks it (its registers and the waveform's context).
+    pub fn trace_view(&self) -> TraceView<'_> {
+        self.trace.view(&self.board)
     }
 
     /// Show cycle `c`, just stepped, to the observers.
@@ -379,6 +395,9 @@ impl Sim {
         }
         if let Some(b) = &mut self.breakpoint {
             b.cycle(&mut cx);
+        }
+        if self.trace.active() {
+            self.trace.cycle(&mut cx);
         }
         let mut flag = false;
         if !self.board.events.is_empty() {
@@ -444,7 +463,7 @@ impl Sim {
         if let Some(w) = wave.as_deref_mut() {
             // The state at the start of the traced part of the run.
             if self.last_sampled != Some(self.board.cycle) {
-                w.sample(self.board.cycle, &self.board)?;
+                w.sample(self.board.cycle, &self.trace_view())?;
                 self.last_sampled = Some(self.board.cycle);
             }
         }
@@ -468,7 +487,7 @@ impl Sim {
             // The waveform ends at a breakpoint's cycle.
             if stop.is_none() || matches!(stop, Some(StopReason::Breakpoint(_))) {
                 if let Some(w) = wave.as_deref_mut() {
-                    w.sample(self.board.cycle, &self.board)?;
+                    w.sample(self.board.cycle, &self.trace_view())?;
                     self.last_sampled = Some(self.board.cycle);
                 }
                 if self.board.cycle & 0xffff == 0 {

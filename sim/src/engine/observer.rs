@@ -116,8 +116,12 @@ pub fn command_name(table: &OpcodeTable, opcode: u32) -> String {
 /// An observer of the board. Each hook has an empty default; an observer implements the ones
 /// it needs. Per cycle the engine calls, for every observer in turn: [`Observer::cycle`], then
 /// [`Observer::event`] for each of the cycle's events (each event shown to every observer
-/// before the next event), then [`Observer::cycle_end`].
+/// before the next event), then [`Observer::cycle_end`]. [`Observer::before_step`] is called
+/// only for the observers that need the board before the edge (the waveform's).
 pub trait Observer {
+    /// The board before the edge, with this cycle's inputs applied.
+    #[inline]
+    fn before_step(&mut self, _board: &Renderer) {}
     /// The cycle, before its events.
     #[inline]
     fn cycle(&mut self, _cx: &mut Cx) {}

@@ -39,6 +39,7 @@
 //! [`WaveWriter::finish`] (early stop, error path, unwinding) still closes its file, so the
 //! trace of a stopped run is valid up to the last sample.
 
+pub mod board;
 mod decode;
 mod fst;
 pub mod gtkw;
@@ -75,15 +76,11 @@ pub struct TraceConfig {
 impl TraceConfig {
     /// True if the signal with this full hierarchical path is selected by [`Self::scopes`].
     pub fn selects(&self, path: &str) -> bool {
-        if self.scopes.is_empty() {
-            return true;
-        }
-        self.scopes.iter().any(|prefix| {
-            let p = prefix.trim_end_matches('.');
-            p.is_empty()
-                || path == p
-                || (path.len() > p.len() && path.starts_with(p) && path.as_bytes()[p.len()] == b'.')
-        })
+        self.scopes.is_empty()
+            || self
+                .scopes
+                .iter()
+                .any(|prefix| prefix_selects(prefix, path))
     }
 
     /// True if cycle `cycle` lies inside [`Self::window`].
@@ -92,6 +89,71 @@ impl TraceConfig {
             None => true,
             Some((first, last)) => first <= cycle && cycle <= last,
         }
+    }
+}
+
+/// Whether the scope prefix `prefix` selects the signal with the full path `path`.
+fn prefix_selects(prefix: &str, path: &str) -> bool {
+    let p = prefix.trim_end_matches('.');
+    p.is_empty()
+        || path == p
+        || (path.len() > p.len() && path.starts_with(p) && path.as_bytes()[p.len()] == b'.')
+}
+
+/// The scope prefixes of a selection ([`TraceConfig::scopes`]) that select no signal of the
+/// walk (the writer's `clk` aside), found as the declaration is built.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnmatchedScopes {
+    /// The prefixes that select nothing, in the selection's order.
+    pub unmatched: Vec<String>,
+    /// Every scope that holds a signal, sorted, each once.
+    pub scopes: Vec<String>,
+}
+
+/// Finds the prefixes of a selection that select no signal, one signal path at a time.
+struct ScopeCheck<'a> {
+    prefixes: &'a [String],
+    matched: Vec<bool>,
+    scopes: std::collections::BTreeSet<String>,
+}
+
+impl<'a> ScopeCheck<'a> {
+    fn new(cfg: &'a TraceConfig) -> Self {
+        ScopeCheck {
+            prefixes: &cfg.scopes,
+            matched: vec![false; cfg.scopes.len()],
+            scopes: Default::default(),
+        }
+    }
+
+    /// A signal of the walk (nothing to do without a selection).
+    #[inline]
+    fn signal(&mut self, path: &str) {
+        if self.prefixes.is_empty() {
+            return;
+        }
+        for (m, prefix) in self.matched.iter_mut().zip(self.prefixes) {
+            *m = *m || prefix_selects(prefix, path);
+        }
+        if let Some((scope, _)) = path.rsplit_once('.') {
+            if !self.scopes.contains(scope) {
+                self.scopes.insert(scope.to_string());
+            }
+        }
+    }
+
+    fn finish(self) -> Option<UnmatchedScopes> {
+        let unmatched: Vec<String> = self
+            .prefixes
+            .iter()
+            .zip(&self.matched)
+            .filter(|(_, &m)| !m)
+            .map(|(p, _)| p.clone())
+            .collect();
+        (!unmatched.is_empty()).then(|| UnmatchedScopes {
+            unmatched,
+            scopes: self.scopes.into_iter().collect(),
+        })
     }
 }
 
@@ -387,6 +449,8 @@ struct Layout {
     /// Number of selected signals (slots).
     nslots: usize,
     signals: Vec<SignalInfo>,
+    /// The selection's prefixes that select nothing.
+    unmatched: Option<UnmatchedScopes>,
 }
 
 struct Frame {
@@ -447,6 +511,7 @@ impl Layout {
         let mut signals = Vec::new();
         let mut stack: Vec<Frame> = Vec::new();
         let mut top_done = false;
+        let mut check = ScopeCheck::new(cfg);
 
         fn declare_top(items: &mut Vec<DeclItem>, signals: &mut Vec<SignalInfo>, path: &str) {
             items.push(DeclItem::Clk);
@@ -505,6 +570,7 @@ impl Layout {
                         Some(f) => format!("{}.{}", f.path, name),
                         None => name.clone(),
                     };
+                    check.signal(&path);
                     let selected = cfg.selects(&path);
                     let slot = if selected {
                         for f in stack.iter_mut().filter(|f| !f.emitted) {
@@ -547,6 +613,7 @@ impl Layout {
             entries,
             nslots,
             signals,
+            unmatched: check.finish(),
         })
     }
 }
@@ -571,6 +638,52 @@ pub(crate) trait Sink: Send {
 
 // ---------------------------------------------------------------------------------------------
 // The writer.
+
+/// The declaration walk of a block, made once: the hierarchy and signals a waveform declares,
+/// what a selection keeps of them, and which of its scope prefixes select nothing.
+pub struct Declaration {
+    format: WaveFormat,
+    cfg: TraceConfig,
+    layout: Layout,
+    skippable: Vec<Skippable>,
+    records: Vec<RecordDecl>,
+}
+
+impl Declaration {
+    /// Walk `top` once and lay out its signals for `format` and the selection `cfg`. A walk
+    /// that is malformed (unbalanced scopes or groups, widths outside 1..=64) is an error.
+    pub fn new<B: Traced + ?Sized>(
+        top: &B,
+        format: WaveFormat,
+        cfg: TraceConfig,
+    ) -> io::Result<Declaration> {
+        let mut collector = Collector::default();
+        top.trace(&mut collector);
+        let text_width = match format {
+            WaveFormat::Vcd => 0,
+            WaveFormat::Fst => FST_TEXT_BITS,
+        };
+        if collector.unbalanced || !collector.groups.is_empty() {
+            return Err(invalid_data(
+                "trace walk has an end_group without a group, or a group left open",
+            ));
+        }
+        let layout = Layout::build(collector.events, &cfg, text_width)?;
+        Ok(Declaration {
+            format,
+            cfg,
+            layout,
+            skippable: collector.skippable,
+            records: collector.records,
+        })
+    }
+
+    /// The selection's scope prefixes that select no signal (the writer's `clk` aside), if
+    /// any.
+    pub fn unmatched_scopes(&self) -> Option<&UnmatchedScopes> {
+        self.layout.unmatched.as_ref()
+    }
+}
 
 /// Writes a VCD or FST waveform of a [`Traced`] block, one sample per 40 MHz cycle.
 pub struct WaveWriter {
@@ -632,20 +745,20 @@ impl WaveWriter {
         top: &B,
         start_cycle: u64,
     ) -> io::Result<WaveWriter> {
+        Self::declared(path, Declaration::new(top, format, cfg)?, start_cycle)
+    }
+
+    /// As [`WaveWriter::create_at`] from a declaration walk made earlier (the walk's shape is
+    /// fixed by configuration, so a declaration stays valid while the block runs).
+    pub fn declared(path: &Path, decl: Declaration, start_cycle: u64) -> io::Result<WaveWriter> {
         let start_ps = start_cycle.saturating_mul(CYCLE_PS);
-        let mut collector = Collector::default();
-        top.trace(&mut collector);
-        let text_width = match format {
-            WaveFormat::Vcd => 0,
-            WaveFormat::Fst => FST_TEXT_BITS,
-        };
-        if collector.unbalanced || !collector.groups.is_empty() {
-            return Err(invalid_data(
-                "trace walk has an end_group without a group, or a group left open",
-            ));
-        }
-        let (skippable, records) = (collector.skippable, collector.records);
-        let layout = Layout::build(collector.events, &cfg, text_width)?;
+        let Declaration {
+            format,
+            cfg,
+            layout,
+            skippable,
+            records,
+        } = decl;
         let none_selected = |first: usize, n: usize| {
             layout
                 .entries

@@ -443,7 +443,7 @@ impl Board {
     /// `renderer.igc_port.parser.state`): an int, or a str for FSM states and decoded
     /// fields. A KeyError names the signals near an unknown name.
     fn signal(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-        signals::signal(py, &self.m.sim.board, name)
+        signals::signal(py, &self.m.sim.trace_view(), name)
     }
 
     /// signals(prefix="") -> dict[str, int | str]
@@ -452,7 +452,7 @@ impl Board {
     /// waveform names them.
     #[pyo3(signature = (prefix = ""))]
     fn signals<'py>(&self, py: Python<'py>, prefix: &str) -> PyResult<Bound<'py, PyDict>> {
-        signals::signals(py, &self.m.sim.board, prefix)
+        signals::signals(py, &self.m.sim.trace_view(), prefix)
     }
 
     /// status() -> Status
@@ -514,10 +514,10 @@ impl Board {
         };
         let m = &mut this.m;
         for (x, y) in std::mem::take(&mut m.pending_probes) {
-            m.sim.board.array.add_probe(x, y);
+            m.sim.trace.add_probe(x, y, &m.sim.board);
         }
         if mask.is_some() {
-            m.sim.board.qee.trace_emcs = mask;
+            m.sim.trace.ctx.emcs = mask;
         }
         let req = TraceRequest {
             path: path.clone(),
@@ -525,10 +525,9 @@ impl Board {
             window,
             view_cycles: view,
         };
-        let format = req.check(&m.sim.board).map_err(value_error)?;
-        m.sim.board.track_quiet = true;
-        m.sim.board.slow_version += 1;
-        let wave = Wave::start(req, format, &m.sim.board)
+        let decl = req.check(&m.sim.trace_view()).map_err(value_error)?;
+        m.sim.trace.set_keyed(true, &m.sim.board);
+        let wave = Wave::start(req, decl, &m.sim.trace_view())
             .map_err(|e| os_error(&path.display().to_string(), &e))?;
         m.wave = Some(wave);
         drop(this);
@@ -546,7 +545,7 @@ impl Board {
         let Some(w) = self.m.wave.take() else {
             return Ok(None);
         };
-        self.m.sim.board.track_quiet = false;
+        self.m.sim.trace.set_keyed(false, &self.m.sim.board);
         let path = w.path.display().to_string();
         let (wave, gtkw) = w.finish().map_err(|e| os_error(&path, &e))?;
         Ok(Some((

@@ -60,7 +60,7 @@ impl Machine {
         };
         let mut sim = session::prepare(&spec).map_err(|e| BuildError::Input(e.to_string()))?;
         for &(x, y) in probes {
-            sim.board.array.add_probe(x, y);
+            sim.trace.add_probe(x, y, &sim.board);
         }
         Ok(Machine {
             sim,
@@ -137,7 +137,7 @@ impl Machine {
                         return Ok(Some(StopReason::MaxCycles));
                     }
                     let stop = sim.tick();
-                    w.sample(&sim.board)?;
+                    w.sample(&sim.trace_view())?;
                     if stop.is_some() {
                         return Ok(stop);
                     }
@@ -152,7 +152,7 @@ impl Machine {
         for _ in 0..n {
             self.sim.step();
             if let Some(w) = self.wave.as_mut() {
-                w.sample(&self.sim.board)?;
+                w.sample(&self.sim.trace_view())?;
             }
         }
         Ok(())
@@ -160,6 +160,6 @@ impl Machine {
 
     /// After a testbench wrote the array directly: let a waveform see the change.
     pub fn touched(&mut self) {
-        self.sim.board.slow_version += 1;
+        self.sim.trace.touched(&self.sim.board);
     }
 }

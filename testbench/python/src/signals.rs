@@ -3,13 +3,13 @@
 //! a name a user reads in GTKWave is a name a test can assert on.
 
 use crate::errors::value_error;
+use pp5_rtl::renderer::TraceView;
 use pp5_rtl::trace::{Recorder, Traced};
-use pp5_rtl::Renderer;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// Every signal of the board now: `(path, width, value, text)`; width 0 for text signals.
-fn walk(board: &Renderer) -> Vec<(String, u32, u64, String)> {
+fn walk(board: &TraceView) -> Vec<(String, u32, u64, String)> {
     let mut rec = Recorder::default();
     board.trace(&mut rec);
     rec.signals
@@ -25,7 +25,7 @@ fn value(py: Python<'_>, s: &(String, u32, u64, String)) -> PyResult<Py<PyAny>> 
 }
 
 /// The value of the signal `name`; a `KeyError` naming similar signals when there is none.
-pub fn signal(py: Python<'_>, board: &Renderer, name: &str) -> PyResult<Py<PyAny>> {
+pub fn signal(py: Python<'_>, board: &TraceView, name: &str) -> PyResult<Py<PyAny>> {
     let all = walk(board);
     if let Some(s) = all.iter().find(|s| s.0 == name) {
         return value(py, s);
@@ -68,7 +68,7 @@ pub fn signal(py: Python<'_>, board: &Renderer, name: &str) -> PyResult<Py<PyAny
 /// Every signal whose path is `prefix` or continues it at a `.`: path → value.
 pub fn signals<'py>(
     py: Python<'py>,
-    board: &Renderer,
+    board: &TraceView,
     prefix: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let p = prefix.trim_end_matches('.');
@@ -87,24 +87,4 @@ pub fn signals<'py>(
         )));
     }
     Ok(d)
-}
-
-/// The scopes of the board's signals (for messages about a selection that selects nothing).
-pub fn scopes(board: &Renderer) -> Vec<String> {
-    let mut v: Vec<String> = walk(board)
-        .into_iter()
-        .filter_map(|s| s.0.rsplit_once('.').map(|(sc, _)| sc.to_string()))
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
-/// Whether a scope prefix selects at least one signal of the board.
-pub fn selects_any(board: &Renderer, prefix: &str) -> bool {
-    let p = prefix.trim_end_matches('.');
-    p.is_empty()
-        || walk(board)
-            .iter()
-            .any(|s| s.0 == p || (s.0.starts_with(p) && s.0.as_bytes().get(p.len()) == Some(&b'.')))
 }

@@ -1,10 +1,9 @@
 //! `Board.trace`: a VCD or FST waveform of what the board does from now on, plus its `.gtkw`,
 //! written by the simulator's own [`WaveWriter`] (the files `pp5 run --vcd/--fst` writes).
 
-use crate::signals;
 use pp5_rtl::clock::CYCLE_PS;
-use pp5_rtl::Renderer;
-use pp5_sim::trace::{gtkw, write_gtkw, TraceConfig, WaveFormat, WaveWriter};
+use pp5_rtl::renderer::TraceView;
+use pp5_sim::trace::{gtkw, write_gtkw, Declaration, TraceConfig, WaveFormat, WaveWriter};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -29,25 +28,26 @@ pub struct TraceRequest {
 
 impl TraceRequest {
     /// Check the request against `board`: a known format, scopes that select something, a
-    /// window that is not reversed.
-    pub fn check(&self, board: &Renderer) -> Result<WaveFormat, String> {
+    /// window that is not reversed. Returns the waveform's layout (the one walk that declares
+    /// the signals also finds the scopes that select nothing).
+    pub fn check(&self, board: &TraceView) -> Result<Declaration, String> {
         let format = WaveFormat::from_path(&self.path).ok_or_else(|| {
             format!(
                 "{}: a waveform file ends in .vcd or .fst",
                 self.path.display()
             )
         })?;
-        let unmatched: Vec<&str> = self
-            .scopes
-            .iter()
-            .filter(|s| !signals::selects_any(board, s))
-            .map(String::as_str)
-            .collect();
-        if !unmatched.is_empty() {
+        let cfg = TraceConfig {
+            scopes: self.scopes.clone(),
+            window: self.window,
+        };
+        let decl = Declaration::new(board, format, cfg)
+            .map_err(|e| format!("{}: {e}", self.path.display()))?;
+        if let Some(u) = decl.unmatched_scopes() {
             return Err(format!(
                 "scopes {}: no signal has that path or prefix; the scopes are: {}",
-                unmatched.join(", "),
-                signals::scopes(board).join(", ")
+                u.unmatched.join(", "),
+                u.scopes.join(", ")
             ));
         }
         if let Some((a, b)) = self.window {
@@ -60,18 +60,14 @@ impl TraceRequest {
         if self.view_cycles == Some(0) {
             return Err("view: show at least 1 cycle".into());
         }
-        Ok(format)
+        Ok(decl)
     }
 }
 
 impl Wave {
-    /// Create the file (checked by [`TraceRequest::check`]) and sample the board as it is.
-    pub fn start(req: TraceRequest, format: WaveFormat, board: &Renderer) -> io::Result<Wave> {
-        let cfg = TraceConfig {
-            scopes: req.scopes,
-            window: req.window,
-        };
-        let writer = WaveWriter::create_at(&req.path, format, cfg, board, board.cycle)?;
+    /// Create the file laid out by [`TraceRequest::check`] and sample the board as it is.
+    pub fn start(req: TraceRequest, decl: Declaration, board: &TraceView) -> io::Result<Wave> {
+        let writer = WaveWriter::declared(&req.path, decl, board.board.cycle)?;
         let mut w = Wave {
             writer: Mutex::new(writer),
             path: req.path,
@@ -84,10 +80,10 @@ impl Wave {
 
     /// Sample the board if its cycle moved since the last sample.
     #[inline]
-    pub fn sample(&mut self, board: &Renderer) -> io::Result<()> {
-        if self.last_sampled != Some(board.cycle) {
-            writer(&mut self.writer)?.sample(board.cycle, board)?;
-            self.last_sampled = Some(board.cycle);
+    pub fn sample(&mut self, board: &TraceView) -> io::Result<()> {
+        if self.last_sampled != Some(board.board.cycle) {
+            writer(&mut self.writer)?.sample(board.board.cycle, board)?;
+            self.last_sampled = Some(board.board.cycle);
         }
         Ok(())
     }

@@ -1,0 +1,317 @@
+//! The waveform's observer of the board: it keeps the waveform's context ([`TraceCtx`]: the
+//! command names, the traced EMCs, the skip keys of the flow-control unit and of the usually
+//! idle blocks) beside the board, so the board's step keeps none of it.
+//!
+//! The skip key of the usually idle blocks (the QEE, the BS port, the semaphores, the
+//! transfer unit, the IGC port's message unit) advances after every cycle in which one of
+//! them may have changed. A cycle is *quiet* when none of them did anything but clear last
+//! cycle's pulses; two quiet cycles in a row leave them as they were, so only a cycle that is
+//! not quiet, or follows one that was not, advances it. Whether a cycle is quiet follows
+//! from the board before the edge ([`BoardTrace::before_step`]) and after it
+//! ([`Observer::cycle`]).
+//!
+//! A probe pixel's sample is its ALU inputs before the edge. Carry, Enable and the QEE's tree
+//! bit are read before the edge; A and B, whose addresses the IGC chooses during the step,
+//! from a copy of the pixel's memory column that the observer keeps: gathered when the probe
+//! is added or the board was changed from outside, and after every cycle brought up to date
+//! at the bit the array's operation addressed for writing and, while a BSLOAD moves the
+//! pixel's words, at bits 0-31.
+
+use crate::engine::observer::{Cx, Observer};
+use pp5_rtl::backing_store::transfer::{XferDir, XFER_PES_PER_STEP};
+use pp5_rtl::backing_store::XFER_BITS;
+use pp5_rtl::emc_array::{BSource, Probe, ProbeInputs, MEM_BITS};
+use pp5_rtl::igc::{IgcState, MiscCtl, QeeCtl};
+use pp5_rtl::qee::arith::tree_bit;
+use pp5_rtl::renderer::{TraceCtx, TraceView};
+use pp5_rtl::semaphore::Semaphore;
+use pp5_rtl::Renderer;
+
+/// A probe pixel's memory column: bit k of the pixel's memory is bit `k % 64` of word `k / 64`.
+type Column = [u64; MEM_BITS.div_ceil(64)];
+
+/// What the observer reads of a probe pixel before the edge.
+#[derive(Clone, Copy, Debug, Default)]
+struct Before {
+    carry: bool,
+    enable: bool,
+    /// The QEE's tree bit at the pixel (false when the QEE does not deliver).
+    tree: bool,
+}
+
+/// The waveform's observer: its context, the quiet-cycle tracking that keeps the key of the
+/// usually idle blocks, and the probe pixels' samples. Idle (and free) until
+/// [`BoardTrace::set_keyed`] turns it on (the simulator does when it writes a waveform) or a
+/// probe is added.
+#[derive(Clone, Debug, Default)]
+pub struct BoardTrace {
+    /// What the waveform shows beside the board's registers.
+    pub ctx: TraceCtx,
+    /// The hooks run: the keys are kept or there are probes.
+    active: bool,
+    /// The board before the edge allowed a quiet cycle.
+    quiet_before: bool,
+    /// The last cycle was quiet.
+    last_quiet: bool,
+    /// Each probe's memory column as the board has it before the next edge.
+    columns: Vec<Column>,
+    /// Each probe's inputs read before this cycle's edge.
+    before: Vec<Before>,
+    /// A BSLOAD step this cycle: the plane word and first bit of the pixels it writes.
+    xfer_lane: Option<(usize, u32)>,
+    /// Each probe's value of the QEE's current evaluation (`Qee::value_at`), computed once per
+    /// START: for the evaluation the QEE counts as `tree_starts` (`None`: none yet).
+    tree_values: Vec<i128>,
+    tree_starts: Option<u64>,
+}
+
+/// Bit `k` of a column.
+#[inline]
+fn column_bit(c: &Column, k: usize) -> bool {
+    c.get(k / 64).is_some_and(|w| w >> (k % 64) & 1 != 0)
+}
+
+/// Set bit `k` of a column to the pixel's bit in `board`'s memory plane `k`.
+#[inline]
+fn refresh_bit(c: &mut Column, p: &Probe, board: &Renderer, k: usize) {
+    if let (Some(w), Some(pl)) = (c.get_mut(k / 64), board.array.mem.get(k)) {
+        let m = 1u64 << (k % 64);
+        *w = if p.bit(pl) { *w | m } else { *w & !m };
+    }
+}
+
+impl BoardTrace {
+    /// The board as the waveform walks it.
+    pub fn view<'a>(&'a self, board: &'a Renderer) -> TraceView<'a> {
+        TraceView {
+            board,
+            ctx: &self.ctx,
+        }
+    }
+
+    /// Whether the observer's hooks must run (the engine calls them only then).
+    #[inline]
+    pub fn active(&self) -> bool {
+        self.active
+    }
+
+    /// Keep the skip keys from now on (`true`), or stop (the walk then keys those scopes by
+    /// the cycle number).
+    pub fn set_keyed(&mut self, on: bool, board: &Renderer) {
+        self.ctx.keyed = on;
+        self.active = on || !self.ctx.probes.is_empty();
+        self.touched(board);
+    }
+
+    /// Add a probe pixel traced as `pixel_<x>_<y>` (ignored off the array or if already
+    /// there). Add probes before the first walk of a waveform.
+    pub fn add_probe(&mut self, x: usize, y: usize, board: &Renderer) {
+        if self.ctx.probes.iter().any(|p| p.x == x && p.y == y) {
+            return;
+        }
+        if let Some(p) = Probe::new(x, y) {
+            self.ctx.probes.push(p);
+            self.columns.push(Column::default());
+            self.before.push(Before::default());
+            self.tree_values.push(0);
+            self.active = true;
+            self.touched(board);
+        }
+    }
+
+    /// The board was changed from outside its step (a testbench wrote it, a Ring reset): the
+    /// next walk visits the usually idle blocks and the flow-control unit again, and the
+    /// probes' memory columns are gathered again.
+    pub fn touched(&mut self, board: &Renderer) {
+        self.ctx.slow_key += 1;
+        self.ctx.fc_key += 1;
+        self.last_quiet = false;
+        self.tree_starts = None;
+        for (p, c) in self.ctx.probes.iter().zip(self.columns.iter_mut()) {
+            for k in 0..MEM_BITS {
+                refresh_bit(c, p, board, k);
+            }
+        }
+    }
+
+    /// Read the probes' inputs that do not depend on the cycle's operation, before the edge.
+    fn probes_before(&mut self, b: &Renderer) {
+        let q = &b.qee;
+        let delivering = q.delivering();
+        if delivering && self.tree_starts != Some(q.starts) {
+            // A START loaded new coefficients (the only thing that changes the values).
+            for (p, v) in self.ctx.probes.iter().zip(self.tree_values.iter_mut()) {
+                *v = q.value_at(p.x, p.y);
+            }
+            self.tree_starts = Some(q.starts);
+        }
+        let probes = self.ctx.probes.iter().zip(&self.tree_values);
+        for ((p, &v), before) in probes.zip(self.before.iter_mut()) {
+            *before = Before {
+                carry: p.bit(&b.array.carry),
+                enable: p.bit(&b.array.enable),
+                // The tree plane's bit at the pixel, `Qee::bit_at` (equal by construction,
+                // rtl/src/qee tests).
+                tree: delivering && tree_bit(v, q.bit),
+            };
+        }
+        self.xfer_lane = match b.transfer.active {
+            Some((XferDir::Load, _)) => {
+                let first = b.transfer.step as usize * XFER_PES_PER_STEP;
+                Some((first / 64, (first % 64) as u32))
+            }
+            _ => None,
+        };
+    }
+
+    /// Sample the probes after the edge (their inputs as they were before it), then bring
+    /// their memory columns up to date.
+    fn probes_after(&mut self, b: &Renderer) {
+        let op = b.record.array_op;
+        let active = b.igc.fc.active_mask();
+        let xfer = self.xfer_lane;
+        let probes = self.ctx.probes.iter_mut();
+        for ((p, c), before) in probes.zip(self.columns.iter_mut()).zip(&self.before) {
+            let mem = |a: u8| column_bit(c, a as usize);
+            let inputs = ProbeInputs {
+                a: op.a.is_some_and(mem),
+                b: match op.b {
+                    BSource::Zero => false,
+                    BSource::One => true,
+                    BSource::Mem(a) => mem(a),
+                    BSource::Enable => before.enable,
+                    BSource::Tree => before.tree,
+                },
+                carry: before.carry,
+                enable: before.enable,
+                active: active.is_none_or(|pl| p.bit(pl)),
+            };
+            p.sample = Probe::sample(&op, inputs);
+            if let Some(w) = op.w {
+                refresh_bit(c, p, b, w as usize);
+            }
+            if let Some((word, shift)) = xfer {
+                if p.word == word && p.shift.wrapping_sub(shift) < XFER_PES_PER_STEP as u32 {
+                    for k in 0..XFER_BITS {
+                        refresh_bit(c, p, b, k);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Observer for BoardTrace {
+    /// The conditions of a quiet cycle that the board shows before the edge: nothing enters
+    /// the BS port, TxReady is unchanged, the BS port, the message unit, the transfer unit,
+    /// the QEE and both semaphores are idle.
+    #[inline]
+    fn before_step(&mut self, b: &Renderer) {
+        if !self.ctx.probes.is_empty() {
+            self.probes_before(b);
+        }
+        if !self.ctx.keyed {
+            return;
+        }
+        self.quiet_before = !b.bs_ring_pending()
+            && b.bs_port.tx.tx_ready == b.tx_ready_bs
+            && b.bs_port.idle()
+            && b.igc_port.messages.tx.tx_ready == b.tx_ready_igc
+            && !b.igc_port.messages.pending()
+            && b.transfer.active.is_none()
+            && !b.transfer.done
+            && !b.qee.active
+            && b.bs_sem == Semaphore::idle(b.bs_sem.count)
+            && b.igc_sem == Semaphore::idle(b.igc_sem.count);
+    }
+
+    /// The conditions the board shows after the edge: the IGC asked nothing of the QEE nor
+    /// of the other blocks and does not wait on its semaphore, no error strobe fired, the BS
+    /// port and the message unit are still idle.
+    #[inline]
+    fn cycle(&mut self, cx: &mut Cx) {
+        let b = cx.board;
+        if !self.ctx.probes.is_empty() {
+            self.probes_after(b);
+        }
+        if !self.ctx.keyed {
+            return;
+        }
+        if b.record.fc_changed {
+            self.ctx.fc_key += 1;
+        }
+        let quiet = self.quiet_before
+            && b.igc.qee_ctl == QeeCtl::None
+            && b.igc.misc_ctl == MiscCtl::None
+            && b.igc.state != IgcState::WaitSem
+            && !b.error_strobed()
+            && b.bs_port.idle()
+            && !b.igc_port.messages.pending();
+        if !(quiet && self.last_quiet) {
+            self.ctx.slow_key += 1;
+        }
+        self.last_quiet = quiet;
+    }
+
+    /// A Ring reset changes every block (but the memories): both keys move on.
+    fn ring_reset(&mut self, _at: u64) {
+        self.ctx.slow_key += 1;
+        self.ctx.fc_key += 1;
+        self.last_quiet = false;
+        // The QEE restarts its count of evaluations.
+        self.tree_starts = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asm::microcode;
+    use crate::engine::{SimOptions, StopReason};
+    use crate::session::{boot, prepare, RunSpec, WaveSpec};
+
+    /// After every cycle each probe's copy of its memory column is the board's column: on a
+    /// BSSTORE / BSLOAD round trip (the transfer writes bits 0-31 of a few pixels per cycle,
+    /// the probes' at different steps) with the array writing meanwhile, and on the demo.
+    #[test]
+    fn the_probe_columns_follow_the_board_every_cycle() {
+        let img = microcode::standard();
+        // Scanline 0 of sector 5 gets a ramp from the BS port, then BSLOAD brings it into
+        // pixel memory (the probes on scanline 0 change), while the array writes bit 40.
+        let text = "message bs\nBS_RECEIVE 5 0 1 ramp\n\
+                    message at=3000\nSETENABS\nBSLOAD 5\nSCAIntoMEM_S1 40 8 5\nBSLOAD 5\n";
+        let xfer = crate::stream::text::parse(text, "<xfer>", &img.table).expect("stream");
+        let demo = crate::demo::demo_stream(&img.table).expect("demo");
+        for (stream, max_cycles) in [(&xfer, 20_000u64), (&demo, 20_000)] {
+            let spec = RunSpec {
+                image: &img,
+                boot: true,
+                stream,
+                opts: SimOptions {
+                    probes: vec![(0, 0), (5, 0), (70, 5), (127, 127), (3, 64)],
+                    ..SimOptions::default()
+                },
+                wave: Some(WaveSpec::new(std::path::Path::new("unused.vcd"))),
+            };
+            let mut sim = prepare(&spec).expect("prepare");
+            assert_eq!(
+                boot(&mut sim, None, |_, _, _| {}).ok(),
+                Some(StopReason::Done)
+            );
+            sim.queue_stream(stream);
+            let first = sim.board.cycle;
+            while !sim.done() && sim.board.cycle - first < max_cycles {
+                sim.step();
+                let t = &sim.trace;
+                for (p, c) in t.ctx.probes.iter().zip(&t.columns) {
+                    let mut want = Column::default();
+                    for k in 0..MEM_BITS {
+                        refresh_bit(&mut want, p, &sim.board, k);
+                    }
+                    assert_eq!(c, &want, "{} at cycle {}", p.scope, sim.board.cycle);
+                }
+            }
+            assert!(sim.done(), "the stream ran to its end");
+        }
+    }
+}
