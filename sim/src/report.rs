@@ -161,6 +161,19 @@ impl Summary {
     /// The table `pp5 run` prints. At most `max_rows` command rows (0 = all).
     pub fn table(&self, max_rows: usize) -> String {
         let mut s = String::new();
+        self.table_header(&mut s);
+        self.table_commands(&mut s, max_rows);
+        self.table_bs_commands(&mut s, max_rows);
+        self.table_transfers(&mut s);
+        self.table_causes(&mut s);
+        self.table_sent(&mut s);
+        self.table_resets(&mut s, max_rows);
+        self.table_diagnostics(&mut s);
+        s
+    }
+
+    /// The stop reason, the cycle count and the status word.
+    fn table_header(&self, s: &mut String) {
         let _ = writeln!(s, "stopped: {}", stop_text(&self.stop));
         let _ = writeln!(
             s,
@@ -182,6 +195,10 @@ impl Summary {
                 format!("  errors: {}", self.error_bits.join(", "))
             }
         );
+    }
+
+    /// The command rows and the by-command tally.
+    fn table_commands(&self, s: &mut String, max_rows: usize) {
         if !self.commands.is_empty() {
             let _ = writeln!(
                 s,
@@ -220,6 +237,10 @@ impl Summary {
                 );
             }
         }
+    }
+
+    /// The BS command rows.
+    fn table_bs_commands(&self, s: &mut String, max_rows: usize) {
         if !self.bs_commands.is_empty() {
             let _ = writeln!(
                 s,
@@ -246,6 +267,10 @@ impl Summary {
                 let _ = writeln!(s, "   ... {more} more");
             }
         }
+    }
+
+    /// The BS transfers.
+    fn table_transfers(&self, s: &mut String) {
         if !self.transfers.is_empty() {
             let _ = writeln!(s, "\ntransfers:");
             for t in &self.transfers {
@@ -263,6 +288,10 @@ impl Summary {
                 };
             }
         }
+    }
+
+    /// The cycles by cause per block and their overlap.
+    fn table_causes(&self, s: &mut String) {
         let _ = writeln!(s, "\ncycles by cause:");
         let _ = write!(s, "{:<10}", "block");
         for c in Cause::ALL {
@@ -284,6 +313,10 @@ impl Summary {
                 o.igc_and_transfer, o.igc_and_bs_port, o.transfer_and_bs_port
             );
         }
+    }
+
+    /// The ring messages sent.
+    fn table_sent(&self, s: &mut String) {
         if !self.sent.is_empty() {
             let _ = writeln!(s, "\nRing messages sent:");
             for m in self.sent.iter().take(MAX_TABLE_MESSAGES) {
@@ -305,6 +338,10 @@ impl Summary {
         if more > 0 {
             let _ = writeln!(s, "  and {more} more");
         }
+    }
+
+    /// The ring resets.
+    fn table_resets(&self, s: &mut String, max_rows: usize) {
         if !self.resets.is_empty() {
             let n = shown(max_rows, self.resets.len());
             let _ = write!(s, "\nRing resets at cycles {:?}", &self.resets[..n]);
@@ -313,6 +350,10 @@ impl Summary {
                 more => writeln!(s, " and {more} more"),
             };
         }
+    }
+
+    /// The diagnostics.
+    fn table_diagnostics(&self, s: &mut String) {
         if !self.diagnostics.is_empty() {
             let _ = writeln!(s, "\ndiagnostics:");
             for d in &self.diagnostics {
@@ -322,7 +363,6 @@ impl Summary {
                 let _ = writeln!(s, "  ... and {} more", self.dropped_diagnostics);
             }
         }
-        s
     }
 
     /// JSON for scripts.

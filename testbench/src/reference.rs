@@ -457,19 +457,57 @@ impl RefCmd {
 
     /// The arguments in the seed's order (the order of the command-stream text form).
     pub fn args(&self) -> Vec<usize> {
+        self.args_few().unwrap_or_else(|| self.args_many())
+    }
+
+    /// [`RefCmd::args`] of the commands with at most three arguments, `None` for the others.
+    fn args_few(&self) -> Option<Vec<usize>> {
         use RefCmd::*;
         match *self {
             Noop | Noop2 | ClrEnabs | SetEnabs | EnabInv | EnabIntoCry | CryIntoEnab | ClrCry
-            | IndOn | IndOff => vec![],
-            Fbits { n } => vec![n],
-            MemIntoEnab { src } => vec![src],
-            EnabIntoMem { dst } | CryIntoMem { dst } => vec![dst],
-            Clear { dst, dlen } | Set { dst, dlen } | ScaIntoMem { dst, dlen } => vec![dst, dlen],
+            | IndOn | IndOff => Some(vec![]),
+            Fbits { n } => Some(vec![n]),
+            MemIntoEnab { src } => Some(vec![src]),
+            EnabIntoMem { dst } | CryIntoMem { dst } => Some(vec![dst]),
+            Clear { dst, dlen } | Set { dst, dlen } | ScaIntoMem { dst, dlen } => {
+                Some(vec![dst, dlen])
+            }
             Cpy { dst, src, dlen }
             | Invert { dst, src, dlen }
             | Inc { dst, src, dlen }
             | Dec { dst, src, dlen }
-            | Negate { dst, src, dlen } => vec![dst, src, dlen],
+            | Negate { dst, src, dlen } => Some(vec![dst, src, dlen]),
+            MemEqZero { src, slen }
+            | MemEqSca { src, slen }
+            | MemGeSca { src, slen }
+            | MemGtSca { src, slen } => Some(vec![src, slen]),
+            MemGeMem { lsrc, src, slen }
+            | MemEqMem { lsrc, src, slen }
+            | MemNeMem { lsrc, src, slen }
+            | MemGtMem { lsrc, src, slen }
+            | Mem2GeMem2 { lsrc, src, slen }
+            | Mem2GtMem2 { lsrc, src, slen } => Some(vec![lsrc, src, slen]),
+            MemEqOnes { src, slen } | MemNeZero { src, slen } => Some(vec![src, slen]),
+            EnabAndEqMem { src }
+            | EnabAndEqMemBar { src }
+            | EnabOrEqMem { src }
+            | EnabXorEqMem { src } => Some(vec![src]),
+            EnabOrEqCry => Some(vec![]),
+            MemOrEqEnab { dst } | MemAndEqEnab { dst } => Some(vec![dst]),
+            Swap { dst, src, dlen }
+            | MemPlusEqSca { dst, src, dlen }
+            | MemAndEqMem { dst, src, dlen }
+            | MemOrEqMem { dst, src, dlen }
+            | MemXorEqMem { dst, src, dlen } => Some(vec![dst, src, dlen]),
+            Ovsix { dst, dlen, tmp } => Some(vec![dst, dlen, tmp]),
+            _ => None,
+        }
+    }
+
+    /// [`RefCmd::args`] of the commands with four or five arguments.
+    fn args_many(&self) -> Vec<usize> {
+        use RefCmd::*;
+        match *self {
             MemPlusMem {
                 dst,
                 lsrc,
@@ -490,28 +528,6 @@ impl RefCmd {
                 dlen,
                 slen,
             } => vec![dst, src, dlen, slen],
-            MemEqZero { src, slen }
-            | MemEqSca { src, slen }
-            | MemGeSca { src, slen }
-            | MemGtSca { src, slen } => vec![src, slen],
-            MemGeMem { lsrc, src, slen }
-            | MemEqMem { lsrc, src, slen }
-            | MemNeMem { lsrc, src, slen }
-            | MemGtMem { lsrc, src, slen }
-            | Mem2GeMem2 { lsrc, src, slen }
-            | Mem2GtMem2 { lsrc, src, slen } => vec![lsrc, src, slen],
-            MemEqOnes { src, slen } | MemNeZero { src, slen } => vec![src, slen],
-            EnabAndEqMem { src }
-            | EnabAndEqMemBar { src }
-            | EnabOrEqMem { src }
-            | EnabXorEqMem { src } => vec![src],
-            EnabOrEqCry => vec![],
-            MemOrEqEnab { dst } | MemAndEqEnab { dst } => vec![dst],
-            Swap { dst, src, dlen }
-            | MemPlusEqSca { dst, src, dlen }
-            | MemAndEqMem { dst, src, dlen }
-            | MemOrEqMem { dst, src, dlen }
-            | MemXorEqMem { dst, src, dlen } => vec![dst, src, dlen],
             MemMinusEqMem {
                 dst,
                 src,
@@ -592,7 +608,7 @@ impl RefCmd {
                 dlen,
                 tmp,
             } => vec![dst, src, dlen, tmp],
-            Ovsix { dst, dlen, tmp } => vec![dst, dlen, tmp],
+            _ => unreachable!("args_few covers the commands with at most three arguments"),
         }
     }
 

@@ -338,118 +338,22 @@ fn idx(field: &Field, v: u32) -> Result<Idx, Illegal> {
 
 /// Decode four store words.
 pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
-    let b_src = match B_SRC.get(w) {
-        0 => BSrc::Zero,
-        1 => BSrc::Mem,
-        2 => BSrc::Sca,
-        3 => BSrc::Tree,
-        4 => BSrc::Enable,
-        5 => BSrc::One,
-        v => return illegal(&B_SRC, v, "reserved"),
-    };
-    let b_ext = match B_EXT.get(w) {
-        0 => BExt::None,
-        1 => BExt::Zero,
-        2 => BExt::Sign,
-        3 => BExt::AZero,
-        v => return illegal(&B_EXT, v, "reserved"),
-    };
-    let qee = match QEE_OP.get(w) {
-        0 => QeeOp::None,
-        1 => QeeOp::Start,
-        2 => QeeOp::CfgAll,
-        3 => QeeOp::CfgOne,
-        v => return illegal(&QEE_OP, v, "reserved"),
-    };
-    let fc = if w[3] & FC_FLAG != 0 {
-        Some(FcInstr::decode(w[3]).map_err(|e| Illegal(format!("FC = {:#010x}: {e}", w[3])))?)
-    } else if w[3] != 0 {
-        return illegal(&FC_WORD, w[3], "set without the FC flag (bit 31)");
-    } else {
-        for f in [FC_BOOL, FC_CONST] {
-            if f.get(w) != 0 {
-                return illegal(
-                    &f,
-                    f.get(w),
-                    "set in a microinstruction that is not flow control",
-                );
-            }
-        }
-        None
-    };
+    let b_src = decode_b_src(w)?;
+    let b_ext = decode_b_ext(w)?;
+    let qee = decode_qee(w)?;
+    let fc = decode_fc(w)?;
     let b_lim = B_LIM.get(w);
     if b_lim as usize >= NUM_OPR {
         return illegal(&B_LIM, b_lim, "not an operand register (0..=4)");
     }
-    let b_off = if B_OFF.get(w) != 0 {
-        let reg = (IMM8.get(w) & 7) as u8;
-        if reg as usize >= NUM_OPR {
-            return illegal(
-                &IMM8,
-                IMM8.get(w),
-                "not an operand register for B_OFF (0..=4)",
-            );
-        }
-        Some((reg, B_OFF_NEG.get(w) != 0))
-    } else if B_OFF_NEG.get(w) != 0 {
-        return illegal(&B_OFF_NEG, 1, "set without B_OFF");
-    } else {
-        None
-    };
-    let seq = match SEQ.get(w) {
-        0 => Seq::Next,
-        1 => Seq::Jump,
-        2 => Seq::Loop,
-        3 => Seq::Dispatch,
-        4 => Seq::JAeo,
-        5 => Seq::JNAeo,
-        6 => Seq::LoopD,
-        7 => Seq::Hang,
-        8 => Seq::JOprGt,
-        v => return illegal(&SEQ, v, "reserved (9-15 are for the flow-control unit)"),
-    };
-    let l_load = match L_LOAD.get(w) {
-        0 => LLoad::None,
-        v @ 1..=5 => LLoad::Opr(v as u8 - 1),
-        6 => LLoad::Imm,
-        7 => LLoad::TreeLen,
-        v => return illegal(&L_LOAD, v, "reserved"),
-    };
-    let i_op = match I_OP.get(w) {
-        0 => IOp::Keep,
-        1 => IOp::Clear,
-        2 => IOp::Inc,
-        v => return illegal(&I_OP, v, "reserved"),
-    };
-    let misc = match MISC.get(w) {
-        0 => Misc::None,
-        1 => Misc::IndOn,
-        2 => Misc::IndOff,
-        3 => Misc::Xfer,
-        4 => Misc::BsWait,
-        5 => Misc::Vbs,
-        6 => Misc::Pigc,
-        _ => Misc::SendStatus,
-    };
-    if misc == Misc::Xfer && (IMM8.get(w) >> 1) & 7 >= NUM_OPR as u32 {
-        return illegal(
-            &IMM8,
-            IMM8.get(w),
-            "XFER's sector register (IMM8 bits 3:1) is not OPR0..OPR4",
-        );
-    }
-    let a = AddrGen {
-        base: base(&A_BASE, A_BASE.get(w))?,
-        idx: idx(&A_IDX, A_IDX.get(w))?,
-    };
-    let b = AddrGen {
-        base: base(&B_BASE, B_BASE.get(w))?,
-        idx: idx(&B_IDX, B_IDX.get(w))?,
-    };
-    let wg = AddrGen {
-        base: base(&W_BASE, W_BASE.get(w))?,
-        idx: idx(&W_IDX, W_IDX.get(w))?,
-    };
+    let b_off = decode_b_off(w)?;
+    let seq = decode_seq(w)?;
+    let l_load = decode_l_load(w)?;
+    let i_op = decode_i_op(w)?;
+    let misc = decode_misc(w)?;
+    let a = addr_gen(w, &A_BASE, &A_IDX)?;
+    let b = addr_gen(w, &B_BASE, &B_IDX)?;
+    let wg = addr_gen(w, &W_BASE, &W_IDX)?;
     let mem_we = MEM_WE.get(w) != 0;
     if mem_we && wg.base == Base::Off {
         return illegal(&W_BASE, 0, "off while MEM_WE is set");
@@ -458,20 +362,7 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         return illegal(&B_BASE, 0, "off while B_SRC = MEM");
     }
     if fc.is_some() {
-        // A flow-control instruction decides the next PC and changes no array state.
-        let busy = [
-            (&MEM_WE, mem_we as u32),
-            (&CRY_WE, CRY_WE.get(w)),
-            (&EN_WE, EN_WE.get(w)),
-            (&QEE_OP, QEE_OP.get(w)),
-            (&MISC, MISC.get(w)),
-            (&SEQ, SEQ.get(w)),
-            (&I_OP, I_OP.get(w)),
-            (&L_LOAD, L_LOAD.get(w)),
-        ];
-        if let Some((f, v)) = busy.into_iter().find(|(_, v)| *v != 0) {
-            return illegal(f, v, "not allowed in a flow-control instruction (FC set)");
-        }
+        check_fc_idle(w, mem_we)?;
     }
     Ok(Microinstruction {
         lut_r: LUT_R.get(w) as u8,
@@ -499,6 +390,172 @@ pub fn decode(w: &[u32; 4]) -> Result<Microinstruction, Illegal> {
         fc_bool: FC_BOOL.get(w) as u8,
         fc_const: FC_CONST.get(w) as u8,
     })
+}
+
+#[inline]
+fn decode_b_src(w: &[u32; 4]) -> Result<BSrc, Illegal> {
+    Ok(match B_SRC.get(w) {
+        0 => BSrc::Zero,
+        1 => BSrc::Mem,
+        2 => BSrc::Sca,
+        3 => BSrc::Tree,
+        4 => BSrc::Enable,
+        5 => BSrc::One,
+        v => return illegal(&B_SRC, v, "reserved"),
+    })
+}
+
+#[inline]
+fn decode_b_ext(w: &[u32; 4]) -> Result<BExt, Illegal> {
+    Ok(match B_EXT.get(w) {
+        0 => BExt::None,
+        1 => BExt::Zero,
+        2 => BExt::Sign,
+        3 => BExt::AZero,
+        v => return illegal(&B_EXT, v, "reserved"),
+    })
+}
+
+#[inline]
+fn decode_qee(w: &[u32; 4]) -> Result<QeeOp, Illegal> {
+    Ok(match QEE_OP.get(w) {
+        0 => QeeOp::None,
+        1 => QeeOp::Start,
+        2 => QeeOp::CfgAll,
+        3 => QeeOp::CfgOne,
+        v => return illegal(&QEE_OP, v, "reserved"),
+    })
+}
+
+/// The flow-control word: an instruction when the FC flag is set, else it and the FC fields
+/// must be 0.
+#[inline]
+fn decode_fc(w: &[u32; 4]) -> Result<Option<FcInstr>, Illegal> {
+    if w[3] & FC_FLAG != 0 {
+        Ok(Some(FcInstr::decode(w[3]).map_err(|e| {
+            Illegal(format!("FC = {:#010x}: {e}", w[3]))
+        })?))
+    } else if w[3] != 0 {
+        illegal(&FC_WORD, w[3], "set without the FC flag (bit 31)")
+    } else {
+        for f in [FC_BOOL, FC_CONST] {
+            if f.get(w) != 0 {
+                return illegal(
+                    &f,
+                    f.get(w),
+                    "set in a microinstruction that is not flow control",
+                );
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[inline]
+fn decode_b_off(w: &[u32; 4]) -> Result<Option<(u8, bool)>, Illegal> {
+    if B_OFF.get(w) != 0 {
+        let reg = (IMM8.get(w) & 7) as u8;
+        if reg as usize >= NUM_OPR {
+            return illegal(
+                &IMM8,
+                IMM8.get(w),
+                "not an operand register for B_OFF (0..=4)",
+            );
+        }
+        Ok(Some((reg, B_OFF_NEG.get(w) != 0)))
+    } else if B_OFF_NEG.get(w) != 0 {
+        illegal(&B_OFF_NEG, 1, "set without B_OFF")
+    } else {
+        Ok(None)
+    }
+}
+
+#[inline]
+fn decode_seq(w: &[u32; 4]) -> Result<Seq, Illegal> {
+    Ok(match SEQ.get(w) {
+        0 => Seq::Next,
+        1 => Seq::Jump,
+        2 => Seq::Loop,
+        3 => Seq::Dispatch,
+        4 => Seq::JAeo,
+        5 => Seq::JNAeo,
+        6 => Seq::LoopD,
+        7 => Seq::Hang,
+        8 => Seq::JOprGt,
+        v => return illegal(&SEQ, v, "reserved (9-15 are for the flow-control unit)"),
+    })
+}
+
+#[inline]
+fn decode_l_load(w: &[u32; 4]) -> Result<LLoad, Illegal> {
+    Ok(match L_LOAD.get(w) {
+        0 => LLoad::None,
+        v @ 1..=5 => LLoad::Opr(v as u8 - 1),
+        6 => LLoad::Imm,
+        7 => LLoad::TreeLen,
+        v => return illegal(&L_LOAD, v, "reserved"),
+    })
+}
+
+#[inline]
+fn decode_i_op(w: &[u32; 4]) -> Result<IOp, Illegal> {
+    Ok(match I_OP.get(w) {
+        0 => IOp::Keep,
+        1 => IOp::Clear,
+        2 => IOp::Inc,
+        v => return illegal(&I_OP, v, "reserved"),
+    })
+}
+
+/// MISC, with XFER's sector register checked.
+#[inline]
+fn decode_misc(w: &[u32; 4]) -> Result<Misc, Illegal> {
+    let misc = match MISC.get(w) {
+        0 => Misc::None,
+        1 => Misc::IndOn,
+        2 => Misc::IndOff,
+        3 => Misc::Xfer,
+        4 => Misc::BsWait,
+        5 => Misc::Vbs,
+        6 => Misc::Pigc,
+        _ => Misc::SendStatus,
+    };
+    if misc == Misc::Xfer && (IMM8.get(w) >> 1) & 7 >= NUM_OPR as u32 {
+        return illegal(
+            &IMM8,
+            IMM8.get(w),
+            "XFER's sector register (IMM8 bits 3:1) is not OPR0..OPR4",
+        );
+    }
+    Ok(misc)
+}
+
+/// An address generator from its base and index fields.
+#[inline]
+fn addr_gen(w: &[u32; 4], base_f: &Field, idx_f: &Field) -> Result<AddrGen, Illegal> {
+    Ok(AddrGen {
+        base: base(base_f, base_f.get(w))?,
+        idx: idx(idx_f, idx_f.get(w))?,
+    })
+}
+
+/// A flow-control instruction decides the next PC and changes no array state.
+#[inline]
+fn check_fc_idle(w: &[u32; 4], mem_we: bool) -> Result<(), Illegal> {
+    let busy = [
+        (&MEM_WE, mem_we as u32),
+        (&CRY_WE, CRY_WE.get(w)),
+        (&EN_WE, EN_WE.get(w)),
+        (&QEE_OP, QEE_OP.get(w)),
+        (&MISC, MISC.get(w)),
+        (&SEQ, SEQ.get(w)),
+        (&I_OP, I_OP.get(w)),
+        (&L_LOAD, L_LOAD.get(w)),
+    ];
+    if let Some((f, v)) = busy.into_iter().find(|(_, v)| *v != 0) {
+        return illegal(f, v, "not allowed in a flow-control instruction (FC set)");
+    }
+    Ok(())
 }
 
 fn base_code(b: Base) -> u32 {

@@ -151,17 +151,86 @@ fn fill(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
+/// A format error (no line numbers in a binary file).
+fn err(msg: String) -> StreamError {
+    StreamError::new(NAME, 0, msg)
+}
+
+/// A read error of the input.
+fn io_err(e: io::Error) -> StreamError {
+    StreamError::new(NAME, 0, format!("read error: {e}"))
+}
+
 /// Read a stream in the binary format. Rejects bad magic, bad version, bad port, truncated
 /// data and lengths of 0 or above [`MAX_READ_WORDS`] with an error (memory grows only with
 /// the data actually present).
 pub fn read(r: impl Read) -> Result<Stream, StreamError> {
     let mut r = r;
-    let err = |msg: String| StreamError::new(NAME, 0, msg);
-    let io_err = |e: io::Error| StreamError::new(NAME, 0, format!("read error: {e}"));
-    let mut offset: u64 = 0;
+    let version = read_file_header(&mut r)?;
+    let v2 = version >= 2;
+    let mut offset: u64 = 8;
 
+    let mut messages = Vec::new();
+    let mut events = Vec::new();
+    loop {
+        let k = messages.len();
+        // kind, [at], then n or ready.
+        let hdr_len = if v2 { 16 } else { 8 };
+        let mut hdr = [0u8; 16];
+        let got = fill(&mut r, &mut hdr[..4]).map_err(io_err)?;
+        if got == 0 {
+            break;
+        }
+        let kind = u32::from_le_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
+        let (port, sent) = record_kind(kind, version, k + events.len(), offset)?;
+        let got = 4 + fill(&mut r, &mut hdr[4..hdr_len]).map_err(io_err)?;
+        if got < hdr_len {
+            return Err(err(format!(
+                "truncated: record {} header at byte {offset} is cut off ({got} of {hdr_len} bytes)",
+                k + events.len()
+            )));
+        }
+        let (at, rest) = record_time(&hdr, v2, offset)?;
+        let value = u32::from_le_bytes(rest);
+        if (2..=4).contains(&kind) {
+            events.push(RingEvent {
+                kind: ring_event(kind, value, at, offset)?,
+                before: k,
+                at,
+                line: 0,
+            });
+            offset += hdr_len as u64;
+            continue;
+        }
+        let n = value;
+        if n == 0 || n > MAX_READ_WORDS {
+            return Err(err(format!(
+                "message {k} at byte {offset}: bad length {n} words (must be 1..={MAX_READ_WORDS}, destination included)"
+            )));
+        }
+        let words = read_words(&mut r, k, n, offset)?;
+        offset += (hdr_len + n as usize * 4) as u64;
+        let (dest, body) = match words.split_first() {
+            Some((&d, rest)) => (d, rest.to_vec()),
+            None => return Err(err(format!("message {k}: empty"))),
+        };
+        messages.push(Message {
+            port,
+            dest,
+            body,
+            line: 0,
+            commands: Vec::new(),
+            at,
+            sent,
+        });
+    }
+    Ok(Stream { messages, events })
+}
+
+/// The magic and the version word; returns the version.
+fn read_file_header(r: &mut impl Read) -> Result<u32, StreamError> {
     let mut head = [0u8; 8];
-    let got = fill(&mut r, &mut head).map_err(io_err)?;
+    let got = fill(r, &mut head).map_err(io_err)?;
     if got < 4 || head[..4] != MAGIC {
         return Err(err(format!(
             "not a PP5R stream file (bad magic {:02x?}, expected \"PP5R\")",
@@ -179,135 +248,108 @@ pub fn read(r: impl Read) -> Result<Stream, StreamError> {
             "unsupported PP5R version {version} (this reader knows versions 1 to {VERSION})"
         )));
     }
-    let v2 = version >= 2;
-    offset += 8;
+    Ok(version)
+}
 
-    let mut messages = Vec::new();
-    let mut events = Vec::new();
-    loop {
-        let k = messages.len();
-        // kind, [at], then n or ready.
-        let hdr_len = if v2 { 16 } else { 8 };
-        let mut hdr = [0u8; 16];
-        let got = fill(&mut r, &mut hdr[..4]).map_err(io_err)?;
-        if got == 0 {
-            break;
-        }
-        let kind = u32::from_le_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
-        let (port, sent) = match kind_message(kind) {
-            Some((port, sent)) if sent.is_none() || version >= 3 => (port, sent),
-            _ if (2..=4).contains(&kind) && v2 => (Port::Igc, None),
-            _ => {
-                return Err(err(format!(
-                    "record {} at byte {offset}: bad port/kind {kind} (0 = igc, 1 = bs{}{})",
-                    k + events.len(),
-                    if v2 { ", 2 = reset, 3/4 = TxReady" } else { "" },
-                    if version >= 3 {
-                        ", 5-8 = sent by the board"
-                    } else {
-                        ""
-                    }
-                )))
+/// The port and sender of record `record` (at byte `offset`) from its kind word: a message's
+/// port, or the IGC port for a ring event (kinds 2 to 4, version 2 on).
+fn record_kind(
+    kind: u32,
+    version: u32,
+    record: usize,
+    offset: u64,
+) -> Result<(Port, Option<SentKind>), StreamError> {
+    let v2 = version >= 2;
+    match kind_message(kind) {
+        Some((port, sent)) if sent.is_none() || version >= 3 => Ok((port, sent)),
+        _ if (2..=4).contains(&kind) && v2 => Ok((Port::Igc, None)),
+        _ => Err(err(format!(
+            "record {record} at byte {offset}: bad port/kind {kind} (0 = igc, 1 = bs{}{})",
+            if v2 { ", 2 = reset, 3/4 = TxReady" } else { "" },
+            if version >= 3 {
+                ", 5-8 = sent by the board"
+            } else {
+                ""
             }
-        };
-        let got = 4 + fill(&mut r, &mut hdr[4..hdr_len]).map_err(io_err)?;
-        if got < hdr_len {
-            return Err(err(format!(
-                "truncated: record {} header at byte {offset} is cut off ({got} of {hdr_len} bytes)",
-                k + events.len()
-            )));
-        }
-        let (at, rest) = if v2 {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&hdr[4..12]);
-            let a = u64::from_le_bytes(a);
-            if a != NO_TIME && a > super::MAX_AT {
-                return Err(err(format!(
-                    "record at byte {offset}: time {a} is beyond the latest a stream may give \
-                     ({} cycles)",
-                    super::MAX_AT
-                )));
-            }
-            (
-                (a != NO_TIME).then_some(a),
-                [hdr[12], hdr[13], hdr[14], hdr[15]],
-            )
-        } else {
-            (None, [hdr[4], hdr[5], hdr[6], hdr[7]])
-        };
-        let value = u32::from_le_bytes(rest);
-        if (2..=4).contains(&kind) {
-            let ev = match kind {
-                2 => {
-                    if value != 0 {
-                        return Err(err(format!(
-                            "record at byte {offset}: a reset carries no value (got {value})"
-                        )));
-                    }
-                    RingEventKind::Reset
-                }
-                _ => {
-                    if value > 1 || at.is_none() {
-                        return Err(err(format!(
-                            "record at byte {offset}: a TxReady change needs ready 0/1 and a time"
-                        )));
-                    }
-                    RingEventKind::TxReady {
-                        port: if kind == 3 { Port::Igc } else { Port::Bs },
-                        ready: value == 1,
-                    }
-                }
-            };
-            events.push(RingEvent {
-                kind: ev,
-                before: k,
-                at,
-                line: 0,
-            });
-            offset += hdr_len as u64;
-            continue;
-        }
-        let n = value;
-        if n == 0 || n > MAX_READ_WORDS {
-            return Err(err(format!(
-                "message {k} at byte {offset}: bad length {n} words (must be 1..={MAX_READ_WORDS}, destination included)"
-            )));
-        }
-        offset += hdr_len as u64;
-        // Read in bounded chunks so a lying length costs no more memory than the data present.
-        let want = n as usize * 4;
-        let mut words: Vec<u32> = Vec::with_capacity((n as usize).min(4096));
-        let mut chunk = vec![0u8; want.min(1 << 16)];
-        let mut done = 0usize;
-        while done < want {
-            let len = (want - done).min(chunk.len());
-            let got = fill(&mut r, &mut chunk[..len]).map_err(io_err)?;
-            for b in chunk[..got - got % 4].chunks_exact(4) {
-                words.push(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            }
-            done += got;
-            if got < len {
-                return Err(err(format!(
-                    "truncated: message {k} at byte {} declares {n} words but the file ends after {} byte(s) of them",
-                    offset - hdr_len as u64,
-                    done
-                )));
-            }
-        }
-        offset += want as u64;
-        let (dest, body) = match words.split_first() {
-            Some((&d, rest)) => (d, rest.to_vec()),
-            None => return Err(err(format!("message {k}: empty"))),
-        };
-        messages.push(Message {
-            port,
-            dest,
-            body,
-            line: 0,
-            commands: Vec::new(),
-            at,
-            sent,
-        });
+        ))),
     }
-    Ok(Stream { messages, events })
+}
+
+/// A record header's time (version 2 on) and its last word (the length or the value).
+fn record_time(
+    hdr: &[u8; 16],
+    v2: bool,
+    offset: u64,
+) -> Result<(Option<u64>, [u8; 4]), StreamError> {
+    if v2 {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&hdr[4..12]);
+        let a = u64::from_le_bytes(a);
+        if a != NO_TIME && a > super::MAX_AT {
+            return Err(err(format!(
+                "record at byte {offset}: time {a} is beyond the latest a stream may give \
+                 ({} cycles)",
+                super::MAX_AT
+            )));
+        }
+        Ok((
+            (a != NO_TIME).then_some(a),
+            [hdr[12], hdr[13], hdr[14], hdr[15]],
+        ))
+    } else {
+        Ok((None, [hdr[4], hdr[5], hdr[6], hdr[7]]))
+    }
+}
+
+/// The ring event of a record of kind 2 (reset) or 3/4 (TxReady of the IGC/BS port).
+fn ring_event(
+    kind: u32,
+    value: u32,
+    at: Option<u64>,
+    offset: u64,
+) -> Result<RingEventKind, StreamError> {
+    match kind {
+        2 => {
+            if value != 0 {
+                return Err(err(format!(
+                    "record at byte {offset}: a reset carries no value (got {value})"
+                )));
+            }
+            Ok(RingEventKind::Reset)
+        }
+        _ => {
+            if value > 1 || at.is_none() {
+                return Err(err(format!(
+                    "record at byte {offset}: a TxReady change needs ready 0/1 and a time"
+                )));
+            }
+            Ok(RingEventKind::TxReady {
+                port: if kind == 3 { Port::Igc } else { Port::Bs },
+                ready: value == 1,
+            })
+        }
+    }
+}
+
+/// The `n` words of message `k` whose header starts at byte `offset`. Reads in bounded
+/// chunks so a lying length costs no more memory than the data present.
+fn read_words(r: &mut impl Read, k: usize, n: u32, offset: u64) -> Result<Vec<u32>, StreamError> {
+    let want = n as usize * 4;
+    let mut words: Vec<u32> = Vec::with_capacity((n as usize).min(4096));
+    let mut chunk = vec![0u8; want.min(1 << 16)];
+    let mut done = 0usize;
+    while done < want {
+        let len = (want - done).min(chunk.len());
+        let got = fill(r, &mut chunk[..len]).map_err(io_err)?;
+        for b in chunk[..got - got % 4].chunks_exact(4) {
+            words.push(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        }
+        done += got;
+        if got < len {
+            return Err(err(format!(
+                "truncated: message {k} at byte {offset} declares {n} words but the file ends after {done} byte(s) of them"
+            )));
+        }
+    }
+    Ok(words)
 }

@@ -11,6 +11,7 @@
 //! a microinstruction that jumps to itself, the IGC is reported stuck there.
 
 use super::bytes::Bytes;
+use crate::Testbench;
 use pp5_rtl::igc::microinstruction::{QEE_OP, SEQ, TARGET};
 use pp5_rtl::igc::store::{
     CONTROL_STORE_UINSTS, DISPATCH_BASE, DISPATCH_ENTRIES, DISPATCH_VALID, FC_CONST_BASE,
@@ -85,67 +86,10 @@ pub fn check(data: &[u8]) {
     let mut tb = base.clone();
     let boot_writes = tb.sim.board.igc.store.writes;
     let used = tb.image.uinsts.max(1);
-    let mut words: Vec<(u32, u32)> = Vec::new();
-    for _ in 0..=r.below(24) {
-        match r.below(8) {
-            0..=4 => {
-                let pc = if r.below(4) == 0 {
-                    r.below(CONTROL_STORE_UINSTS as u32)
-                } else {
-                    r.below(used)
-                };
-                for (k, v) in uinst(&mut r, pc).into_iter().enumerate() {
-                    words.push((4 * pc + k as u32, v));
-                }
-            }
-            5 | 6 => {
-                let cmd = r.below(DISPATCH_ENTRIES as u32);
-                let entry = r.below(CONTROL_STORE_UINSTS as u32);
-                let valid = if r.below(4) == 0 { 0 } else { DISPATCH_VALID };
-                words.push((DISPATCH_BASE as u32 + cmd, valid | entry));
-            }
-            _ => {
-                let a = FC_CONST_BASE as u32 + r.below((STORE_WORDS - FC_CONST_BASE) as u32);
-                words.push((a, r.u32()));
-            }
-        }
-    }
-    // The planted command: one of the standard table's microcoded commands.
-    let cmds: Vec<u8> = tb
-        .image
-        .table
-        .commands
-        .iter()
-        .map(|c| c.cmd)
-        .filter(|&c| (2..0xf8).contains(&c))
-        .collect();
-    let plant = match (r.below(3), cmds.is_empty()) {
-        (1, false) => Some(Plant::Illegal {
-            cmd: r.pick(&cmds),
-            pc: r.below(CONTROL_STORE_UINSTS as u32) as u16,
-        }),
-        (2, false) => Some(Plant::SelfLoop {
-            cmd: r.pick(&cmds),
-            pc: r.below(CONTROL_STORE_UINSTS as u32) as u16,
-        }),
-        _ => None,
-    };
-    if let Some(Plant::Illegal { cmd, pc } | Plant::SelfLoop { cmd, pc }) = plant {
-        let mut w = [0u32; 4];
-        match plant {
-            Some(Plant::Illegal { .. }) => SEQ.put(&mut w, 9 + r.below(7)),
-            _ => {
-                SEQ.put(&mut w, 1);
-                TARGET.put(&mut w, u32::from(pc));
-            }
-        }
-        for (k, v) in w.into_iter().enumerate() {
-            words.push((4 * u32::from(pc) + k as u32, v));
-        }
-        words.push((
-            DISPATCH_BASE as u32 + u32::from(cmd),
-            DISPATCH_VALID | u32::from(pc),
-        ));
+    let mut words = store_writes(&mut r, used);
+    let plant = choose_plant(&mut r, &tb);
+    if let Some(p) = plant {
+        plant_words(&mut r, p, &mut words);
     }
     let image = pp5_sim::asm::microcode::McImage {
         words: words.clone(),
@@ -175,8 +119,86 @@ pub fn check(data: &[u8]) {
         "the reload did not write every word"
     );
     super::check_run(&tb, &out.stop, start, CYCLE_BOUND);
-    // The planted command meets its microinstruction only if the IGC dispatched it (the
-    // random microcode may stop the IGC before: at PC 0, where RMODEOFF leaves it, say).
+    check_planted(&tb, &out.stop, plant, first);
+}
+
+/// The store writes the input chooses (`used`: microinstructions the booted image uses).
+fn store_writes(r: &mut Bytes, used: u32) -> Vec<(u32, u32)> {
+    let mut words: Vec<(u32, u32)> = Vec::new();
+    for _ in 0..=r.below(24) {
+        match r.below(8) {
+            0..=4 => {
+                let pc = if r.below(4) == 0 {
+                    r.below(CONTROL_STORE_UINSTS as u32)
+                } else {
+                    r.below(used)
+                };
+                for (k, v) in uinst(r, pc).into_iter().enumerate() {
+                    words.push((4 * pc + k as u32, v));
+                }
+            }
+            5 | 6 => {
+                let cmd = r.below(DISPATCH_ENTRIES as u32);
+                let entry = r.below(CONTROL_STORE_UINSTS as u32);
+                let valid = if r.below(4) == 0 { 0 } else { DISPATCH_VALID };
+                words.push((DISPATCH_BASE as u32 + cmd, valid | entry));
+            }
+            _ => {
+                let a = FC_CONST_BASE as u32 + r.below((STORE_WORDS - FC_CONST_BASE) as u32);
+                words.push((a, r.u32()));
+            }
+        }
+    }
+    words
+}
+
+/// The planted command: one of the standard table's microcoded commands.
+fn choose_plant(r: &mut Bytes, tb: &Testbench) -> Option<Plant> {
+    let cmds: Vec<u8> = tb
+        .image
+        .table
+        .commands
+        .iter()
+        .map(|c| c.cmd)
+        .filter(|&c| (2..0xf8).contains(&c))
+        .collect();
+    match (r.below(3), cmds.is_empty()) {
+        (1, false) => Some(Plant::Illegal {
+            cmd: r.pick(&cmds),
+            pc: r.below(CONTROL_STORE_UINSTS as u32) as u16,
+        }),
+        (2, false) => Some(Plant::SelfLoop {
+            cmd: r.pick(&cmds),
+            pc: r.below(CONTROL_STORE_UINSTS as u32) as u16,
+        }),
+        _ => None,
+    }
+}
+
+/// The store writes of `plant`: its microinstruction and its dispatch entry.
+fn plant_words(r: &mut Bytes, plant: Plant, words: &mut Vec<(u32, u32)>) {
+    let (Plant::Illegal { cmd, pc } | Plant::SelfLoop { cmd, pc }) = plant;
+    let mut w = [0u32; 4];
+    match plant {
+        Plant::Illegal { .. } => SEQ.put(&mut w, 9 + r.below(7)),
+        _ => {
+            SEQ.put(&mut w, 1);
+            TARGET.put(&mut w, u32::from(pc));
+        }
+    }
+    for (k, v) in w.into_iter().enumerate() {
+        words.push((4 * u32::from(pc) + k as u32, v));
+    }
+    words.push((
+        DISPATCH_BASE as u32 + u32::from(cmd),
+        DISPATCH_VALID | u32::from(pc),
+    ));
+}
+
+/// The planted command meets its microinstruction only if the IGC dispatched it (the
+/// random microcode may stop the IGC before: at PC 0, where RMODEOFF leaves it, say).
+/// `first`: the first command record of the run.
+fn check_planted(tb: &Testbench, stop: &StopReason, plant: Option<Plant>, first: usize) {
     let planted_cmd = match plant {
         Some(Plant::Illegal { cmd, .. } | Plant::SelfLoop { cmd, .. }) => Some(cmd),
         None => None,
@@ -193,9 +215,9 @@ pub fn check(data: &[u8]) {
     match plant {
         Some(Plant::Illegal { pc, .. }) => {
             assert!(
-                matches!(out.stop, StopReason::Stuck(_)) && igc.state == IgcState::Fault,
+                matches!(stop, StopReason::Stuck(_)) && igc.state == IgcState::Fault,
                 "an illegal microinstruction at PC {pc} did not fault: {:?}, IGC {:?} at PC {}",
-                out.stop,
+                stop,
                 igc.state,
                 igc.pc
             );
@@ -203,9 +225,9 @@ pub fn check(data: &[u8]) {
         }
         Some(Plant::SelfLoop { pc, .. }) => {
             assert!(
-                matches!(out.stop, StopReason::Stuck(_)) && igc.state == IgcState::Run,
+                matches!(stop, StopReason::Stuck(_)) && igc.state == IgcState::Run,
                 "a jump to itself at PC {pc} is not stuck: {:?}, IGC {:?} at PC {}",
-                out.stop,
+                stop,
                 igc.state,
                 igc.pc
             );

@@ -46,6 +46,26 @@ use super::{face_normals, Mesh, SceneError, DEFAULT_ALBEDO, MAX_COORD, MAX_TRIAN
 /// ([`SceneError::Invalid`]), more than [`MAX_TRIANGLES`] triangles
 /// ([`SceneError::TooLarge`]).
 pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
+    let data = read_obj_data(path)?;
+    let (models, materials) = parse_obj(path, &data)?;
+    let mesh = build_mesh(path, &models, &materials)?;
+
+    match mesh.validate() {
+        Err(SceneError::Invalid { scene, reason }) => {
+            // Name the `v` line if a coordinate is the problem.
+            let reason = match bad_coordinate_line(&data, &mesh) {
+                Some((line, what)) => format!("line {line}: {what}"),
+                None => reason,
+            };
+            Err(SceneError::Invalid { scene, reason })
+        }
+        other => other.map(|()| mesh),
+    }
+}
+
+/// The bytes of the OBJ file `path`, polylines blanked, faces that would make `tobj`
+/// overflow refused.
+fn read_obj_data(path: &Path) -> Result<Vec<u8>, SceneError> {
     let io_error = |error| SceneError::Io {
         path: path.to_path_buf(),
         error,
@@ -68,7 +88,14 @@ pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
     if let Some(e) = absurd_index(path, &data) {
         return Err(e);
     }
+    Ok(data)
+}
 
+/// The models and materials `tobj` reads from `data` (the file `path`).
+fn parse_obj(
+    path: &Path,
+    data: &[u8],
+) -> Result<(Vec<tobj::Model>, Vec<tobj::Material>), SceneError> {
     // `..Default::default()`: tobj has more fields with its `merging` and `reordering`
     // features, which another crate of a build may turn on.
     #[allow(clippy::needless_update)]
@@ -80,13 +107,13 @@ pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
         ..Default::default()
     };
     let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let mut reader = Cursor::new(&data[..]);
+    let mut reader = Cursor::new(data);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         tobj::load_obj_buf(&mut reader, &options, |mtl| load_mtl(&dir.join(mtl)))
     }));
     let (models, materials) = match result {
         Ok(Ok(loaded)) => loaded,
-        Ok(Err(e)) => return Err(load_error(path, &data, reader.position(), e)),
+        Ok(Err(e)) => return Err(load_error(path, data, reader.position(), e)),
         Err(_) => {
             return Err(SceneError::Malformed {
                 path: path.to_path_buf(),
@@ -95,8 +122,15 @@ pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
             })
         }
     };
-    let materials = materials.unwrap_or_default();
+    Ok((models, materials.unwrap_or_default()))
+}
 
+/// The models merged into one mesh named after `path`, not yet validated.
+fn build_mesh(
+    path: &Path,
+    models: &[tobj::Model],
+    materials: &[tobj::Material],
+) -> Result<Mesh, SceneError> {
     let triangles: u64 = models
         .iter()
         .map(|m| (m.mesh.indices.len() / 3) as u64)
@@ -123,36 +157,8 @@ pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
     }
     // Per vertex: the file's normal, or `None` where it has to be computed.
     let mut file_normals: Vec<Option<[f32; 3]>> = Vec::with_capacity(vertices);
-    for model in &models {
-        let m = &model.mesh;
-        let base = mesh.positions.len() as u32;
-        let n = m.positions.len() / 3;
-        mesh.positions
-            .extend(m.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]));
-        if m.normals.len() == 3 * n {
-            file_normals.extend(m.normals.chunks_exact(3).map(|v| unit(&[v[0], v[1], v[2]])));
-        } else {
-            file_normals.extend(std::iter::repeat_n(None, n));
-        }
-        if m.vertex_color.len() == 3 * n {
-            mesh.colors.extend(
-                m.vertex_color
-                    .chunks_exact(3)
-                    .map(|c| albedo(&[c[0], c[1], c[2]])),
-            );
-        } else {
-            let diffuse = m
-                .material_id
-                .and_then(|id| materials.get(id))
-                .and_then(|mat| mat.diffuse)
-                .map_or(DEFAULT_ALBEDO, |c| albedo(&c));
-            mesh.colors.extend(std::iter::repeat_n(diffuse, n));
-        }
-        mesh.triangles.extend(
-            m.indices
-                .chunks_exact(3)
-                .map(|t| [0, 1, 2].map(|k| base.saturating_add(t[k]))),
-        );
+    for model in models {
+        append_model(&mut mesh, &mut file_normals, &model.mesh, materials);
     }
     if file_normals.iter().all(Option::is_some) {
         mesh.normals = file_normals.into_iter().flatten().collect();
@@ -164,18 +170,45 @@ pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
             .map(|(f, c)| f.unwrap_or(c))
             .collect();
     }
+    Ok(mesh)
+}
 
-    match mesh.validate() {
-        Err(SceneError::Invalid { scene, reason }) => {
-            // Name the `v` line if a coordinate is the problem.
-            let reason = match bad_coordinate_line(&data, &mesh) {
-                Some((line, what)) => format!("line {line}: {what}"),
-                None => reason,
-            };
-            Err(SceneError::Invalid { scene, reason })
-        }
-        other => other.map(|()| mesh),
+/// Append the positions, colours and triangles of one model `m` to `mesh`, and its normals
+/// (`None` where it has none) to `file_normals`.
+fn append_model(
+    mesh: &mut Mesh,
+    file_normals: &mut Vec<Option<[f32; 3]>>,
+    m: &tobj::Mesh,
+    materials: &[tobj::Material],
+) {
+    let base = mesh.positions.len() as u32;
+    let n = m.positions.len() / 3;
+    mesh.positions
+        .extend(m.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]));
+    if m.normals.len() == 3 * n {
+        file_normals.extend(m.normals.chunks_exact(3).map(|v| unit(&[v[0], v[1], v[2]])));
+    } else {
+        file_normals.extend(std::iter::repeat_n(None, n));
     }
+    if m.vertex_color.len() == 3 * n {
+        mesh.colors.extend(
+            m.vertex_color
+                .chunks_exact(3)
+                .map(|c| albedo(&[c[0], c[1], c[2]])),
+        );
+    } else {
+        let diffuse = m
+            .material_id
+            .and_then(|id| materials.get(id))
+            .and_then(|mat| mat.diffuse)
+            .map_or(DEFAULT_ALBEDO, |c| albedo(&c));
+        mesh.colors.extend(std::iter::repeat_n(diffuse, n));
+    }
+    mesh.triangles.extend(
+        m.indices
+            .chunks_exact(3)
+            .map(|t| [0, 1, 2].map(|k| base.saturating_add(t[k]))),
+    );
 }
 
 /// Blank out the polyline statements (`l v1 v2 ...`), keeping the line count: `tobj` reads
