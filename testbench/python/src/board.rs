@@ -4,7 +4,7 @@
 use crate::arrays;
 use crate::debugger;
 use crate::errors::{os_error, value_error, Deadlock, SimulationError, Stuck};
-use crate::image::{self, image_arg, Image};
+use crate::image::{self, Image};
 use crate::machine::{BuildError, Machine, CHUNK_CYCLES};
 use crate::outcome::{outcome, Diagnostic, Marks, Outcome, SentMessage};
 use crate::signals;
@@ -109,8 +109,7 @@ impl Board {
         probes: Option<Vec<(i64, i64)>>,
         max_cycles: Option<u64>,
     ) -> PyResult<Board> {
-        let image = image_arg(py, microcode)?;
-        let sources = image::sources_arg(microcode)?;
+        let (image, sources) = image::image_and_sources(py, microcode)?;
         let given = probes.is_some();
         let probes = match probes {
             Some(p) => p

@@ -231,42 +231,6 @@ pub fn default_image() -> &'static McImage {
     IMG.get_or_init(microcode::default_image)
 }
 
-/// The sources of the image a `microcode=` argument names ([`image_arg`]): the shipped
-/// sources for `None`, the files or texts of sources, `None` for an image (a `pp5.Image` or a
-/// `.json` file), which has no sources.
-pub fn sources_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<MicrocodeSources>>> {
-    static DEFAULT: OnceLock<Arc<MicrocodeSources>> = OnceLock::new();
-    let Some(obj) = obj.filter(|o| !o.is_none()) else {
-        let d = DEFAULT.get_or_init(|| Arc::new(MicrocodeSources::default_image().1));
-        return Ok(Some(d.clone()));
-    };
-    if obj.cast::<Image>().is_ok() {
-        return Ok(None);
-    }
-    let parts = if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        let mut parts = Vec::new();
-        for (k, item) in obj.try_iter()?.enumerate() {
-            parts.push(part(&item?, k)?);
-        }
-        parts
-    } else {
-        let (name, text) = part(obj, 0)?;
-        let name = if name.starts_with("<microcode") {
-            "<microcode>".to_string()
-        } else {
-            name
-        };
-        vec![(name, text)]
-    };
-    if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) {
-        return Ok(None);
-    }
-    // The image assembled already (image_arg): its sources assemble too.
-    Ok(MicrocodeSources::assemble(parts)
-        .ok()
-        .map(|(_, s)| Arc::new(s)))
-}
-
 /// An image from a file's text: JSON image or source, by content (as `--microcode FILE`).
 fn load_text(py: Python<'_>, text: &str, name: &str) -> PyResult<McImage> {
     if text.trim_start().starts_with('{') {
@@ -313,19 +277,45 @@ pub fn image_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<McI
     if let Ok(img) = obj.cast::<Image>() {
         return Ok((*img.get().inner).clone());
     }
+    image_of_parts(py, &parts_arg(obj)?)
+}
+
+/// [`image_arg`] with the image's sources and source map: the shipped sources for `None`,
+/// `None` for an image (a `pp5.Image` or a `.json` file), which has none. Each file is read
+/// once.
+pub fn image_and_sources(
+    py: Python<'_>,
+    obj: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(McImage, Option<Arc<MicrocodeSources>>)> {
+    static DEFAULT: OnceLock<Arc<MicrocodeSources>> = OnceLock::new();
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        let d = DEFAULT.get_or_init(|| Arc::new(MicrocodeSources::default_image().1));
+        return Ok((default_image().clone(), Some(d.clone())));
+    };
+    if let Ok(img) = obj.cast::<Image>() {
+        return Ok(((*img.get().inner).clone(), None));
+    }
+    let parts = parts_arg(obj)?;
+    let image = image_of_parts(py, &parts)?;
+    if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) {
+        return Ok((image, None));
+    }
+    // The parts assembled into `image`: they assemble with their map too.
+    let sources = MicrocodeSources::assemble(parts)
+        .ok()
+        .map(|(_, s)| Arc::new(s));
+    Ok((image, sources))
+}
+
+/// The `(name, text)` parts a `microcode=` argument other than `None` or an Image names: a
+/// list's items, or one path or source text.
+fn parts_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let mut parts = Vec::new();
         for (k, item) in obj.try_iter()?.enumerate() {
             parts.push(part(&item?, k)?);
         }
-        return match &parts[..] {
-            [] => Err(value_error("microcode: the list is empty")),
-            [(name, text)] => load_text(py, text, name),
-            _ if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) => Err(value_error(
-                "microcode: an image (.json) must be the only microcode, not part of a list",
-            )),
-            _ => microcode::assemble_files(&parts).map_err(|e| asm_error(py, &e)),
-        };
+        return Ok(parts);
     }
     let (name, text) = part(obj, 0)?;
     let name = if name.starts_with("<microcode") {
@@ -333,7 +323,19 @@ pub fn image_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<McI
     } else {
         name
     };
-    load_text(py, &text, &name)
+    Ok(vec![(name, text)])
+}
+
+/// The image `parts` make: one image or source, or several sources assembled together.
+fn image_of_parts(py: Python<'_>, parts: &[(String, String)]) -> PyResult<McImage> {
+    match parts {
+        [] => Err(value_error("microcode: the list is empty")),
+        [(name, text)] => load_text(py, text, name),
+        _ if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) => Err(value_error(
+            "microcode: an image (.json) must be the only microcode, not part of a list",
+        )),
+        _ => microcode::assemble_files(parts).map_err(|e| asm_error(py, &e)),
+    }
 }
 
 /// assemble(source, name="<microcode>") -> Image
