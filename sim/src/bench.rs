@@ -7,6 +7,7 @@ use crate::demo::alu_stream;
 use crate::engine::SimOptions;
 use crate::session::{run, RunResult, RunSpec, WaveSpec};
 use crate::stream::Stream;
+use pp5_rtl::renderer::UinstNames;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -109,7 +110,7 @@ pub const QEE_OFF: &str = "QEE triangles, tracing off";
 /// depends on a second core being free; the last figure measures that: two independent
 /// untraced runs at once take the time of one on two free cores, twice that on one.
 pub fn bench(
-    image: &McImage,
+    (image, uinst_names): (&McImage, Option<UinstNames>),
     reps: usize,
     runs: usize,
     warmup: usize,
@@ -137,6 +138,7 @@ pub fn bench(
                 wave: traced.then(|| {
                     let mut w = WaveSpec {
                         gtkw: false,
+                        uinst_names: uinst_names.clone(),
                         ..WaveSpec::new(&vcd)
                     };
                     w.cfg.scopes = scopes.to_vec();

@@ -12,6 +12,7 @@ use crate::engine::{Sim, SimOptions, StopReason};
 use crate::out_file::{self, named, OutFile};
 use crate::stream::Stream;
 use crate::trace::{write_gtkw_view, Declaration, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
+use pp5_rtl::renderer::UinstNames;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,9 @@ pub struct WaveSpec {
     pub emcs: Option<Vec<usize>>,
     /// Cycles the `.gtkw` shows across the wave pane at first.
     pub view_cycles: u64,
+    /// Where each microinstruction came from, for `renderer.igc.uinst.at` and `.src`
+    /// ([`crate::microcode_view::MicrocodeSources::uinst_names`]); `None`: no such signals.
+    pub uinst_names: Option<UinstNames>,
 }
 
 impl WaveSpec {
@@ -44,6 +48,7 @@ impl WaveSpec {
             trace_boot: false,
             emcs: None,
             view_cycles: crate::trace::gtkw::VISIBLE_CYCLES,
+            uinst_names: None,
         }
     }
 
@@ -140,6 +145,9 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
     // A waveform skips the usually idle blocks while they stay idle (`TraceCtx::slow_key`).
     if spec.wave.is_some() {
         sim.trace.set_keyed(true, &sim.board);
+    }
+    if let Some(names) = spec.wave.as_ref().and_then(|w| w.uinst_names.clone()) {
+        sim.trace.ctx.uinst_names = names;
     }
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
         sim.trace.ctx.emcs = Some(emc_mask(emcs)?);

@@ -6,6 +6,7 @@
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::engine::{CommandRecord, SimOptions, StopReason};
+use pp5_sim::microcode_view::MicrocodeSources;
 use pp5_sim::report::Summary;
 use pp5_sim::session::{RunResult, RunSpec, WaveSpec};
 use pp5_sim::trace::FST_TEXT_BITS;
@@ -445,4 +446,87 @@ fn gtkwave_vcd2fst_converts_the_demo_vcd() {
         wave.edges("renderer.igc.indicator", true),
         [(indon.start + 1) * CYCLE_PS]
     );
+}
+
+/// The listing's `at` and `source` columns by microinstruction address (`pp5 asm --listing`).
+fn listing_names(image: &McImage, sources: &MicrocodeSources) -> Vec<(u32, String, String)> {
+    pp5_sim::asm::listing::listing(image, &sources.map, &sources.parts)
+        .lines()
+        .take_while(|l| !l.starts_with("; dispatch entries"))
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            // `  000   0000   W0 W1 W2 W3  at  source  text...`
+            let pc = u32::from_str_radix(cols.first()?, 16).ok()?;
+            (cols.len() >= 8 && !l.starts_with(';'))
+                .then(|| (pc, cols[6].to_string(), cols[7].to_string()))
+        })
+        .collect()
+}
+
+/// `renderer.igc.uinst.at` and `.src` equal the listing's columns for the executed
+/// microinstruction (`renderer.igc.upc`) at every change of any of the three, in `pp5 demo`'s
+/// VCD and FST, boot included (a flow-control construct names its own line, not the lowered
+/// instruction, in both).
+#[test]
+fn uinst_source_signals_equal_the_listing_at_every_cycle() {
+    let (image, sources) = MicrocodeSources::default_image();
+    let listing = listing_names(&image, &sources);
+    assert_eq!(listing.len(), image.uinsts as usize, "one row per uinst");
+    // `pp5 demo`'s whole stream: the ALU commands, the QEE triangles and the flow-control GCD.
+    let text = pp5_sim::demo::full_demo_text();
+    let stream = pp5_sim::stream::text::parse(&text, "<demo>", &image.table).expect("demo");
+    let dir = Scratch::new();
+    for name in ["demo.vcd", "demo.fst"] {
+        let path = dir.path(name);
+        let wave = WaveSpec {
+            trace_boot: true,
+            uinst_names: Some(sources.uinst_names()),
+            ..WaveSpec::new(&path)
+        };
+        let r = support::run(RunSpec {
+            wave: Some(wave),
+            ..support::spec(&image, &stream)
+        })
+        .expect("run");
+        assert_eq!(r.stop, StopReason::Done);
+        let mut w = read(&path);
+        let [upc, at, src] =
+            ["upc", "uinst.at", "uinst.src"].map(|s| w.changes(&format!("renderer.igc.{s}")));
+        let mut times: Vec<u64> = [&upc, &at, &src]
+            .iter()
+            .flat_map(|c| c.iter().map(|x| x.0))
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        // The value of a signal at `t`: its last change at or before `t`.
+        let at_time = |c: &[(u64, String)], t: u64| -> String {
+            c.iter()
+                .take_while(|x| x.0 <= t)
+                .last()
+                .map_or(String::new(), |x| x.1.clone())
+        };
+        let mut pcs = std::collections::BTreeSet::new();
+        for &t in &times {
+            let pc = u32::from_str_radix(&at_time(&upc, t), 2).expect("upc is binary");
+            let (_, want_at, want_src) = listing
+                .iter()
+                .find(|l| l.0 == pc)
+                .unwrap_or_else(|| panic!("PC {pc:#x} not in the listing"));
+            assert_eq!(&at_time(&at, t), want_at, "{name}: at t={t} ps, PC {pc:#x}");
+            assert_eq!(
+                &at_time(&src, t),
+                want_src,
+                "{name}: src at t={t} ps, PC {pc:#x}"
+            );
+            pcs.insert(pc);
+        }
+        assert!(
+            pcs.len() > 40,
+            "{name}: the demo runs many routines: {pcs:?}"
+        );
+        for file in ["standard", "qee", "flow"] {
+            let f = format!("{file}.pp5uc:");
+            assert!(src.iter().any(|c| c.1.starts_with(&f)), "{name}: no {f}");
+        }
+    }
 }

@@ -90,7 +90,21 @@ impl Igc {
         } else {
             pack(self.store.uinst_words(self.last_pc))
         };
-        t.record("uinst", &[l0, l1, c0, c1], decode_uinst);
+        if t.enter("uinst", None) {
+            t.record_group(&[l0, l1, c0, c1], decode_uinst);
+            // Where the executed microinstruction came from: a function of its address (the
+            // names are fixed for a run).
+            if !ctx.uinst_names.is_empty() && t.group(&[u64::from(self.last_pc)]) {
+                let (at, src) = ctx
+                    .uinst_names
+                    .get(usize::from(self.last_pc))
+                    .map_or(("", ""), |(a, s)| (&**a, &**s));
+                t.text("at", at);
+                t.text("src", src);
+                t.end_group();
+            }
+            t.pop_scope();
+        }
         self.fc.trace(t, fc_key);
         t.pop_scope();
     }

@@ -9,7 +9,7 @@ pub mod cycle;
 mod trace;
 
 pub use self::cycle::CycleRecord;
-pub use self::trace::{TraceCtx, TraceView};
+pub use self::trace::{TraceCtx, TraceView, UinstNames};
 use crate::backing_store::transfer::{TransferUnit, XferDir};
 use crate::backing_store::BackingStore;
 use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState};

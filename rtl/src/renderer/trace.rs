@@ -14,6 +14,9 @@ use crate::status::ST_AEO_STRIPES;
 use crate::trace::{bit, Traced, Tracer};
 use std::sync::Arc;
 
+/// Per microinstruction address: `(routine+offset, file:line)` ([`TraceCtx::uinst_names`]).
+pub type UinstNames = Arc<[(Box<str>, Box<str>)]>;
+
 /// What the waveform shows beside the board's registers, kept by whoever walks the board
 /// (the simulator's waveform observer): not the hardware's state.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +26,12 @@ pub struct TraceCtx {
     /// `renderer.igc.command` (docs/model-choices.md, "Waveform annotations"). Empty or
     /// missing: `CMD 0x..`.
     pub command_names: Arc<[Box<str>]>,
+    /// Per microinstruction address, where it came from in the microcode's sources: its
+    /// routine and offset (`MEMplusMEM+3`) and its source position (`standard.pp5uc:141`),
+    /// shown as `renderer.igc.uinst.at` and `.src` (docs/microcode.md, "Debugging
+    /// microcode"). Empty: the microcode's sources are unknown, and so are those signals.
+    /// Fix it before the first walk.
+    pub uinst_names: UinstNames,
     /// The EMCs whose QEE is shown as `renderer.emc[k].qee` (bit k = EMC k); `None`: EMC 0
     /// and the EMCs holding the probe pixels. Fix it before the first walk.
     pub emcs: Option<u64>,

@@ -10,6 +10,7 @@ pub mod profile;
 
 use crate::asm::microcode::{self, McImage, SourceMap, StoreSource};
 use crate::engine::Until;
+use pp5_rtl::renderer::UinstNames;
 
 /// The microcode sources of an image: the `(file, text)` parts it was assembled from, in
 /// order, and its source map.
@@ -50,6 +51,22 @@ impl MicrocodeSources {
     /// Where the microinstruction at `pc` came from.
     pub fn uinst(&self, pc: u32) -> Option<&StoreSource> {
         self.map.uinst(pc)
+    }
+
+    /// Per microinstruction address, its routine and offset and its source position, for
+    /// the waveform's `renderer.igc.uinst.at` and `.src` ([`TraceCtx::uinst_names`];
+    /// `""` where no source sets the address).
+    ///
+    /// [`TraceCtx::uinst_names`]: pp5_rtl::renderer::TraceCtx::uinst_names
+    pub fn uinst_names(&self) -> UinstNames {
+        (0..self.branches.len() as u32)
+            .map(|pc| {
+                self.uinst(pc).map_or_else(
+                    || (Box::from(""), Box::from("")),
+                    |s| (s.at().into(), s.position().into()),
+                )
+            })
+            .collect()
     }
 
     /// The path a coverage report names for `file`: the shipped sources by their place in

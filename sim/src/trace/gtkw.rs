@@ -49,6 +49,24 @@ const CLOSED_SCOPES: &[&str] = &[
     "renderer.igc.fc.loop",
 ];
 
+/// Signals shown beside another one rather than in their own scope's group (when both are
+/// in the waveform): the executed microinstruction's routine+offset and source position
+/// beside its address, `renderer.igc.upc` (docs/microcode.md, "Debugging microcode").
+const BESIDE: &[(&str, &[&str])] = &[(
+    "renderer.igc.upc",
+    &["renderer.igc.uinst.at", "renderer.igc.uinst.src"],
+)];
+
+/// The signals shown beside `anchor` ([`BESIDE`]) that are in `signals`.
+fn beside<'a>(anchor: &str, signals: &'a [SignalInfo]) -> Vec<&'a SignalInfo> {
+    BESIDE
+        .iter()
+        .filter(|(a, _)| *a == anchor)
+        .flat_map(|(_, names)| names.iter())
+        .filter_map(|n| signals.iter().find(|s| s.path == *n))
+        .collect()
+}
+
 /// Whether `scope`'s group starts closed in a focused view (see [`CLOSED_SCOPES`]).
 fn closed_by_default(scope: &str) -> bool {
     CLOSED_SCOPES.iter().any(|c| scope.starts_with(c))
@@ -194,12 +212,21 @@ pub(crate) fn render_gtkw(
     let any_open = focus && scopes.iter().any(|s| !closed_by_default(s));
     let closed = |scope: &str| any_open && closed_by_default(scope);
     scopes.sort_by_key(|s| closed(s));
+    let moved: Vec<&str> = signals
+        .iter()
+        .flat_map(|s| beside(&s.path, signals))
+        .map(|s| s.path.as_str())
+        .collect();
     for scope in scopes {
         let members: Vec<&SignalInfo> = signals
             .iter()
             .enumerate()
-            .filter(|(i, s)| Some(*i) != clk_index && scope_of(&s.path) == scope)
-            .map(|(_, s)| s)
+            .filter(|(i, s)| {
+                Some(*i) != clk_index
+                    && scope_of(&s.path) == scope
+                    && !moved.contains(&s.path.as_str())
+            })
+            .flat_map(|(_, s)| std::iter::once(s).chain(beside(&s.path, signals)))
             .collect();
         if members.is_empty() {
             continue;
@@ -296,6 +323,62 @@ mod tests {
             let cycles = visible / pp5_rtl::clock::CYCLE_PS as f64;
             assert!((cycles - want as f64).abs() < 1.0, "{cycles}");
         }
+    }
+
+    fn signal(path: &str, width: u32, is_text: bool) -> SignalInfo {
+        SignalInfo {
+            path: path.into(),
+            width,
+            is_text,
+        }
+    }
+
+    /// The signal rows of a save file, in order (group labels as `-scope`).
+    fn rows(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter(|l| l.starts_with("renderer") || l.starts_with('-'))
+            .collect()
+    }
+
+    #[test]
+    fn source_position_sits_beside_the_pc() {
+        let mut signals = vec![
+            signal("renderer.igc.pc", 11, false),
+            signal("renderer.igc.upc", 11, false),
+            signal("renderer.igc.cmd", 8, false),
+            signal("renderer.igc.uinst.seq", 0, true),
+            signal("renderer.igc.uinst.at", 0, true),
+            signal("renderer.igc.uinst.src", 0, true),
+        ];
+        let text = render_gtkw("w.vcd", &signals, 0, 200, true);
+        assert_eq!(
+            rows(&text),
+            [
+                "-renderer.igc",
+                "renderer.igc.pc[10:0]",
+                "renderer.igc.upc[10:0]",
+                "renderer.igc.uinst.at",
+                "renderer.igc.uinst.src",
+                "renderer.igc.cmd[7:0]",
+                "-renderer.igc",
+                "-renderer.igc.uinst",
+                "renderer.igc.uinst.seq",
+                "-renderer.igc.uinst",
+            ]
+        );
+        // Without the PC in the waveform they stay in their own scope.
+        signals.drain(..3);
+        let text = render_gtkw("w.vcd", &signals, 0, 200, true);
+        assert_eq!(
+            rows(&text),
+            [
+                "-renderer.igc.uinst",
+                "renderer.igc.uinst.seq",
+                "renderer.igc.uinst.at",
+                "renderer.igc.uinst.src",
+                "-renderer.igc.uinst",
+            ]
+        );
     }
 
     #[test]

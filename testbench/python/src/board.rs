@@ -122,6 +122,10 @@ impl Board {
         let built = py.detach(|| Machine::build(image, no_boot, now));
         let mut board = match built {
             Ok(mut m) => {
+                // `renderer.igc.uinst.at` and `.src`, when the microcode's sources are known.
+                if let Some(s) = &sources {
+                    m.sim.trace.ctx.uinst_names = s.uinst_names();
+                }
                 m.sources = sources;
                 if !given {
                     m.pending_probes = probes;
@@ -281,8 +285,9 @@ impl Board {
     ///
     /// Where the IGC is in the microcode: the microinstruction it executed last, as
     /// {"pc": int, "at": "MEMplusMEM+3", "src": "standard.pp5uc:141" or None, "text": the
-    /// source line or None, "state": the IGC's state}. The waveform's `renderer.igc.pc`
-    /// and the listing (`pp5 asm --listing`) name the same microinstruction.
+    /// source line or None, "state": the IGC's state}. The waveform's `renderer.igc.upc`,
+    /// `renderer.igc.uinst.at` and `.src` and the listing (`pp5 asm --listing`) name the
+    /// same microinstruction.
     #[pyo3(name = "where")]
     fn where_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let w = debugger::where_is(&self.m);

@@ -36,6 +36,15 @@ def test_vcd_and_gtkw_of_what_follows(board, tmp_path):
     assert board.signal("renderer.pixel_1_0.enable") == 1
     gtkw = path.with_suffix(".gtkw").read_text()
     assert "renderer.igc.pc" in gtkw and str(path.name) in gtkw
+    # The executed microinstruction's routine and source line, beside its address.
+    rows = [l for l in gtkw.splitlines() if l.startswith("renderer.igc.")]
+    at = rows.index("renderer.igc.uinst.at")
+    assert rows[at - 1].startswith("renderer.igc.upc") and rows[at + 1] == "renderer.igc.uinst.src"
+    assert re.search(r"^sINC\+\d+ ", text, re.M)
+    assert re.search(r"^sstandard\.pp5uc:\d+ ", text, re.M)
+    where = board.where()
+    assert board.signal("renderer.igc.uinst.at") == where["at"]
+    assert board.signal("renderer.igc.uinst.src") == where["src"]
     # The signals the trace declares are the ones Board.signal reads.
     igc = board.signals("renderer.igc")
     assert {n for n in names if n.startswith("renderer.igc.")} <= set(igc)

@@ -5,6 +5,7 @@ use crate::common::load_microcode;
 use crate::{Fail, EXIT_IO};
 use clap::Args;
 use pp5_sim::bench::BenchFigure;
+use pp5_sim::microcode_view::MicrocodeSources;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -47,8 +48,10 @@ pub fn run(args: BenchArgs) -> Result<u8, Fail> {
         }
         return Ok(0);
     }
+    // The traced figures include the microcode's source names, as `pp5 run`'s waveform does.
+    let names = MicrocodeSources::default_image().1.uinst_names();
     let mut figs = pp5_sim::bench::bench(
-        &image,
+        (&image, Some(names)),
         args.reps,
         args.runs,
         args.warmup,

@@ -45,7 +45,7 @@ fn sim_options(common: &Common, until: Option<Until>, all_messages: bool) -> Sim
 }
 
 /// The waveform to write at `path`, as the options select it.
-fn wave_spec(common: &Common, path: PathBuf) -> WaveSpec {
+fn wave_spec(common: &Common, path: PathBuf, sources: Option<&MicrocodeSources>) -> WaveSpec {
     WaveSpec {
         format: WaveFormat::from_path(&path).unwrap_or(WaveFormat::Vcd),
         cfg: TraceConfig {
@@ -59,6 +59,7 @@ fn wave_spec(common: &Common, path: PathBuf) -> WaveSpec {
             (0..64).filter(|k| mask >> k & 1 != 0).collect()
         }),
         view_cycles: common.view,
+        uinst_names: sources.map(MicrocodeSources::uinst_names),
         path,
     }
 }
@@ -123,7 +124,7 @@ pub fn simulate(
         ));
     }
     let until = breakpoint(common, image)?;
-    let wave = wave.map(|p| wave_spec(common, p));
+    let wave = wave.map(|p| wave_spec(common, p, sources));
     let spec = RunSpec {
         image,
         boot: !common.no_boot,
