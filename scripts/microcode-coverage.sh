@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# Microcode coverage of the example runs, as one lcov report: the demo, every stream under
-# testbench/fixtures/streams/, and the benchmark's ALU and QEE-triangle streams, each run with
-# `pp5 run --coverage`, merged with `lcov -a` and rendered with `genhtml` (Debian package lcov).
-# Prints the routines of the shipped microcode that no run executed.
+# Microcode coverage as one lcov report: the example runs (the demo, every stream under
+# testbench/fixtures/streams/, the benchmark's ALU and QEE-triangle streams, each run with
+# `pp5 run --coverage`) and, with --suite, every simulation of the whole test suite
+# (scripts/test.sh: the Rust tests and the Python ones, each board of the shipped microcode
+# counted through PP5_MICROCODE_COVERAGE, sim/src/engine/suite_coverage.rs), merged with
+# `lcov -a` and rendered with `genhtml` (Debian package lcov). Prints the routines of the
+# shipped microcode that no run executed.
 #
-#   scripts/microcode-coverage.sh [OUT_DIR]      # default target/microcode-coverage
+#   scripts/microcode-coverage.sh [--suite] [OUT_DIR]   # default target/microcode-coverage
+#
+# --suite runs the whole test suite (about 10-15 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+suite=
+if [ "${1:-}" = --suite ]; then suite=1; shift; fi
 out=${1:-target/microcode-coverage}
 command -v genhtml >/dev/null || { echo "genhtml is not installed (apt-get install lcov)" >&2; exit 1; }
 cargo build --profile ci --quiet --bin pp5
 pp5=target/ci/pp5
 mkdir -p "$out/runs"
 rm -f "$out"/runs/*.info
+if [ -n "$suite" ]; then
+  # Every test process writes its own suite-<pid>-<image>.info into runs/.
+  PP5_MICROCODE_COVERAGE="$(cd "$out/runs" && pwd)" scripts/test.sh
+fi
 "$pp5" demo --wave "$out/runs/demo.vcd" --coverage "$out/runs/demo.info" >/dev/null 2>&1
 for s in testbench/fixtures/streams/*.pp5s; do
   n=$(basename "$s" .pp5s)

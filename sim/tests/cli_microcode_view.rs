@@ -210,3 +210,55 @@ fn breakpoints_stop_the_run_with_its_summary_and_a_waveform_that_ends_there() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// With `PP5_MICROCODE_COVERAGE=DIR`, a run of the shipped microcode leaves its coverage in
+/// DIR for the whole suite's report (`scripts/microcode-coverage.sh --suite`); a user's
+/// microcode is not counted there; without the variable nothing is written.
+#[test]
+fn the_suite_coverage_variable_leaves_an_lcov_file_per_process() {
+    let s = Scratch::new();
+    let dir = s.path("suite");
+    let st = s.file("s.pp5s", "SETENABS\nINC 8 0 8\n");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([std::ffi::OsStr::new("run"), st.as_os_str()])
+        .env("PP5_MICROCODE_COVERAGE", &dir)
+        .output()
+        .expect("run pp5");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the directory is made")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let info = std::fs::read_to_string(&files[0]).expect("read");
+    let name = files[0].file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        name.starts_with("suite-") && name.ends_with(".info"),
+        "{name}"
+    );
+    // SETENABS (standard.pp5uc:55) ran once; CLEAR (line 65) not at all.
+    let std_record = info
+        .split("end_of_record")
+        .find(|r| r.contains("standard.pp5uc\n"))
+        .expect("a record for standard.pp5uc");
+    assert!(std_record.contains("\nDA:55,1\n"), "{std_record}");
+    assert!(std_record.contains("\nDA:65,0\n"), "{std_record}");
+    // A user's microcode: not counted.
+    let mine = s.path("mine");
+    let mut args: Vec<String> = vec!["run".into(), st.display().to_string()];
+    args.extend(microcode(&s));
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(&args)
+        .env("PP5_MICROCODE_COVERAGE", &mine)
+        .output()
+        .expect("run pp5");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(!mine.exists());
+    // Without the variable (or empty): nothing.
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args([std::ffi::OsStr::new("run"), st.as_os_str()])
+        .env("PP5_MICROCODE_COVERAGE", "")
+        .output()
+        .expect("run pp5");
+    assert!(o.status.success());
+}

@@ -21,6 +21,7 @@ mod microcode_profile;
 pub mod observer;
 mod ring_env;
 mod rules;
+pub mod suite_coverage;
 
 use self::board_events::BoardEvents;
 pub use self::breakpoint::{Breakpoint, Until};
@@ -32,6 +33,7 @@ pub use self::microcode_profile::{MicrocodeProfile, Outside};
 pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
 pub use self::ring_env::{RingEnv, RingMessage, RingSource};
 use self::rules::RuleCheck;
+use self::suite_coverage::SuiteCoverage;
 use crate::asm::microcode::McImage;
 use crate::asm::opcodes::OpcodeTable;
 pub use crate::records::{
@@ -144,6 +146,8 @@ pub struct Sim {
     watch: DeadlockWatch,
     /// The microcode profile and coverage, when asked for ([`Sim::enable_profile`]).
     pub profile: Option<MicrocodeProfile>,
+    /// The whole test suite's microcode coverage, when [`suite_coverage::ENV`] is set.
+    suite: Option<SuiteCoverage>,
     /// Where to stop, if anywhere ([`Sim::set_breakpoint`]).
     pub breakpoint: Option<Breakpoint>,
     /// What the observers reported, in order.
@@ -191,6 +195,7 @@ impl Sim {
             rules: RuleCheck::default(),
             watch: DeadlockWatch::default(),
             profile,
+            suite: None,
             breakpoint,
             diagnostics: Diagnostics::default(),
             trace,
@@ -210,6 +215,7 @@ impl Sim {
             self.queue(RingMessage { dest: 0, body });
         }
         self.commands.boot_queued();
+        self.suite = SuiteCoverage::for_image(image, self.board.igc.state);
         self.labels = image.labels.clone();
         self.labels.sort_by_key(|l| l.1);
     }
@@ -313,6 +319,9 @@ impl Sim {
         if let Some(p) = &mut self.profile {
             p.ring_reset(c);
         }
+        if let Some(s) = &mut self.suite {
+            s.ring_reset(c);
+        }
         if let Some(b) = &mut self.breakpoint {
             b.ring_reset(c);
         }
@@ -392,6 +401,9 @@ impl Sim {
         self.watch.cycle(&mut cx);
         if let Some(p) = &mut self.profile {
             p.cycle(&mut cx);
+        }
+        if let Some(s) = &mut self.suite {
+            s.cycle(&mut cx);
         }
         if let Some(b) = &mut self.breakpoint {
             b.cycle(&mut cx);
