@@ -24,11 +24,15 @@ pub struct MicrocodeSources {
 }
 
 impl MicrocodeSources {
-    /// Assemble `parts` together (as `pp5 run --microcode A --microcode B` does).
+    /// Assemble `parts` together (as `pp5 run --microcode A --microcode B` does); one part is
+    /// assembled on its own, as `pp5 run --microcode A` always did (the same messages).
     pub fn assemble(
         parts: Vec<(String, String)>,
     ) -> Result<(McImage, MicrocodeSources), microcode::AsmErrors> {
-        let (image, map) = microcode::assemble_files_mapped(&parts)?;
+        let (image, map) = match &parts[..] {
+            [(file, text)] => microcode::assemble_mapped(text, file)?,
+            _ => microcode::assemble_files_mapped(&parts)?,
+        };
         let branches = branches(&image);
         Ok((
             image,

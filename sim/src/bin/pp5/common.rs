@@ -170,17 +170,9 @@ pub fn load_microcode_sources(
         parts.push((p.display().to_string(), text));
     }
     match &parts[..] {
-        [(name, text)] => {
-            // An image, or one source: assembled as before (its messages name the file),
-            // then mapped.
-            let image = McImage::load(text, name).map_err(input)?;
-            if text.trim_start().starts_with('{') {
-                return Ok((image, None));
-            }
-            let (_, sources) =
-                MicrocodeSources::assemble(parts.clone()).map_err(|e| input(e.to_string()))?;
-            Ok((image, Some(sources)))
-        }
+        [(name, text)] if text.trim_start().starts_with('{') => McImage::load(text, name)
+            .map(|image| (image, None))
+            .map_err(input),
         _ if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) => Err(Fail(
             EXIT_USAGE,
             "a microcode image (.json) must be the only --microcode".into(),
