@@ -40,5 +40,11 @@ lcov --quiet "${args[@]}" -o "$out/all.info" --rc branch_coverage=1 2>/dev/null 
   || lcov --quiet "${args[@]}" -o "$out/all.info" --rc lcov_branch_coverage=1
 genhtml --quiet --branch-coverage "$out/all.info" -o "$out/html"
 echo "report: $out/html/index.html"
+# lcov -a keeps one section per test name: sum the counts over them.
 echo "routines no run executed:"
-awk -F'[:,]' '/^SF:/ {f=$2} /^FNDA:0,/ {print "  " $3 "  (" f ")"}' "$out/all.info" | sed "s#$(pwd)/##"
+awk -F'[:,]' '/^SF:/ {f=$2} /^FNDA:/ {n[$3 "  (" f ")"] += $2}
+  END {for (k in n) if (n[k] == 0) print "  " k}' "$out/all.info" | sed "s#$(pwd)/##" | sort
+echo "source lines no run executed, per file:"
+awk -F'[:,]' '/^SF:/ {f=$2} /^DA:/ {n[f ":" $2] += $3}
+  END {for (k in n) {split(k, p, ":"); t[p[1]]++; if (n[k] == 0) z[p[1]]++}
+       for (f in t) print "  " f ": " z[f] + 0 " of " t[f]}' "$out/all.info" | sed "s#$(pwd)/##" | sort

@@ -138,3 +138,22 @@ fn a_breakpoint_stops_at_the_nth_execution_and_the_run_goes_on_from_there() {
     assert!(matches!(o.stop, StopReason::Breakpoint(_)), "{:?}", o.stop);
     assert_eq!(tb.sim.board.cycle, at);
 }
+
+/// The HANG microinstruction counts as executed on its line, though its cycle is charged as
+/// hung (the IGC stops there).
+#[test]
+fn a_hang_counts_on_its_line() {
+    let (mut tb, sources) = booted();
+    tb.sim.enable_profile();
+    let o = tb.run_text("HANG\n");
+    assert!(matches!(o.stop, StopReason::Stuck { .. }), "{:?}", o.stop);
+    let p = tb.sim.profile.as_ref().expect("profile");
+    let line = pp5_sim::asm::microcode::STANDARD_PP5UC
+        .lines()
+        .position(|l| l.starts_with("hang:"))
+        .expect("a hang: line")
+        + 1;
+    let info = lcov(p, &sources, "hang");
+    let r = record(&info, &MicrocodeSources::report_path("standard.pp5uc"));
+    assert!(r.contains(&format!("DA:{line},1").as_str()), "{r:?}");
+}

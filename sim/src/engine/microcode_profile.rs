@@ -67,9 +67,13 @@ impl MicrocodeProfile {
         }
     }
 
-    /// Times the microinstruction at `pc` executed (its cycles charged as executing).
+    /// Times the microinstruction at `pc` executed: its cycles charged as executing, and the
+    /// one charged as hung when it stopped the IGC (a HANG, an illegal microinstruction:
+    /// from then on the cycles go to [`Outside::Stuck`]).
     pub fn executions(&self, pc: usize) -> u64 {
-        self.by_pc.get(pc).map_or(0, |c| c.get(Cause::Executing))
+        self.by_pc
+            .get(pc)
+            .map_or(0, |c| c.get(Cause::Executing) + c.get(Cause::Hung))
     }
 
     /// All cycles charged, microcode and outside.
