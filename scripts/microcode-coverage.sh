@@ -36,8 +36,13 @@ for s in "$out/runs/alu.bin" "$out/runs/triangles.pp5s"; do
 done
 args=()
 for f in "$out"/runs/*.info; do args+=(-a "$f"); done
-lcov --quiet "${args[@]}" -o "$out/all.info" --rc branch_coverage=1 2>/dev/null \
-  || lcov --quiet "${args[@]}" -o "$out/all.info" --rc lcov_branch_coverage=1
+# Keep the branch records: lcov 1.x calls the setting lcov_branch_coverage (and silently
+# ignores branch_coverage), 2.x branch_coverage.
+case "$(lcov --version)" in
+  *"version 1."*) rc=lcov_branch_coverage=1 ;;
+  *) rc=branch_coverage=1 ;;
+esac
+lcov --quiet "${args[@]}" -o "$out/all.info" --rc "$rc"
 genhtml --quiet --branch-coverage "$out/all.info" -o "$out/html"
 echo "report: $out/html/index.html"
 # lcov -a keeps one section per test name: sum the counts over them.
@@ -46,5 +51,9 @@ awk -F'[:,]' '/^SF:/ {f=$2} /^FNDA:/ {n[$3 "  (" f ")"] += $2}
   END {for (k in n) if (n[k] == 0) print "  " k}' "$out/all.info" | sed "s#$(pwd)/##" | sort
 echo "source lines no run executed, per file:"
 awk -F'[:,]' '/^SF:/ {f=$2} /^DA:/ {n[f ":" $2] += $3}
+  END {for (k in n) {split(k, p, ":"); t[p[1]]++; if (n[k] == 0) z[p[1]]++}
+       for (f in t) print "  " f ": " z[f] + 0 " of " t[f]}' "$out/all.info" | sed "s#$(pwd)/##" | sort
+echo "branch outcomes no run saw (taken or not taken), per file:"
+awk -F'[:,]' '/^SF:/ {f=$2} /^BRDA:/ {n[f ":" $2 ":" $4] += ($5 == "-" ? 0 : $5)}
   END {for (k in n) {split(k, p, ":"); t[p[1]]++; if (n[k] == 0) z[p[1]]++}
        for (f in t) print "  " f ": " z[f] + 0 " of " t[f]}' "$out/all.info" | sed "s#$(pwd)/##" | sort
