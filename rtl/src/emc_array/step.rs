@@ -27,7 +27,7 @@ struct Operands {
 
 impl Operands {
     /// Fold constant inputs into the truth tables, so the loops read only real planes.
-    #[inline(always)]
+    #[inline]
     fn fold(op: &ArrayOp) -> Operands {
         let (mut tr, mut tc) = (op.lut_r, op.lut_c);
         let a = op.a.map(|a| a as usize).filter(|&a| a < MEM_BITS);
@@ -111,7 +111,7 @@ impl EmcArray {
     /// A memory write to plane `x` with every PE active and Enable unchanged, in one fused
     /// pass; when a port reads the written plane, it becomes port A (exchanging A and B in the
     /// tables if it was B). Returns false when no fused kernel fits (nothing was written).
-    #[inline(always)]
+    #[inline]
     fn fused_write(&mut self, op: &ArrayOp, o: &Operands, x: usize) -> bool {
         let (mut fa, mut fb, mut ftr, mut ftc) = (o.a, o.b, o.tr, o.tc);
         if fb == Some(x) {
@@ -141,7 +141,7 @@ impl EmcArray {
 
     /// The ALU passes: the next Carry into `cbuf`, the result into `rbuf`. Registers update
     /// together at the clock edge: every pass reads the old values.
-    #[inline(always)]
+    #[inline]
     fn alu_passes(&mut self, op: &ArrayOp, o: &Operands) {
         let zero: &Plane = &ZERO_PLANE;
         let a: &Plane = match o.a {
@@ -164,7 +164,7 @@ impl EmcArray {
     /// Write the registers at the PEs in `act` only: the memory write mask, and keep-old
     /// blends for Carry and Enable (`cbuf`/`bbuf` are free again once the result and the new
     /// Carry are computed). AEO looks at the active PEs.
-    #[inline(always)]
+    #[inline]
     fn write_active(&mut self, op: &ArrayOp, w: Option<usize>, act: &Plane) {
         if let Some(x) = w {
             let all = if op.wr_all { u64::MAX } else { 0 };
@@ -189,7 +189,7 @@ impl EmcArray {
 
     /// Write the registers at every PE (memory where Enable is set, or everywhere with
     /// `wr_all`).
-    #[inline(always)]
+    #[inline]
     fn write_all(&mut self, op: &ArrayOp, w: Option<usize>) {
         if let Some(x) = w {
             kernel::blend(&mut self.mem[x], &self.rbuf, &self.enable, op.wr_all);

@@ -31,8 +31,13 @@ impl Renderer {
         let slot = ring_enable(self.cycle);
         let aeo = self.array.aeo();
         self.ring_ports();
-        let (op, before) = self.igc_and_parser(aeo);
-        self.emc_array(op);
+        let before = CommandBefore {
+            commands: self.igc.commands,
+            go: self.llpr.go,
+        };
+        let op = self.igc_step(before.go);
+        self.stream_parser(aeo);
+        self.emc_array(&op);
         self.qee_step();
         let (v_bs, p_igc) = self.igc_handshakes();
         let v_bs = v_bs + self.transfer_unit();
@@ -56,7 +61,7 @@ impl Renderer {
 
     /// The Ring side of both ports: the receivers take this cycle's word (a full RxFIFO loses
     /// it), the transmitters see TxReady.
-    #[inline(always)]
+    #[inline]
     fn ring_ports(&mut self) {
         if !self.igc_port.ring_cycle(self.ring_in.take()) {
             self.strobe(ST_IGC_RXFIFO_OVW, BoardEvent::RxFifoOverwritten);
@@ -70,15 +75,10 @@ impl Renderer {
         }
     }
 
-    /// The IGC executes (or dispatches) with the board's signals at the start of the cycle,
-    /// then the Stream Parser fills the LLPR (`aeo`: AEO at the start of the cycle). Returns
-    /// the array's operation and the command handshake as it was before.
-    #[inline(always)]
-    fn igc_and_parser(&mut self, aeo: bool) -> (ArrayOp, CommandBefore) {
-        let before = CommandBefore {
-            commands: self.igc.commands,
-            go: self.llpr.go,
-        };
+    /// The IGC executes (or dispatches) with the board's signals at the start of the cycle
+    /// (`was_go`: a command was waiting in the LLPR). Returns the array's operation.
+    #[inline]
+    fn igc_step(&mut self, was_go: bool) -> ArrayOp {
         let igc_before = self.igc.state;
         self.igc.inputs = IgcInputs {
             xfer_busy: self.transfer.busy(),
@@ -88,20 +88,26 @@ impl Renderer {
             board_id: self.config.board_id,
         };
         let op = self.igc.step(&mut self.llpr, &self.array, &mut self.igc_ev);
-        self.igc_cause = self.igc_cause_of(igc_before, before.go && !self.llpr.go);
+        self.igc_cause = self.igc_cause_of(igc_before, was_go && !self.llpr.go);
+        op
+    }
+
+    /// The Stream Parser fills the LLPR from the IGC port's RxFIFO (`aeo`: AEO at the start
+    /// of the cycle).
+    #[inline]
+    fn stream_parser(&mut self, aeo: bool) {
         self.igc_port.parser.step(
             &mut self.igc_port.rx.rxfifo,
             &mut self.llpr,
             aeo,
             &mut self.parser_ev,
         );
-        (op, before)
     }
 
     /// The EMC array executes `op` on the PEs the flow-control unit leaves active; the cycle's
     /// record says what it did.
-    #[inline(always)]
-    fn emc_array(&mut self, op: ArrayOp) {
+    #[inline]
+    fn emc_array(&mut self, op: &ArrayOp) {
         // The tree plane is only built in cycles that read it.
         let tree = if op.b == BSource::Tree {
             self.qee.tree_plane()
@@ -109,9 +115,9 @@ impl Renderer {
             &ZERO_PLANE
         };
         let active = self.igc.fc.active_mask();
-        self.array.step(&op, tree, active);
+        self.array.step(op, tree, active);
         self.record = CycleRecord {
-            array_op: op,
+            array_op: *op,
             fc_changed: self.igc.fc_stepped,
         };
         if self.igc.fc_changed {
@@ -121,7 +127,7 @@ impl Renderer {
     }
 
     /// The QEE: starts an evaluation, shifts its configuration, or delivers the next bit.
-    #[inline(always)]
+    #[inline]
     fn qee_step(&mut self) {
         match self.igc.qee_ctl {
             QeeCtl::None => self.qee.tick(),
@@ -144,7 +150,7 @@ impl Renderer {
 
     /// The IGC's handshakes with the transfer unit, the semaphores and the transmitter.
     /// Returns the V operations on the BS semaphore and whether the IGC did a P on its own.
-    #[inline(always)]
+    #[inline]
     fn igc_handshakes(&mut self) -> (u8, bool) {
         let mut v_bs = 0u8;
         let mut p_igc = false;
@@ -181,7 +187,7 @@ impl Renderer {
 
     /// The transfer unit moves the next word between the backing store and pixel memory.
     /// Returns the V on the BS semaphore a completed transfer's VBSlater makes (0 or 1).
-    #[inline(always)]
+    #[inline]
     fn transfer_unit(&mut self) -> u8 {
         let mut v_bs = 0u8;
         let xfer = self.transfer.active;
@@ -201,7 +207,7 @@ impl Renderer {
 
     /// The BS port's parser and transmitter (`slot`: the Ring's 20 MHz enable). Returns what
     /// it asks of the semaphores.
-    #[inline(always)]
+    #[inline]
     fn bs_port_step(&mut self, slot: bool) -> BsRequests {
         if self.bs_port.idle() {
             // Nothing buffered and between commands (the common case of IGC-only work).
@@ -226,7 +232,7 @@ impl Renderer {
 
     /// The BS and IGC semaphores take this cycle's V and P operations (`v_bs`, `p_igc` from
     /// the IGC and the transfer unit, `req` from the BS port); an overflow strobes its error.
-    #[inline(always)]
+    #[inline]
     fn semaphores(&mut self, v_bs: u8, p_igc: bool, req: &BsRequests) {
         let igc_waits = self.igc.state == IgcState::WaitSem;
         let bs_quiet = v_bs == 0 && !req.p_bs && !req.p_wait;
@@ -243,7 +249,7 @@ impl Renderer {
 
     /// IGC timeout: a command waits and the IGC does not take it (docs/model-choices.md),
     /// counted in Ring cycles (`slot`).
-    #[inline(always)]
+    #[inline]
     fn igc_timeout(&mut self, before: CommandBefore, slot: bool) {
         let took = self.igc.commands != before.commands || (before.go && !self.llpr.go);
         if took || !self.llpr.go {
@@ -258,7 +264,7 @@ impl Renderer {
 
     /// The cycle's IGC and parser events join the board's; the error strobes set their
     /// sticky status bits and request an error message.
-    #[inline(always)]
+    #[inline]
     fn error_strobes(&mut self) {
         if !(self.igc_ev.is_empty() && self.parser_ev.is_empty()) {
             self.collect_events();
@@ -274,7 +280,7 @@ impl Renderer {
     }
 
     /// The IGC port's message transmitter, while a status or error message is pending.
-    #[inline(always)]
+    #[inline]
     fn igc_transmitter(&mut self, slot: bool) {
         // An error message samples the status word when it starts.
         let status = self.status();
