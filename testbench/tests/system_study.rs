@@ -309,3 +309,37 @@ fn the_system_waveform_reads_back() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_resource_that_held_nothing_up_is_reused_as_its_unbounded_row_exactly() {
+    let m = mesh();
+    let o = opts(Policy::NextFree, false);
+    // GPs so fast that no message waits for them, a Ring so wide that none waits for it.
+    let feed = Feed {
+        gps: Some((32, 1e6)),
+        ring: Some(16),
+    };
+    let full = system(&m, &o, feed);
+    let f = full.run.feed.as_ref().expect("feed");
+    assert_eq!(f.gp_waits, 0);
+    assert!(f.ring.transfers.iter().all(|t| t.start == t.ready));
+    let b = full.bounds.as_ref().expect("bounds");
+    for (k, free) in [
+        (1, Feed { gps: None, ..feed }),
+        (2, Feed { ring: None, ..feed }),
+    ] {
+        let run = system(&m, &o, free);
+        assert_eq!(b.rows[k].frame_cycles, run.run.cycles, "{free:?}");
+        assert_eq!(b.rows[k].frame_cycles, full.run.cycles, "{free:?}");
+    }
+    // Slow GPs hold messages up: the count says so.
+    let slow = system(
+        &m,
+        &o,
+        Feed {
+            gps: Some((2, 16.0)),
+            ..feed
+        },
+    );
+    assert!(slow.run.feed.as_ref().expect("feed").gp_waits > 0);
+}

@@ -143,7 +143,13 @@ impl Bounds {
         let prims = frame.stats.prims;
         let frame_cycles = full.cycles.max(1);
         // The frames to simulate, each once: GPs unbounded, Ring unbounded, the Renderers
-        // alone, the other GP rates (a resource already unbounded is the full frame).
+        // alone, the other GP rates. A resource already unbounded is the full frame, and so
+        // is one that never held anything up in it (the same run, cycle for cycle): the Ring
+        // when every message went the cycle it asked; faster GPs when no message asked in
+        // the first slot after the GPs had it ready.
+        let f = full.feed.as_ref();
+        let ring_idle = f.is_some_and(|f| f.ring.transfers.iter().all(|t| t.start == t.ready));
+        let gps_idle = f.is_some_and(|f| f.gp_waits == 0);
         let mut runs: Vec<Option<Feed>> = Vec::new();
         let mut want = |f: Option<Feed>| -> usize {
             if let Some(k) = runs.iter().position(|x| *x == f) {
@@ -152,8 +158,14 @@ impl Bounds {
             runs.push(f);
             runs.len() - 1
         };
-        let no_gps = feed.gps.map(|_| want(Some(Feed { gps: None, ..feed })));
-        let no_ring = feed.ring.map(|_| want(Some(Feed { ring: None, ..feed })));
+        let no_gps = feed
+            .gps
+            .filter(|_| !gps_idle)
+            .map(|_| want(Some(Feed { gps: None, ..feed })));
+        let no_ring = feed
+            .ring
+            .filter(|_| !ring_idle)
+            .map(|_| want(Some(Feed { ring: None, ..feed })));
         let alone = want(None);
         let rates: Vec<(f64, Option<usize>)> = match feed.gps {
             Some((g, mops)) => SENSITIVITY
@@ -163,7 +175,8 @@ impl Bounds {
                         gps: Some((g, mops * m)),
                         ..feed
                     };
-                    (mops * m, (m != 1.0).then(|| want(Some(f))))
+                    let same = m == 1.0 || (m > 1.0 && gps_idle);
+                    (mops * m, (!same).then(|| want(Some(f))))
                 })
                 .collect(),
             None => Vec::new(),
@@ -195,7 +208,6 @@ impl Bounds {
             ),
         ];
         let sensitivity = rates.iter().map(|&(m, k)| (m, of(k))).collect();
-        let f = full.feed.as_ref();
         let util = |busy: &[u64]| -> Vec<f64> {
             busy.iter()
                 .map(|&b| b as f64 / frame_cycles as f64)
@@ -374,7 +386,7 @@ fn renderers_unbounded(
     let mut msgs: Vec<[PortQueue; 2]> = Vec::new();
     for k in 0..n {
         let mut stream = RendererStream::new(&image.table);
-        let mut last = 0;
+        let mut last = (0, 0);
         let mut q: [PortQueue; 2] = Default::default();
         for r in (k..frame.bins.regions.len()).step_by(n) {
             let (s, counts) = stream

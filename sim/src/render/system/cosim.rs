@@ -66,8 +66,11 @@ struct Unit<'f> {
     tx_ready: bool,
     /// Frame-buffer messages the BS port has begun.
     fb_begun: usize,
-    /// The latest ready time of this Renderer's messages (a GP sends them in order).
-    last_ready: u64,
+    /// The latest ready time of this Renderer's messages (a GP sends them in order), with
+    /// and without the floors.
+    last_ready: (u64, u64),
+    /// Requests the GPs may have delayed (asked in the first slot after `gp_ready`).
+    gp_waits: usize,
     stop: Option<Stop>,
     done: bool,
 }
@@ -92,7 +95,8 @@ impl<'f> Unit<'f> {
             packet_end: None,
             tx_ready: true,
             fb_begun: 0,
-            last_ready: 0,
+            last_ready: (0, 0),
+            gp_waits: 0,
             stop: None,
             done: false,
         }
@@ -154,6 +158,10 @@ impl<'f> Unit<'f> {
                     && rx[k]
                     && src[k].next_held()
                     && self.held[k].front().is_some_and(|h| h.p.ready <= rel);
+                if wants[k] && ctx.gp.is_some() {
+                    let gp_ready = self.held[k].front().map_or(0, |h| h.p.gp_ready);
+                    self.gp_waits += usize::from(gp_ready + RING_DIVIDE > rel);
+                }
             }
             wants[BS_OUT] =
                 !self.asked[BS_OUT] && self.packet_end.is_none() && sim.board.bs_port.tx.busy();
@@ -343,9 +351,18 @@ pub(super) fn run<'f>(
             true => u64::MAX,
             false => ring.next_free().map_or(u64::MAX, |f| f + boot),
         };
-        units
-            .par_iter_mut()
-            .try_for_each(|u| u.advance(&ctx, limit))?;
+        // Most rounds resume one board: it runs here, without rayon's hand-over.
+        let mut active: Vec<&mut Unit> = units
+            .iter_mut()
+            .filter(|u| !u.done && u.stop.is_none())
+            .collect();
+        match active.as_mut_slice() {
+            [] => {}
+            [u] => u.advance(&ctx, limit)?,
+            many => many
+                .par_iter_mut()
+                .try_for_each(|u| u.advance(&ctx, limit))?,
+        }
         let first = units.iter().filter_map(|u| u.stop.map(|s| s.cycle)).min();
         let d = match first {
             Some(c) => c.min(limit),
@@ -381,6 +398,7 @@ pub(super) fn run<'f>(
         .max()
         .unwrap_or(0);
     let mut waits = Vec::new();
+    let gp_waits = units.iter().map(|u| u.gp_waits).sum();
     let boards: Vec<Board> = units
         .into_iter()
         .map(|mut u| {
@@ -400,6 +418,7 @@ pub(super) fn run<'f>(
         ring,
         waits,
         fb_end,
+        gp_waits,
     };
     Ok((boards, run))
 }

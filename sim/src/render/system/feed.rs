@@ -26,11 +26,14 @@ pub(super) struct Pending {
     pub port: Port,
     /// The GP that sends it (the one that did its last primitive).
     pub gp: usize,
+    /// The cycle the GPs alone have it ready (`ready` without the floor).
+    pub gp_ready: u64,
 }
 
 /// The messages of region `r`'s stream `s` (`setup`: its set-up commands), none ready before
-/// `floor` nor before `last` (the same Renderer's previous message, updated): when the GPs
-/// (`gp`; `None`: unbounded) have done every primitive whose commands are in it or before it.
+/// `floor` nor before `last` (the same Renderer's previous message's `(ready, gp_ready)`,
+/// updated): when the GPs (`gp`; `None`: unbounded) have done every primitive whose commands
+/// are in it or before it.
 pub(super) fn ready_times(
     frame: &Frame,
     gp: Option<&GpSchedule>,
@@ -38,7 +41,7 @@ pub(super) fn ready_times(
     setup: usize,
     s: &Stream,
     floor: u64,
-    last: &mut u64,
+    last: &mut (u64, u64),
 ) -> Vec<Pending> {
     let prims = &frame.bins.regions[r];
     let gps = gp.map_or(1, |g| g.gps);
@@ -69,13 +72,15 @@ pub(super) fn ready_times(
         }
         .min(prims.len());
         let (t, gp) = prefix[done];
-        let ready = t.max(floor).max(*last);
-        *last = ready;
+        let ready = t.max(floor).max(last.0);
+        let gp_ready = t.max(last.1);
+        *last = (ready, gp_ready);
         out.push(Pending {
             ready,
             words: 1 + msg.body.len() as u64,
             port: msg.port,
             gp,
+            gp_ready,
         });
     }
     out

@@ -115,6 +115,10 @@ pub struct FeedRun {
     pub waits: Vec<Vec<(u64, bool)>>,
     /// The cycle the frame buffer received the last region's last word.
     pub fb_end: u64,
+    /// Messages that asked for the Ring in the first slot after the GPs had them ready (the
+    /// GPs may have delayed them). None: faster GPs would give the same frame, cycle for
+    /// cycle.
+    pub gp_waits: usize,
 }
 
 /// A problem that stopped a Renderer.
