@@ -262,3 +262,41 @@ fn the_suite_coverage_variable_leaves_an_lcov_file_per_process() {
         .expect("run pp5");
     assert!(o.status.success());
 }
+
+/// `pp5 render --coverage`: one tracefile over the renderer's four sources, every Renderer's
+/// counts added together (each region ends with one BSSTORE, whichever Renderer drew it).
+#[test]
+fn render_coverage_merges_the_renderers() {
+    let s = Scratch::new();
+    let info = s.path("render.info");
+    let png = s.path("f.png");
+    let o = pp5!(
+        "render",
+        "--scene",
+        "spheres",
+        "--screen",
+        "256x256",
+        "--renderers",
+        "2",
+        "--renderers-only",
+        "-o",
+        png,
+        "--coverage",
+        info
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let t = std::fs::read_to_string(&info).expect("tracefile");
+    assert_eq!(t.matches("end_of_record").count(), 4, "{t}");
+    assert!(t.contains("shade.pp5uc\n"), "{t}");
+    // 2x2 regions on 2 Renderers: four BSSTOREs and four SEPCFG-set-up regions in all.
+    assert!(t.contains("\nFNDA:4,BSSTORE\n"), "{t}");
+    assert!(t.contains("\nFNDA:4,VBSlater\n"), "{t}");
+    let html = s.path("html");
+    if let Some(g) = tool_output(
+        "render_coverage_merges_the_renderers",
+        "genhtml",
+        [info.as_os_str(), "-o".as_ref(), html.as_os_str()],
+    ) {
+        assert!(g.status.success(), "genhtml: {}", text(&g.stderr));
+    }
+}

@@ -55,7 +55,7 @@ fn main() {
             view: view.clone(),
             renderers: 16,
             policy: Policy::RoundRobin,
-            keep_streams: false,
+            ..RenderOptions::default()
         };
         let r = match render(&mesh, name, &opts, &image, &|_| {}) {
             Ok(r) => r,

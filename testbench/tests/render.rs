@@ -29,7 +29,7 @@ fn draw(mesh: &Mesh, view: View, renderers: usize, policy: Policy) -> Rendered {
         view,
         renderers,
         policy,
-        keep_streams: false,
+        ..RenderOptions::default()
     };
     render(mesh, &mesh.name, &opts, image(), &|_| {}).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -252,7 +252,7 @@ fn bad_input_is_refused_not_panicked_on() {
             view: small_view(),
             renderers: n,
             policy: Policy::RoundRobin,
-            keep_streams: false,
+            ..RenderOptions::default()
         };
         match render(&m, "t", &opts, image(), &|_| {}) {
             Err(RenderError::Input(msg)) => assert!(msg.contains("1..=16"), "{msg}"),
@@ -280,7 +280,7 @@ fn bad_input_is_refused_not_panicked_on() {
             view,
             renderers: 1,
             policy: Policy::RoundRobin,
-            keep_streams: false,
+            ..RenderOptions::default()
         };
         assert!(matches!(
             render(mesh, "bad", &opts, image(), &|_| {}),

@@ -34,6 +34,7 @@ fn sized(policy: Policy, keep_streams: bool, side: u32) -> RenderOptions {
         renderers: 4,
         policy,
         keep_streams,
+        profile: false,
     }
 }
 

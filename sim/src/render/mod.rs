@@ -36,6 +36,8 @@ pub struct RenderOptions {
     /// Keep each Renderer's whole command stream in the result (`--save-streams`, `--wave`);
     /// off, a region's stream is dropped once sent, so memory does not grow with it.
     pub keep_streams: bool,
+    /// Keep the Renderers' microcode profile ([`system::FrameRun::profile`]: `--coverage`).
+    pub profile: bool,
 }
 
 impl Default for RenderOptions {
@@ -45,6 +47,7 @@ impl Default for RenderOptions {
             renderers: system::MAX_RENDERERS,
             policy: Policy::RoundRobin,
             keep_streams: false,
+            profile: false,
         }
     }
 }
@@ -132,6 +135,7 @@ pub fn render_system(
         height: h,
         keep_streams: opts.keep_streams,
         feed,
+        profile: opts.profile,
     };
     let run = system::run_frame(&frame, &shading, image, &spec, progress)
         .map_err(|e| RenderError::Sim(e.to_string()))?;

@@ -6,6 +6,7 @@ use crate::{Fail, EXIT_HW_ERROR, EXIT_INPUT, EXIT_IO};
 use clap::{Args, ValueEnum};
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::exit::INTERRUPTED as EXIT_INTERRUPTED;
+use pp5_sim::microcode_view::{coverage, MicrocodeSources};
 use pp5_sim::render::{self, scene, view, Policy, RenderError, RenderOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -68,6 +69,11 @@ pub struct RenderArgs {
     /// Renderers) as SVG.
     #[arg(long, value_name = "FILE.svg", conflicts_with = "renderers_only")]
     pub timeline: Option<PathBuf>,
+    /// Write the microcode coverage of the frame's run as an lcov tracefile (`genhtml FILE`
+    /// renders it): every Renderer's boot and regions counted together, over the renderer's
+    /// microcode sources (standard, qee, flow and shade .pp5uc; docs/microcode.md).
+    #[arg(long, value_name = "FILE.info")]
+    pub coverage: Option<PathBuf>,
     /// Camera position X,Y,Z (default: framing the scene's bounding sphere).
     #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true)]
     pub eye: Option<[f64; 3]>,
@@ -161,6 +167,9 @@ fn outputs(a: &RenderArgs) -> Vec<(&'static str, PathBuf)> {
     if let Some(t) = &a.timeline {
         outputs.push(("--timeline", t.clone()));
     }
+    if let Some(c) = &a.coverage {
+        outputs.push(("--coverage", c.clone()));
+    }
     if let Some(dir) = &a.save_streams {
         outputs.push(("--save-streams", dir.join("render.pp5uc")));
         for k in 0..a.renderers.min(render::system::MAX_RENDERERS) {
@@ -221,6 +230,7 @@ fn render_options(a: &RenderArgs) -> RenderOptions {
             PolicyArg::NextFree => Policy::NextFree,
         },
         keep_streams: a.save_streams.is_some() || a.wave.is_some(),
+        profile: a.coverage.is_some(),
     }
 }
 
@@ -293,6 +303,7 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         }
     }
     write_system_outputs(&a, &r, &name)?;
+    write_coverage(&a, &r, &image)?;
     report(&a, &r)
 }
 
@@ -396,6 +407,29 @@ fn report(a: &RenderArgs, r: &render::Rendered) -> Result<u8, Fail> {
         return Ok(EXIT_HW_ERROR);
     }
     Ok(0)
+}
+
+/// `--coverage`: the Renderers' merged profile over the renderer's microcode sources.
+fn write_coverage(a: &RenderArgs, r: &render::Rendered, image: &McImage) -> Result<(), Fail> {
+    let (Some(path), Some(profile)) = (&a.coverage, &r.run.profile) else {
+        return Ok(());
+    };
+    let (built, sources) = MicrocodeSources::assemble(pp5_sim::asm::microcode::render_parts())
+        .map_err(|e| Fail(EXIT_IO, format!("the renderer's microcode sources: {e}")))?;
+    // The parts assemble into the image the Renderers booted (a unit test checks).
+    debug_assert_eq!(built.words, image.words);
+    let name = path
+        .file_stem()
+        .map_or("pp5".into(), |s| s.to_string_lossy());
+    write_atomically(path, |tmp| {
+        std::fs::write(tmp, coverage::lcov(profile, &sources, &name))
+    })?;
+    errln!(
+        "coverage: {} (render it: genhtml {} -o coverage-html)",
+        path.display(),
+        path.display()
+    );
+    Ok(())
 }
 
 /// `--system-wave` and `--timeline`.

@@ -3,6 +3,7 @@
 
 use super::board::Board;
 use super::{FrameRun, RendererRun, SystemError, MAX_REPORTED};
+use crate::engine::MicrocodeProfile;
 use crate::render::gp::Frame;
 use crate::render::region::FRAME_BUFFER;
 use pp5_rtl::emc_array::plane::ARRAY_DIM;
@@ -20,7 +21,13 @@ pub(super) fn assemble(
     let mut renderers = Vec::new();
     let mut prim_cycles = Vec::new();
     let mut streams = Vec::new();
+    let mut profile: Option<MicrocodeProfile> = None;
     for mut b in boards {
+        match (&mut profile, &b.sim.profile) {
+            (Some(all), Some(p)) => all.merge(p),
+            (None, Some(p)) => profile = Some(p.clone()),
+            _ => {}
+        }
         b.read_timing(frame);
         if let Some(plan) = b.plans.get(b.measured.len()) {
             return Err(SystemError(format!(
@@ -90,5 +97,6 @@ pub(super) fn assemble(
         cycles,
         streams,
         feed: None,
+        profile,
     })
 }

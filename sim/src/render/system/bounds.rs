@@ -187,6 +187,7 @@ impl Bounds {
                 let s = SystemSpec {
                     feed: f,
                     keep_streams: false,
+                    profile: false,
                     ..*spec
                 };
                 Ok(run_frame(frame, shading, image, &s, &|_| {})?.cycles)

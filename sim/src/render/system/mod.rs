@@ -25,7 +25,7 @@ use super::gp::Frame;
 use super::region::RendererStream;
 use super::shading::Shading;
 use crate::asm::microcode::McImage;
-use crate::engine::{Sim, SimOptions, StopReason};
+use crate::engine::{MicrocodeProfile, Sim, SimOptions, StopReason};
 use crate::stream::Stream;
 use board::Board;
 pub use feed::Feed;
@@ -99,6 +99,9 @@ pub struct FrameRun {
     pub streams: Vec<Stream>,
     /// The GPs and the Ring, when they were modelled ([`SystemSpec::feed`]).
     pub feed: Option<FeedRun>,
+    /// Every Renderer's microcode profile added together, when asked for
+    /// ([`SystemSpec::profile`]): the boot and the frame, for the coverage of the microcode.
+    pub profile: Option<MicrocodeProfile>,
 }
 
 /// The Graphics Processors and the Ring over a frame.
@@ -146,6 +149,9 @@ pub struct SystemSpec {
     /// The GPs and the Ring in front of the Renderers (`None`: not modelled: every
     /// Renderer's commands arrive at its port's rate, as fast as it takes them).
     pub feed: Option<Feed>,
+    /// Keep each Renderer's microcode profile, merged into [`FrameRun::profile`] (`pp5
+    /// render --coverage`).
+    pub profile: bool,
 }
 
 /// Simulate `frame` on the Renderers of `system`. `progress(regions_done)` is called as
@@ -164,6 +170,7 @@ pub fn run_frame(
         height,
         keep_streams,
         feed,
+        profile,
     } = *system;
     if !(1..=MAX_RENDERERS).contains(&n) {
         return Err(SystemError(format!(
@@ -173,6 +180,7 @@ pub fn run_frame(
     let opts = SimOptions {
         probes: Vec::new(),
         max_cycles: u64::MAX,
+        profile,
         ..SimOptions::default()
     };
     let mut boards: Vec<Board> = (0..n)
