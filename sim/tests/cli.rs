@@ -1051,7 +1051,7 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
     let columns = |l: &str| l.split(',').count();
     let header = csv.lines().next().expect("header");
     assert!(
-        header.ends_with(",regions,igc_busy,bs_busy,idle,error_bits"),
+        header.ends_with(",regions,igc_busy,bs_busy,idle,error_bits,input_wait"),
         "{header}"
     );
     assert!(csv.lines().all(|l| columns(l) == columns(header)), "{csv}");
