@@ -2,8 +2,10 @@
 //! boots it ([`session::prepare`], [`session::boot`]), its waveform, and the run loop the Python methods call
 //! with the GIL released, a chunk of cycles at a time.
 
+use crate::run_log::{Capped, RunLog, MAX_MESSAGES};
 use crate::tracing::Wave;
 use pp5_rtl::igc::IgcState;
+use pp5_rtl::renderer::OutMessage;
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::engine::{Sim, SimOptions, StopReason};
 use pp5_sim::microcode_view::MicrocodeSources;
@@ -28,6 +30,10 @@ pub struct Machine {
     pub pending_probes: Vec<(usize, usize)>,
     /// The microcode's sources and source map (`None` for an image without them).
     pub sources: Option<Arc<MicrocodeSources>>,
+    /// The current (or last) run's records, collected from the engine after every chunk.
+    pub log: RunLog,
+    /// The first [`MAX_MESSAGES`] messages the board sent since it was built (`Board.sent`).
+    pub sent: Capped<OutMessage>,
 }
 
 /// Why a board could not be built.
@@ -63,13 +69,28 @@ impl Machine {
             sim.trace.add_probe(x, y, &sim.board);
         }
         Ok(Machine {
+            log: RunLog::start(&sim),
             sim,
             image,
             wave: None,
             boot_cycles: None,
             pending_probes: Vec::new(),
             sources: None,
+            sent: Capped::new(MAX_MESSAGES),
         })
+    }
+
+    /// Start a run's records: what ended before it is collected (into the previous run's log)
+    /// and left out of this one's.
+    pub fn begin_run(&mut self) {
+        self.collect();
+        self.log = RunLog::start(&self.sim);
+    }
+
+    /// Move the ended records and the messages out of the engine's logs into the run's log
+    /// and the board's messages, so that memory does not grow with the run.
+    pub fn collect(&mut self) {
+        self.log.collect(&mut self.sim, &mut self.sent);
     }
 
     /// After the boot's run (with [`Machine::run_for`], the boot stream queued by
@@ -119,6 +140,13 @@ impl Machine {
     /// (done, the limit, a deadlock, a stuck IGC), `None` when the `n` cycles ran out first.
     /// The loop of [`Sim::run`], with the waveform sampled after every cycle.
     pub fn run_for(&mut self, n: u64, limit: u64) -> io::Result<Option<StopReason>> {
+        let r = self.run_chunk(n, limit);
+        self.collect();
+        r
+    }
+
+    /// [`Machine::run_for`] without the collection.
+    fn run_chunk(&mut self, n: u64, limit: u64) -> io::Result<Option<StopReason>> {
         let sim = &mut self.sim;
         match self.wave.as_mut() {
             None => {
@@ -155,6 +183,7 @@ impl Machine {
                 w.sample(&self.sim.trace_view())?;
             }
         }
+        self.collect();
         Ok(())
     }
 
