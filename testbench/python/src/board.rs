@@ -65,7 +65,10 @@ impl Board {
             let r = py.detach(|| m.run_for(CHUNK_CYCLES, limit));
             match r {
                 Err(e) => return Err(os_error("writing the waveform", &e)),
-                Ok(Some(stop)) => return Ok(stop),
+                Ok(Some(stop)) => {
+                    self.m.stopped(&stop);
+                    return Ok(stop);
+                }
                 Ok(None) => py.check_signals()?,
             }
         }
@@ -577,6 +580,7 @@ impl Board {
             sources: self.m.sources.clone(),
             log: self.m.log.clone(),
             sent: self.m.sent.clone(),
+            stuck_loop: self.m.stuck_loop,
         })
     }
 
