@@ -276,6 +276,20 @@ fn bad_microcode_exits_3_with_file_and_line() {
     assert_eq!(code(&o), 3, "{}", show(&o));
 }
 
+/// The assembler's messages escape the control characters they quote (`\u{0}`), in `pp5 asm`
+/// and in `pp5 run --microcode`, as the stream parser's do (issue 27 item 8).
+#[test]
+fn microcode_errors_do_not_echo_control_characters() {
+    let dir = Scratch::new();
+    let uc = dir.file("nul.pp5uc", "x:  bogus\u{0}thing\n");
+    let s = dir.file("s.pp5s", "NOOP\n");
+    for o in [pp5(&[&"asm", &uc]), pp5(&[&"run", &s, &"--microcode", &uc])] {
+        assert_eq!(code(&o), 3, "{}", show(&o));
+        assert!(!o.stderr.contains(&0), "{}", show(&o));
+        assert!(stderr(&o).contains("`bogus\\u{0}thing`"), "{}", show(&o));
+    }
+}
+
 /// `pp5 asm` keeps and prints the first `MAX_ASM_ERRORS` errors by line and counts the rest,
 /// so a long file of bad lines costs bounded memory (issue 27 item 1).
 #[test]

@@ -95,7 +95,9 @@ impl<'a> Errs<'a> {
             .map(|(line, _, msg)| AsmError {
                 file: self.file.to_string(),
                 line,
-                msg,
+                // The source's text quoted in a message is echoed with its control
+                // characters escaped, as the stream parser's messages do.
+                msg: crate::stream::escaped(&msg),
             })
             .collect();
         Err(AsmErrors {
@@ -122,5 +124,19 @@ mod tests {
         assert_eq!(e.errors[1].msg, "second on line 1");
         assert_eq!(e.errors.last().unwrap().line, MAX_ASM_ERRORS - 1);
         assert!(e.to_string().ends_with("\nand 51 more errors"), "{e}");
+    }
+
+    /// A NUL or an escape sequence in the source is not echoed raw (issue 27 item 8).
+    #[test]
+    fn control_characters_in_messages_are_escaped() {
+        let src = "x:  bogus\u{0}thing\n    \u{1b}[31mred\n";
+        let e = super::super::assemble(src, "ctl.pp5uc").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(text.contains("bogus\\u{0}thing"), "{text}");
+        assert!(text.contains("\\u{1b}[31mred"), "{text}");
     }
 }
