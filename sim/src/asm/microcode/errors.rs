@@ -95,9 +95,7 @@ impl<'a> Errs<'a> {
             .map(|(line, _, msg)| AsmError {
                 file: self.file.to_string(),
                 line,
-                // The source's text quoted in a message is echoed with its control
-                // characters escaped, as the stream parser's messages do.
-                msg: crate::stream::escaped(&msg),
+                msg: shown_message(&msg),
             })
             .collect();
         Err(AsmErrors {
@@ -105,6 +103,24 @@ impl<'a> Errs<'a> {
             more: self.more,
         })
     }
+}
+
+/// A message as it is shown: the source's text it quotes between backticks as the stream
+/// parser's messages quote a token ([`crate::stream::shown`]: control characters escaped, a
+/// token of more than a few dozen characters cut, with its length), the rest with its
+/// control characters escaped. A megabyte field makes a one-line message, a NUL is `\u{0}`.
+fn shown_message(msg: &str) -> String {
+    msg.split('`')
+        .enumerate()
+        .map(|(k, part)| {
+            if k % 2 == 1 {
+                crate::stream::shown(part)
+            } else {
+                crate::stream::escaped(part)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 #[cfg(test)]
@@ -138,5 +154,12 @@ mod tests {
         );
         assert!(text.contains("bogus\\u{0}thing"), "{text}");
         assert!(text.contains("\\u{1b}[31mred"), "{text}");
+        // A huge field is quoted by its first characters and its length.
+        let src = format!("x:  {}\n", "b".repeat(100_000));
+        let e = super::super::assemble(&src, "big.pp5uc")
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 200, "{} bytes", e.len());
+        assert!(e.contains("… (100000 characters)`"), "{e}");
     }
 }
