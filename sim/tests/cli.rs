@@ -966,14 +966,23 @@ fn bench_saves_its_streams_for_a_profiler() {
         "20 reps: 2 passes of the triangles"
     );
     // A directory that does not exist is made, as `render --save-streams` makes it (issue
-    // 27, item 4); a file in its place is an I/O error naming it.
+    // 27, item 4), but not its missing parents (item 5: exit 1 naming it, nothing made); a
+    // file in its place is an I/O error naming it.
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--reps", "20", "--save-streams"])
-        .arg(s.path("missing/deeper"))
+        .arg(s.path("missing"))
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(s.path("missing/deeper/alu.bin").is_file());
+    assert!(s.path("missing/alu.bin").is_file());
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["bench", "--reps", "20", "--save-streams"])
+        .arg(s.path("absent/deeper"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("absent/deeper: "), "{}", stderr(&o));
+    assert!(!s.path("absent").exists());
     std::fs::write(s.path("file"), "").expect("write");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--save-streams"])
