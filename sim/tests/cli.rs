@@ -1852,6 +1852,16 @@ fn the_readme_and_probe_help_say_how_to_use_them() {
     ] {
         assert!(readme.contains(needle), "README lacks {needle:?}");
     }
+    // The recipes run in a scratch directory: the checkout's files are named under $REPO.
+    for line in readme
+        .lines()
+        .filter(|l| l.trim_start().starts_with("pp5 "))
+    {
+        for word in line.split_whitespace() {
+            let ours = word.starts_with("sim/") || word.starts_with("testbench/");
+            assert!(!ours, "README recipe names {word} outside $REPO: {line}");
+        }
+    }
     let o = pp5(&[&"run", &"--help"]);
     assert_eq!(code(&o), 0, "{}", show(&o));
     let help = stdout(&o).split_whitespace().collect::<Vec<_>>().join(" ");
