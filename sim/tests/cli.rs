@@ -276,6 +276,20 @@ fn bad_microcode_exits_3_with_file_and_line() {
     assert_eq!(code(&o), 3, "{}", show(&o));
 }
 
+/// The assembler's messages escape the control characters they quote (`\u{0}`), in `pp5 asm`
+/// and in `pp5 run --microcode`, as the stream parser's do (issue 27 item 8).
+#[test]
+fn microcode_errors_do_not_echo_control_characters() {
+    let dir = Scratch::new();
+    let uc = dir.file("nul.pp5uc", "x:  bogus\u{0}thing\n");
+    let s = dir.file("s.pp5s", "NOOP\n");
+    for o in [pp5(&[&"asm", &uc]), pp5(&[&"run", &s, &"--microcode", &uc])] {
+        assert_eq!(code(&o), 3, "{}", show(&o));
+        assert!(!o.stderr.contains(&0), "{}", show(&o));
+        assert!(stderr(&o).contains("`bogus\\u{0}thing`"), "{}", show(&o));
+    }
+}
+
 /// `pp5 asm` keeps and prints the first `MAX_ASM_ERRORS` errors by line and counts the rest,
 /// so a long file of bad lines costs bounded memory (issue 27 item 1).
 #[test]
@@ -952,14 +966,23 @@ fn bench_saves_its_streams_for_a_profiler() {
         "20 reps: 2 passes of the triangles"
     );
     // A directory that does not exist is made, as `render --save-streams` makes it (issue
-    // 27, item 4); a file in its place is an I/O error naming it.
+    // 27, item 4), but not its missing parents (item 5: exit 1 naming it, nothing made); a
+    // file in its place is an I/O error naming it.
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--reps", "20", "--save-streams"])
-        .arg(s.path("missing/deeper"))
+        .arg(s.path("missing"))
         .output()
         .expect("run pp5");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(s.path("missing/deeper/alu.bin").is_file());
+    assert!(s.path("missing/alu.bin").is_file());
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(["bench", "--reps", "20", "--save-streams"])
+        .arg(s.path("absent/deeper"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("absent/deeper: "), "{}", stderr(&o));
+    assert!(!s.path("absent").exists());
     std::fs::write(s.path("file"), "").expect("write");
     let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
         .args(["bench", "--save-streams"])
@@ -1051,7 +1074,7 @@ fn render_writes_the_frame_the_study_and_streams_that_run() {
     let columns = |l: &str| l.split(',').count();
     let header = csv.lines().next().expect("header");
     assert!(
-        header.ends_with(",regions,igc_busy,bs_busy,idle,error_bits"),
+        header.ends_with(",regions,igc_busy,bs_busy,idle,error_bits,input_wait"),
         "{header}"
     );
     assert!(csv.lines().all(|l| columns(l) == columns(header)), "{csv}");
@@ -1828,6 +1851,16 @@ fn the_readme_and_probe_help_say_how_to_use_them() {
         "replaces the default probe pixels",
     ] {
         assert!(readme.contains(needle), "README lacks {needle:?}");
+    }
+    // The recipes run in a scratch directory: the checkout's files are named under $REPO.
+    for line in readme
+        .lines()
+        .filter(|l| l.trim_start().starts_with("pp5 "))
+    {
+        for word in line.split_whitespace() {
+            let ours = word.starts_with("sim/") || word.starts_with("testbench/");
+            assert!(!ours, "README recipe names {word} outside $REPO: {line}");
+        }
     }
     let o = pp5(&[&"run", &"--help"]);
     assert_eq!(code(&o), 0, "{}", show(&o));

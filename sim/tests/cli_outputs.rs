@@ -308,10 +308,16 @@ fn stream_and_asm_outputs_that_cannot_be_written_exit_1_naming_the_file() {
 
 #[test]
 fn bench_and_render_outputs_that_cannot_be_written_exit_1_naming_the_file() {
-    // --save-streams creates a missing directory, for bench as for render (issue 27, item 4).
+    // --save-streams creates a missing directory, for bench as for render (issue 27, item 4),
+    // but not its missing parents (item 5): `no/such/streams` is refused.
     check_output(
         "bench --save-streams",
-        &[Dest::Full, Dest::UnderFile, Dest::ReadOnly],
+        &[
+            Dest::Full,
+            Dest::MissingDir,
+            Dest::UnderFile,
+            Dest::ReadOnly,
+        ],
         "streams",
         |_, p| os(&[&"bench", &"--save-streams", &p]),
         same,
@@ -345,7 +351,12 @@ fn bench_and_render_outputs_that_cannot_be_written_exit_1_naming_the_file() {
     };
     check_output_making(
         "render --save-streams",
-        &[Dest::Full, Dest::UnderFile, Dest::ReadOnly],
+        &[
+            Dest::Full,
+            Dest::MissingDir,
+            Dest::UnderFile,
+            Dest::ReadOnly,
+        ],
         "streams",
         &[],
         |s, p| with_frame(s, &[&"--save-streams", &p]),

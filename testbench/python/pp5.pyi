@@ -159,9 +159,16 @@ class Outcome:
     start_cycle: int
     end_cycle: int
     commands: list[Command]
+    """The run's IGC commands: the first 100,000 (as `pp5 run --report json`)."""
+    commands_not_kept: int
+    """IGC commands of the run past the 100,000 kept."""
     bs_commands: list[BsCommand]
+    """The run's BS port commands: the first 100,000."""
+    bs_commands_not_kept: int
     diagnostics: list[Diagnostic]
     sent: list[SentMessage]
+    """The messages the board sent in the run: the first 10,000."""
+    sent_not_kept: int
     status: Status
     error_bits: list[str]
     """Error bits 24-30 set at the end, as the CLI lists them."""
@@ -256,7 +263,9 @@ class Board:
     diagnostics: list[Diagnostic]
     dropped_diagnostics: int
     sent: list[SentMessage]
-    """Every Ring message the board sent."""
+    """The Ring messages the board sent since it was built: the first 10,000."""
+    sent_not_kept: int
+    """Messages the board sent past the 10,000 kept."""
     def run(
         self,
         stream: Optional[StreamInput] = None,

@@ -244,6 +244,75 @@ fn cycle_counts_of_a_small_scene() {
     assert!(r.run.prim_cycles.iter().all(|&c| c == r.run.prim_cycles[0]));
 }
 
+/// The study's stages add up to the regions' cycles: the IGC's waits between a region's
+/// commands are a stage of their own (`input_wait`), 63 cycles in a region whose set-up maps
+/// the array (each SEPCFG after its two NOOPs waits one cycle for its third word), none in
+/// region 0, where the array is already mapped (issue 27 item 5).
+#[test]
+fn the_stages_add_up_to_the_regions_cycles() {
+    use pp5_sim::render::study::Stages;
+    let m = builtin("quad").expect("scene");
+    let r = draw(&m, small_view(), 2, Policy::RoundRobin);
+    for x in &r.run.regions {
+        let st = Stages::of(x);
+        assert_eq!(st.total(), x.end - x.start, "region {}", x.region);
+        let want = if x.region == 0 { 0 } else { 63 };
+        assert_eq!(st.input_wait, want, "region {}", x.region);
+    }
+    let sum: u64 = r.run.regions.iter().map(|x| x.end - x.start).sum();
+    assert_eq!(r.study.stage_cycles.total(), sum);
+    assert_eq!(r.study.stage_cycles.input_wait, 63 * 3);
+    // The CSV's region rows add up too: setup..output and input_wait make `cycles`.
+    let csv = r.study.csv();
+    let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    for row in csv.lines().filter(|l| l.starts_with("region,")) {
+        let f: Vec<&str> = row.split(',').collect();
+        let n = |name: &str| f[col(name)].parse::<u64>().expect(name);
+        let parts = ["setup", "primitives", "shading", "output", "input_wait"];
+        assert_eq!(
+            parts.iter().map(|p| n(p)).sum::<u64>(),
+            n("cycles"),
+            "{row}"
+        );
+    }
+    assert!(r
+        .study
+        .table()
+        .contains("waiting for the next command's words 189 ("));
+}
+
+/// The headline rate is the primitives drawn; the scene's triangles (culled ones included)
+/// are named for what they count (issue 27 item 5: `triangles_per_sec` counted back faces).
+#[test]
+fn the_headline_rate_counts_the_primitives_drawn() {
+    let m = builtin("spheres:n=2,sub=1").expect("scene");
+    let r = draw(&m, small_view(), 1, Policy::RoundRobin);
+    let g = &r.study.gp;
+    assert!(g.back_facing > 0 && g.prims < g.triangles, "{g:?}");
+    let secs = r.study.frame_us / 1e6;
+    assert!((r.study.prims_per_sec - g.prims as f64 / secs).abs() < 1e-6);
+    assert!((r.study.scene_triangles_per_sec - g.triangles as f64 / secs).abs() < 1e-6);
+    // The JSON (as `--report json` writes it, fields in order): the headline first.
+    let json = serde_json::to_string(&r.study).expect("json");
+    let at = |k: &str| json.find(&format!("\"{k}\":"));
+    assert_eq!(at("triangles_per_sec"), None);
+    assert!(at("prims_per_sec").is_some());
+    assert!(at("prims_per_sec") < at("scene_triangles_per_sec"));
+    let table = r.study.table();
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("system: "))
+        .expect("rates");
+    assert!(
+        line.starts_with(&format!(
+            "system: {:.0} drawn primitives/s",
+            r.study.prims_per_sec
+        )),
+        "{line}"
+    );
+}
+
 #[test]
 fn bad_input_is_refused_not_panicked_on() {
     let m = builtin("triangle").expect("scene");
@@ -339,4 +408,66 @@ fn a_scene_is_framed_whatever_its_scale() {
             "scale {scale}: {n} pixels drawn, {unit} at scale 1"
         );
     }
+}
+
+/// The steps of `MEMtimesSCA` that add or subtract for a scalar `v` of `slen` bits: the bits
+/// 0..slen-1 that differ from its sign bit (sim/microcode/shade.pp5uc's cycle formula).
+fn sca_steps(v: i32, slen: u32) -> u64 {
+    let f = (v as u32) & ((1 << slen) - 1);
+    let sign = (f >> (slen - 1)) & 1;
+    (0..slen - 1).filter(|k| (f >> k) & 1 != sign).count() as u64
+}
+
+/// The shading pass's cycles per region depend on the view only through the six light and
+/// half-vector scalars of its dot products (docs/rendering.md, "Shading"): 1,700 + 376 per
+/// squaring + 17 per step of the specular weight's multiply + per scalar 8 per step (the
+/// normal is 8 bits) and 1 if it is negative; the same in every region of a frame.
+#[test]
+fn the_shading_cycles_follow_the_documented_formula() {
+    let m = builtin("triangle").expect("scene");
+    let lights = [
+        [0.4, 0.6, 0.7],
+        [0.0, 0.0, 1.0],
+        [-1.0, -1.0, 0.1],
+        [1.0, -0.3, 0.2],
+        [0.3, 0.3, -1.0],
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (k, light) in lights.into_iter().enumerate() {
+        let (shininess, specular) = [(16, 0.5), (1, 0.5), (128, 0.3), (16, 1.0), (4, 0.0)][k];
+        let view = View {
+            width: 256,
+            height: 256,
+            light,
+            shininess,
+            specular,
+            ..View::default()
+        };
+        let r = draw(&m, view, 2, Policy::RoundRobin);
+        let s = &r.shading;
+        let dots: u64 = s
+            .light
+            .iter()
+            .chain(&s.half)
+            .map(|&c| 8 * sca_steps(c, 9) + (c < 0) as u64)
+            .sum();
+        let want =
+            1700 + 376 * u64::from(s.squarings) + 17 * sca_steps(s.specular as i32, 9) + dots;
+        for x in &r.run.regions {
+            assert_eq!(
+                x.shading, want,
+                "light {light:?}: {s:?}, region {}",
+                x.region
+            );
+        }
+        if (shininess, specular) == (16, 0.5) {
+            assert_eq!(want, 3413, "the default view's figure in docs/rendering.md");
+        }
+        seen.insert(want);
+    }
+    assert_eq!(
+        seen.len(),
+        lights.len(),
+        "the views cost different cycles: {seen:?}"
+    );
 }

@@ -33,6 +33,16 @@ impl BsCommandLog {
         self.keeper.not_kept
     }
 
+    /// Hand over the records of the commands that have ended (all but the one under way), in
+    /// order, and forget them, as [`super::command_log::CommandLog::take_ended`] does: the
+    /// Python `Board` reads a long run's records as it goes, so its memory stays bounded.
+    pub fn take_ended(&mut self) -> Vec<BsCommandRecord> {
+        let ended = self.open.unwrap_or(self.records.len());
+        let taken: Vec<BsCommandRecord> = self.records.drain(..ended).collect();
+        self.open = self.open.map(|k| k - ended);
+        taken
+    }
+
     /// Move every record out (the open one too), leaving the log empty: a finished run's
     /// report takes them instead of copying.
     pub fn take_records(&mut self) -> Vec<BsCommandRecord> {

@@ -1,7 +1,6 @@
 //! The timing study of a rendered frame (docs/rendering.md, "The timing study"): cycles per
 //! region and per Renderer, busy against idle, cycles per primitive, the frame time at 40 MHz
-//! and the system's triangles per second beside the 1989 paper's goal, as a table, JSON or
-//! CSV.
+//! and the primitives drawn per second beside the 1989 paper's goal, as a table, JSON or CSV.
 
 use super::gp::GpStats;
 use super::system::{FrameRun, Policy, RegionRun, RendererRun};
@@ -54,10 +53,12 @@ pub struct Study {
     /// last transmission) and that time at 40 MHz.
     pub frame_cycles: u64,
     pub frame_us: f64,
-    /// Scene triangles, and primitives drawn (front-facing, in view, after clipping), per
-    /// second of frame time.
-    pub triangles_per_sec: f64,
+    /// The headline: primitives drawn (front-facing, in view, after clipping; the figure the
+    /// paper's goal counts) per second of frame time.
     pub prims_per_sec: f64,
+    /// The scene's triangles per second of frame time, whatever became of them (those
+    /// outside the view, back-facing or degenerate included): what the GPs took in.
+    pub scene_triangles_per_sec: f64,
     /// Cycles of one primitive in one region (its 11 commands).
     pub prim_cycles: Distribution,
     /// Cycles of a region on its Renderer's IGC.
@@ -71,13 +72,49 @@ pub struct Study {
     pub feed: Option<super::system::Feed>,
 }
 
-/// Cycles by stage, summed over the regions.
+/// Cycles by stage, summed over the regions. The stages add up to the regions' cycles (each
+/// region's first command to the end of its last).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Stages {
+    /// The commands of each stage (docs/rendering.md, "A region's commands").
     pub setup: u64,
     pub primitives: u64,
     pub shading: u64,
     pub output: u64,
+    /// The IGC between two commands of a region, waiting at its DISPATCH for the next
+    /// command's words (state `WAIT_CMD`): the Stream Parser reads one word a cycle, so each
+    /// three-word SEPCFG after its two one-cycle NOOPs waits one cycle (63 per region that
+    /// needs the set-up); on the full system, also the Ring's and the GPs' stalls.
+    pub input_wait: u64,
+}
+
+impl Stages {
+    /// A region's stages: its commands' and the waits between them.
+    pub fn of(r: &RegionRun) -> Stages {
+        let commands = r.setup + r.primitives + r.shading + r.output;
+        Stages {
+            setup: r.setup,
+            primitives: r.primitives,
+            shading: r.shading,
+            output: r.output,
+            input_wait: (r.end - r.start).saturating_sub(commands),
+        }
+    }
+
+    /// Every stage's cycles.
+    pub fn total(&self) -> u64 {
+        self.setup + self.primitives + self.shading + self.output + self.input_wait
+    }
+
+    fn add(&self, o: &Stages) -> Stages {
+        Stages {
+            setup: self.setup + o.setup,
+            primitives: self.primitives + o.primitives,
+            shading: self.shading + o.shading,
+            output: self.output + o.output,
+            input_wait: self.input_wait + o.input_wait,
+        }
+    }
 }
 
 impl Study {
@@ -107,12 +144,10 @@ impl Study {
             }
         };
         let region_cycles: Vec<u64> = run.regions.iter().map(|r| r.end - r.start).collect();
-        let stage_cycles = run.regions.iter().fold(Stages::default(), |s, r| Stages {
-            setup: s.setup + r.setup,
-            primitives: s.primitives + r.primitives,
-            shading: s.shading + r.shading,
-            output: s.output + r.output,
-        });
+        let stage_cycles = run
+            .regions
+            .iter()
+            .fold(Stages::default(), |s, r| s.add(&Stages::of(r)));
         Study {
             scene: scene.to_string(),
             screen,
@@ -121,8 +156,8 @@ impl Study {
             gp: gp.clone(),
             frame_cycles: run.cycles,
             frame_us,
-            triangles_per_sec: per_sec(gp.triangles),
             prims_per_sec: per_sec(gp.prims),
+            scene_triangles_per_sec: per_sec(gp.triangles),
             prim_cycles: Distribution::of(&run.prim_cycles),
             region_cycles: Distribution::of(&region_cycles),
             stage_cycles,
@@ -204,12 +239,13 @@ impl Study {
             }
         }
         let st = &self.stage_cycles;
-        let total = (st.setup + st.primitives + st.shading + st.output).max(1) as f64;
+        let total = st.total().max(1) as f64;
         let pct = |v: u64| 100.0 * v as f64 / total;
         let _ = writeln!(
             s,
             "\nIGC cycles by stage: set-up {} ({:.1}%), primitives {} ({:.1}%), shading {} \
-             ({:.1}%), output {} ({:.1}%, the waits for the previous transfer included)",
+             ({:.1}%), output {} ({:.1}%, the waits for the previous transfer included), \
+             waiting for the next command's words {} ({:.1}%)",
             st.setup,
             pct(st.setup),
             st.primitives,
@@ -217,7 +253,9 @@ impl Study {
             st.shading,
             pct(st.shading),
             st.output,
-            pct(st.output)
+            pct(st.output),
+            st.input_wait,
+            pct(st.input_wait)
         );
         let d = |x: &Distribution| {
             format!(
@@ -240,8 +278,9 @@ impl Study {
         );
         let _ = writeln!(
             s,
-            "system: {:.0} scene triangles/s, {:.0} drawn primitives/s",
-            self.triangles_per_sec, self.prims_per_sec
+            "system: {:.0} drawn primitives/s (front-facing, in view); the scene's triangles, \
+             culled ones included: {:.0}/s",
+            self.prims_per_sec, self.scene_triangles_per_sec
         );
         self.goal(&mut s);
         s
@@ -285,12 +324,12 @@ impl Study {
     pub fn csv(&self) -> String {
         let mut s = String::from(
             "kind,index,renderer,origin_x,origin_y,prims,start,end,cycles,setup,primitives,\
-             shading,output,regions,igc_busy,bs_busy,idle,error_bits\n",
+             shading,output,regions,igc_busy,bs_busy,idle,error_bits,input_wait\n",
         );
         for r in &self.regions {
             let _ = writeln!(
                 s,
-                "region,{},{},{},{},{},{},{},{},{},{},{},{},,,,,",
+                "region,{},{},{},{},{},{},{},{},{},{},{},{},,,,,,{}",
                 r.region,
                 r.renderer,
                 r.origin.0,
@@ -302,7 +341,8 @@ impl Study {
                 r.setup,
                 r.primitives,
                 r.shading,
-                r.output
+                r.output,
+                Stages::of(r).input_wait
             );
         }
         // A Renderer's row: its frame from the end of its boot to its last transmission, the
@@ -313,7 +353,7 @@ impl Study {
             let sum = |f: fn(&RegionRun) -> u64| mine().map(f).sum::<u64>();
             let _ = writeln!(
                 s,
-                "renderer,{},{},,,{},0,{},{},{},{},{},{},{},{},{},{},{:#x}",
+                "renderer,{},{},,,{},0,{},{},{},{},{},{},{},{},{},{},{:#x},{}",
                 r.index,
                 r.index,
                 sum(|x| x.prims as u64),
@@ -327,7 +367,8 @@ impl Study {
                 r.igc_busy,
                 r.bs_busy,
                 self.frame_cycles.saturating_sub(r.igc_busy),
-                r.error_bits
+                r.error_bits,
+                mine().map(|x| Stages::of(x).input_wait).sum::<u64>()
             );
         }
         s

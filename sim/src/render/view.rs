@@ -142,6 +142,13 @@ impl View {
             ));
         }
         if math::length(math::sub(target, eye)) == 0.0 {
+            if self.eye.is_none() {
+                // The framing put the eye at the target: the scene has no size to frame.
+                return Err(format!(
+                    "the scene has no extent to frame: its vertices are all at one point \
+                     ({centre:?}), or too close together for their distance from the origin"
+                ));
+            }
             return Err("the camera's eye and target are the same point".into());
         }
         let dist = math::length(math::sub(centre, eye));
@@ -229,5 +236,30 @@ mod tests {
             assert!(v.validate().is_err(), "{v:?}");
         }
         assert!(View::default().validate().is_ok());
+    }
+
+    /// A mesh whose vertices are all one point: the framing has nothing to frame, which the
+    /// message says (issue 27 item 5: it blamed an eye that was never given).
+    #[test]
+    fn a_scene_of_one_point_is_refused_for_what_it_is() {
+        let mesh = Mesh {
+            name: "point.obj".into(),
+            positions: vec![[1.0, 2.0, 3.0]; 3],
+            normals: vec![[0.0, 0.0, 1.0]; 3],
+            colors: vec![[0.5; 3]; 3],
+            triangles: vec![[0, 1, 2]],
+        };
+        let e = View::default().camera(&mesh).unwrap_err();
+        assert!(e.contains("the scene has no extent to frame"), "{e}");
+        assert!(e.contains("[1.0, 2.0, 3.0]"), "{e}");
+        assert!(!e.contains("eye"), "{e}");
+        // An eye given at the target is still the user's mistake.
+        let at = View {
+            eye: Some([1.0, 2.0, 3.0]),
+            target: Some([1.0, 2.0, 3.0]),
+            ..View::default()
+        };
+        let e = at.camera(&mesh).unwrap_err();
+        assert_eq!(e, "the camera's eye and target are the same point");
     }
 }

@@ -35,27 +35,30 @@ pub const MAX_MESSAGE_WORDS: usize = 1024;
 /// Most characters of one token an error message quotes ([`shown`]).
 pub const SHOWN_CHARS: usize = 40;
 
-/// A token as an error message quotes it: control characters escaped (`\u{0}`, `\u{1b}`), and
-/// a token longer than [`SHOWN_CHARS`] cut to its first characters with its length, so a
+/// `s` with its control characters escaped (`\u{0}`, `\u{1b}`, `\n`): what a message may
+/// echo of its input, which must not write raw NULs or terminal escapes.
+pub fn escaped(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A token as an error message quotes it: control characters escaped ([`escaped`]), and a
+/// token longer than [`SHOWN_CHARS`] cut to its first characters with its length, so a
 /// megabyte token makes a one-line message.
 pub fn shown(token: &str) -> String {
     let n = token.chars().count();
-    let escape = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect()
-    };
     if n <= SHOWN_CHARS {
-        return escape(token);
+        return escaped(token);
     }
     let head: String = token.chars().take(SHOWN_CHARS - 8).collect();
-    format!("{}… ({n} characters)", escape(&head))
+    format!("{}… ({n} characters)", escaped(&head))
 }
 
 /// Most Ring words (destinations included) a parsed stream may hold: as many as the input

@@ -37,7 +37,7 @@ impl Board {
 
     /// Raise the exception a stop reason calls for, or give the outcome.
     fn finish(&self, py: Python<'_>, marks: Marks, stop: StopReason) -> PyResult<Outcome> {
-        let out = outcome(&self.m.sim, marks, &stop);
+        let out = outcome(&self.m.sim, &self.m.log, marks, &stop);
         let err = match &stop {
             StopReason::Deadlock { since, waits } => {
                 let e = Deadlock::new_err(stop_text(&stop));
@@ -65,7 +65,10 @@ impl Board {
             let r = py.detach(|| m.run_for(CHUNK_CYCLES, limit));
             match r {
                 Err(e) => return Err(os_error("writing the waveform", &e)),
-                Ok(Some(stop)) => return Ok(stop),
+                Ok(Some(stop)) => {
+                    self.m.stopped(&stop);
+                    return Ok(stop);
+                }
                 Ok(None) => py.check_signals()?,
             }
         }
@@ -195,6 +198,7 @@ impl Board {
                 .any(|e| matches!(e.kind, RingEventKind::Reset));
             self.m.queue(&s);
         }
+        self.m.begin_run();
         let marks = Marks::of(&self.m.sim);
         if let Some(stop) = self.m.still_stuck(reset) {
             return self.finish(py, marks, stop);
@@ -252,6 +256,7 @@ impl Board {
     ) -> PyResult<Outcome> {
         let until = debugger::until_of(&self.m, label, cycle, hits).map_err(value_error)?;
         self.m.sim.set_breakpoint(until);
+        self.m.begin_run();
         let marks = Marks::of(&self.m.sim);
         if let Some(stop) = self.m.still_stuck(false) {
             self.m.sim.breakpoint = None;
@@ -271,6 +276,7 @@ impl Board {
     /// deadlock detection and the cycle limit), and return `where()`.
     fn step_microinstruction<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.m.sim.set_breakpoint(Until::NextUinst);
+        self.m.begin_run();
         let marks = Marks::of(&self.m.sim);
         let stop = self.run_loop(py, marks.cycle.saturating_add(DEFAULT_MAX_CYCLES));
         self.m.sim.breakpoint = None;
@@ -475,11 +481,18 @@ impl Board {
         self.m.sim.diagnostics.iter().map(Diagnostic::of).collect()
     }
 
-    /// Every Ring message the board sent since it was built (status and error messages,
-    /// BS_TRANSMIT data), in the order their last word went out.
+    /// The Ring messages the board sent since it was built (status and error messages,
+    /// BS_TRANSMIT data), in the order their last word went out: the first 10,000
+    /// (`sent_not_kept` counts the rest).
     #[getter]
     fn sent(&self) -> Vec<SentMessage> {
-        self.m.sim.tx.iter().map(SentMessage::of).collect()
+        self.m.sent.kept.iter().map(SentMessage::of).collect()
+    }
+
+    /// Messages the board sent past the 10,000 that `sent` keeps.
+    #[getter]
+    fn sent_not_kept(&self) -> u64 {
+        self.m.sent.not_kept
     }
 
     /// Diagnostics not kept because 1000 already were.
@@ -570,6 +583,9 @@ impl Board {
             boot_cycles: self.m.boot_cycles,
             pending_probes: self.m.pending_probes.clone(),
             sources: self.m.sources.clone(),
+            log: self.m.log.clone(),
+            sent: self.m.sent.clone(),
+            stuck_loop: self.m.stuck_loop,
         })
     }
 

@@ -16,6 +16,7 @@ mod errors;
 mod image;
 mod machine;
 mod outcome;
+mod run_log;
 mod signals;
 mod status;
 mod streams;

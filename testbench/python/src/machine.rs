@@ -2,8 +2,11 @@
 //! boots it ([`session::prepare`], [`session::boot`]), its waveform, and the run loop the Python methods call
 //! with the GIL released, a chunk of cycles at a time.
 
+use crate::run_log::{Capped, RunLog, MAX_MESSAGES};
 use crate::tracing::Wave;
+use pp5_rtl::igc::microinstruction::Seq;
 use pp5_rtl::igc::IgcState;
+use pp5_rtl::renderer::OutMessage;
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::engine::{Sim, SimOptions, StopReason};
 use pp5_sim::microcode_view::MicrocodeSources;
@@ -28,6 +31,13 @@ pub struct Machine {
     pub pending_probes: Vec<(usize, usize)>,
     /// The microcode's sources and source map (`None` for an image without them).
     pub sources: Option<Arc<MicrocodeSources>>,
+    /// The current (or last) run's records, collected from the engine after every chunk.
+    pub log: RunLog,
+    /// The first [`MAX_MESSAGES`] messages the board sent since it was built (`Board.sent`).
+    pub sent: Capped<OutMessage>,
+    /// The microinstruction the IGC was found looping on, changing nothing, when the last
+    /// run stopped (`pp5.Stuck`), if any.
+    pub stuck_loop: Option<u16>,
 }
 
 /// Why a board could not be built.
@@ -63,13 +73,29 @@ impl Machine {
             sim.trace.add_probe(x, y, &sim.board);
         }
         Ok(Machine {
+            log: RunLog::start(&sim),
             sim,
             image,
             wave: None,
             boot_cycles: None,
             pending_probes: Vec::new(),
             sources: None,
+            sent: Capped::new(MAX_MESSAGES),
+            stuck_loop: None,
         })
+    }
+
+    /// Start a run's records: what ended before it is collected (into the previous run's log)
+    /// and left out of this one's.
+    pub fn begin_run(&mut self) {
+        self.collect();
+        self.log = RunLog::start(&self.sim);
+    }
+
+    /// Move the ended records and the messages out of the engine's logs into the run's log
+    /// and the board's messages, so that memory does not grow with the run.
+    pub fn collect(&mut self) {
+        self.log.collect(&mut self.sim, &mut self.sent);
     }
 
     /// After the boot's run (with [`Machine::run_for`], the boot stream queued by
@@ -89,12 +115,44 @@ impl Machine {
         Ok(())
     }
 
-    /// The stop at once of a run that cannot go on: the IGC halted (HANG, an illegal
-    /// microinstruction) with no Ring reset to come (`reset`: the new input holds one).
-    /// Without this a run would wait out the IGC timeout (131,082 cycles) to say so again.
+    /// Note how a run stopped: a microcode loop found changing nothing is remembered for
+    /// [`Machine::still_stuck`].
+    pub fn stopped(&mut self, stop: &StopReason) {
+        let igc = &self.sim.board.igc;
+        self.stuck_loop =
+            (matches!(stop, StopReason::Stuck(_)) && igc.state == IgcState::Run).then_some(igc.pc);
+    }
+
+    /// The last run stopped on a microinstruction that jumps to itself unconditionally (no
+    /// flow-control instruction) and changed nothing, and the IGC is still on it: no input
+    /// but a Ring reset can end that loop.
+    fn in_stuck_self_jump(&self) -> bool {
+        let igc = &self.sim.board.igc;
+        self.stuck_loop == Some(igc.pc)
+            && igc.state == IgcState::Run
+            && igc.last_pc == igc.pc
+            && matches!(igc.store.uinst(igc.pc),
+                Ok(m) if m.seq == Seq::Jump && m.target == igc.pc && m.fc.is_none())
+    }
+
+    /// The stop at once of a run that cannot go on, with no Ring reset to come (`reset`: the
+    /// new input holds one): the IGC halted (HANG, an illegal microinstruction), or the last
+    /// run stopped on a microinstruction that jumps to itself ([`Machine::stopped`]). Without
+    /// this a run with new input would wait out the IGC timeout (131,082 cycles) to say so
+    /// again, or stop at a smaller `max_cycles` first.
     pub fn still_stuck(&self, reset: bool) -> Option<StopReason> {
         let sim = &self.sim;
-        if !sim.board.igc.stuck() || reset || sim.ring.reset_due().is_some() {
+        if reset || sim.ring.reset_due().is_some() {
+            return None;
+        }
+        if self.in_stuck_self_jump() {
+            return Some(StopReason::Stuck(format!(
+                "the IGC loops on microinstruction {}, a jump to itself, since before this run, \
+                 and only a Ring reset can end it",
+                sim.microinstruction_name(u32::from(sim.board.igc.pc))
+            )));
+        }
+        if !sim.board.igc.stuck() {
             return None;
         }
         let igc = &sim.board.igc;
@@ -119,6 +177,13 @@ impl Machine {
     /// (done, the limit, a deadlock, a stuck IGC), `None` when the `n` cycles ran out first.
     /// The loop of [`Sim::run`], with the waveform sampled after every cycle.
     pub fn run_for(&mut self, n: u64, limit: u64) -> io::Result<Option<StopReason>> {
+        let r = self.run_chunk(n, limit);
+        self.collect();
+        r
+    }
+
+    /// [`Machine::run_for`] without the collection.
+    fn run_chunk(&mut self, n: u64, limit: u64) -> io::Result<Option<StopReason>> {
         let sim = &mut self.sim;
         match self.wave.as_mut() {
             None => {
@@ -155,6 +220,7 @@ impl Machine {
                 w.sample(&self.sim.trace_view())?;
             }
         }
+        self.collect();
         Ok(())
     }
 

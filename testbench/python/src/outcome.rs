@@ -1,6 +1,8 @@
 //! What a run gives back to Python: `pp5.Outcome` with its per-command records, the
-//! diagnostics and the messages the board sent, built from the engine's logs.
+//! diagnostics and the messages the board sent, built from the run's log (the first
+//! 100,000 records per port and 10,000 messages, the rest counted: [`crate::run_log`]).
 
+use crate::run_log::RunLog;
 use crate::status::{error_bits, Status};
 use pp5_rtl::cause::Cause;
 use pp5_sim::engine::{BsCommandRecord, CauseCounts, CommandRecord, Diagnostic as EngineDiag};
@@ -219,14 +221,22 @@ pub struct Outcome {
     pub start_cycle: u64,
     /// The board's cycle counter when the run stopped.
     pub end_cycle: u64,
-    /// The IGC commands taken in this run, in order.
+    /// The IGC commands taken in this run, in order: the first 100,000 (as `pp5 run
+    /// --report json`), so that memory does not grow with the run.
     pub commands: Vec<Command>,
-    /// The BS port commands of this run.
+    /// IGC commands of this run past the 100,000 kept (`by_name` and `command_cycles` see
+    /// only the kept ones).
+    pub commands_not_kept: u64,
+    /// The BS port commands of this run: the first 100,000.
     pub bs_commands: Vec<BsCommand>,
+    /// BS port commands of this run past the 100,000 kept.
+    pub bs_commands_not_kept: u64,
     /// Diagnostics reported during this run.
     pub diagnostics: Vec<Diagnostic>,
-    /// Ring messages the board sent during this run.
+    /// Ring messages the board sent during this run: the first 10,000.
     pub sent: Vec<SentMessage>,
+    /// Messages of this run past the 10,000 kept.
+    pub sent_not_kept: u64,
     /// The status word when the run stopped.
     pub status: Status,
     /// Error bits 24-30 set at the end, as the CLI lists them (`"29: IGC formatting error"`).
@@ -277,24 +287,19 @@ impl Outcome {
     }
 }
 
-/// Where the engine's logs stood when a run started, to report only what the run added.
+/// Where the board stood when a run started (its records are the run's log's), to report
+/// only what the run added.
 #[derive(Clone, Copy, Debug)]
 pub struct Marks {
     pub cycle: u64,
-    pub commands: usize,
-    pub bs_commands: usize,
     pub diagnostics: usize,
-    pub sent: usize,
 }
 
 impl Marks {
     pub fn of(sim: &Sim) -> Marks {
         Marks {
             cycle: sim.board.cycle,
-            commands: sim.commands.len(),
-            bs_commands: sim.bs_commands.len(),
             diagnostics: sim.diagnostics.len(),
-            sent: sim.tx.len(),
         }
     }
 }
@@ -311,32 +316,32 @@ pub fn stop_name(s: &StopReason) -> &'static str {
     }
 }
 
-/// The outcome of the run that started at `m` and stopped for `stop`.
-pub fn outcome(sim: &Sim, m: Marks, stop: &StopReason) -> Outcome {
+/// The outcome of the run that started at `m`, logged in `log` (collected up to its stop),
+/// and stopped for `stop`. The commands still under way come after the ended ones, within
+/// the cap.
+pub fn outcome(sim: &Sim, log: &RunLog, m: Marks, stop: &StopReason) -> Outcome {
     let status = sim.board.status();
-    let tail = |n: usize, at: usize| at.min(n);
+    let (open, open_bs) = log.open_commands(sim);
+    let mut commands = log.commands.clone();
+    open.iter().for_each(|r| commands.push(r.clone()));
+    let mut bs_commands = log.bs_commands.clone();
+    open_bs.iter().for_each(|r| bs_commands.push(r.clone()));
     Outcome {
         stop: stop_name(stop).into(),
         stop_text: stop_text(stop),
         cycles: sim.board.cycle - m.cycle.min(sim.board.cycle),
         start_cycle: m.cycle,
         end_cycle: sim.board.cycle,
-        commands: sim.commands[tail(sim.commands.len(), m.commands)..]
-            .iter()
-            .map(Command::of)
-            .collect(),
-        bs_commands: sim.bs_commands[tail(sim.bs_commands.len(), m.bs_commands)..]
-            .iter()
-            .map(BsCommand::of)
-            .collect(),
-        diagnostics: sim.diagnostics[tail(sim.diagnostics.len(), m.diagnostics)..]
+        commands: commands.kept.iter().map(Command::of).collect(),
+        commands_not_kept: commands.not_kept,
+        bs_commands: bs_commands.kept.iter().map(BsCommand::of).collect(),
+        bs_commands_not_kept: bs_commands.not_kept,
+        diagnostics: sim.diagnostics[m.diagnostics.min(sim.diagnostics.len())..]
             .iter()
             .map(Diagnostic::of)
             .collect(),
-        sent: sim.tx[tail(sim.tx.len(), m.sent)..]
-            .iter()
-            .map(SentMessage::of)
-            .collect(),
+        sent: log.sent.kept.iter().map(SentMessage::of).collect(),
+        sent_not_kept: log.sent.not_kept,
         status: Status { word: status },
         error_bits: error_bits(status),
     }

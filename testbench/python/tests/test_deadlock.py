@@ -79,3 +79,29 @@ def test_a_stuck_board_raises_at_once_on_the_next_run(board):
     # A Ring reset brings it back.
     out = board.run("reset\n")
     assert out.stop == "done"
+
+
+SPIN = ".command SPIN() -> spin\nspin: jump spin\n"
+
+
+def test_a_microcode_self_loop_raises_at_once_on_the_next_run():
+    """Issue 27 item 8: microcode that loops on one microinstruction (`spin: jump spin`)
+    raises pp5.Stuck, and every later run raises it again at once, with new input or not,
+    whatever its max_cycles (the new input once made it wait out the IGC timeout, 131,082
+    cycles, or return stop="max_cycles" first)."""
+    board = pp5.Board([pp5.microcode_source("standard"), SPIN])
+    with pytest.raises(pp5.Stuck, match=r"loops on microinstruction spin") as e:
+        board.run("SPIN\n")
+    assert e.value.outcome.stop == "stuck"
+    for stream, limit in ((None, 100_000_000), ("SETENABS\n", 1_000), ("SETENABS\n", None)):
+        before = board.cycle
+        again = r"spin \(PC \d+\), a jump to itself, .*only a Ring reset"
+        with pytest.raises(pp5.Stuck, match=again) as e:
+            board.run(stream, max_cycles=limit)
+        assert e.value.outcome.stop == "stuck"
+        assert board.cycle - before < 100
+    with pytest.raises(pp5.Stuck):
+        board.run_until(cycle=board.cycle + 10_000)
+    # A Ring reset ends the loop; the SETENABS queued behind it are dropped with the FIFO.
+    out = board.run("reset\nSETENABS\n")
+    assert out.stop == "done"

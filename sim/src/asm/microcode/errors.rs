@@ -95,7 +95,7 @@ impl<'a> Errs<'a> {
             .map(|(line, _, msg)| AsmError {
                 file: self.file.to_string(),
                 line,
-                msg,
+                msg: shown_message(&msg),
             })
             .collect();
         Err(AsmErrors {
@@ -103,6 +103,24 @@ impl<'a> Errs<'a> {
             more: self.more,
         })
     }
+}
+
+/// A message as it is shown: the source's text it quotes between backticks as the stream
+/// parser's messages quote a token ([`crate::stream::shown`]: control characters escaped, a
+/// token of more than a few dozen characters cut, with its length), the rest with its
+/// control characters escaped. A megabyte field makes a one-line message, a NUL is `\u{0}`.
+fn shown_message(msg: &str) -> String {
+    msg.split('`')
+        .enumerate()
+        .map(|(k, part)| {
+            if k % 2 == 1 {
+                crate::stream::shown(part)
+            } else {
+                crate::stream::escaped(part)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 #[cfg(test)]
@@ -122,5 +140,26 @@ mod tests {
         assert_eq!(e.errors[1].msg, "second on line 1");
         assert_eq!(e.errors.last().unwrap().line, MAX_ASM_ERRORS - 1);
         assert!(e.to_string().ends_with("\nand 51 more errors"), "{e}");
+    }
+
+    /// A NUL or an escape sequence in the source is not echoed raw (issue 27 item 8).
+    #[test]
+    fn control_characters_in_messages_are_escaped() {
+        let src = "x:  bogus\u{0}thing\n    \u{1b}[31mred\n";
+        let e = super::super::assemble(src, "ctl.pp5uc").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(text.contains("bogus\\u{0}thing"), "{text}");
+        assert!(text.contains("\\u{1b}[31mred"), "{text}");
+        // A huge field is quoted by its first characters and its length.
+        let src = format!("x:  {}\n", "b".repeat(100_000));
+        let e = super::super::assemble(&src, "big.pp5uc")
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 200, "{} bytes", e.len());
+        assert!(e.contains("… (100000 characters)`"), "{e}");
     }
 }

@@ -27,7 +27,7 @@ pub struct BenchArgs {
     scope: Vec<String>,
     /// Write the two streams (alu.bin, triangles.pp5s, for --reps) into this directory
     /// and stop, without measuring: to run them with `pp5 run` under a profiler
-    /// (scripts/callgrind-cycles.sh).
+    /// (scripts/callgrind-cycles.sh). DIR is made when missing; its parent must exist.
     #[arg(long, value_name = "DIR")]
     save_streams: Option<PathBuf>,
     /// Also render a frame of the built-in scene (`pp5 render --scene spheres`) on one

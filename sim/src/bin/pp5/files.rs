@@ -144,8 +144,10 @@ pub fn check_extension(flag: &str, path: &Path, extensions: &[&str]) -> Result<(
     ))
 }
 
-/// A `--save-streams` directory, made when missing (with its parents), as `render` and
-/// `bench` both take it; a file in its place is refused. An error exits 1 naming it.
+/// A `--save-streams` directory, as `render` and `bench` both take it: made when missing,
+/// but not its parents (like every other output, it goes into a directory that exists:
+/// a mistyped parent is an error, not a new tree); a file in its place is refused. An error
+/// exits 1 naming it.
 pub fn streams_dir(dir: &Path) -> Result<(), Fail> {
     if dir.exists() && !dir.is_dir() {
         return Err(Fail(
@@ -153,6 +155,8 @@ pub fn streams_dir(dir: &Path) -> Result<(), Fail> {
             format!("{}: not a directory", dir.display()),
         ));
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Fail(crate::EXIT_IO, format!("{}: {e}", dir.display())))
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::create_dir(dir).map_err(|e| Fail(crate::EXIT_IO, format!("{}: {e}", dir.display())))
 }

@@ -105,7 +105,8 @@ pub struct RenderArgs {
     #[arg(long, value_enum, default_value = "table")]
     pub report: ReportArg,
     /// Write each Renderer's command stream into this directory (renderer-K.pp5s and .bin)
-    /// with the microcode they need (render.pp5uc), to re-run one with `pp5 run`.
+    /// with the microcode they need (render.pp5uc), to re-run one with `pp5 run`. DIR is
+    /// made when missing; its parent must exist.
     #[arg(long, value_name = "DIR")]
     pub save_streams: Option<PathBuf>,
     /// Write a waveform (.vcd or .fst, and a .gtkw beside it) of one region as its Renderer

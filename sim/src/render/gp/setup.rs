@@ -154,7 +154,8 @@ mod tests {
 
     #[test]
     fn a_front_face_covers_its_inside_and_its_edges_only() {
-        // Counter-clockwise with y up = clockwise on the screen (y down).
+        // Counter-clockwise as seen on the screen (row 0 at the top): top left, bottom left,
+        // top right; in pixel coordinates (y down) its signed area is negative.
         let p = setup(
             [sv(0.0, 0.0), sv(0.0, 10.0), sv(10.0, 0.0)],
             7,

@@ -192,7 +192,14 @@ impl<'a> Spec<'a> {
             .parse()
             .map_err(|_| self.error(format!("{key}={v:?} is not a whole number")))?;
         if !(min..=max).contains(&n) {
-            return Err(self.error(format!("{key}={n} is out of range ({min}..={max})")));
+            // A parameter bounded only by the scene's size (`random:n`) has no upper limit of
+            // its own to print (`u64::MAX`): its limit is [`MAX_TRIANGLES`], checked later.
+            let range = if max == u64::MAX {
+                format!("at least {min}")
+            } else {
+                format!("{min}..={max}")
+            };
+            return Err(self.error(format!("{key}={n} is out of range ({range})")));
         }
         Ok(n)
     }
@@ -1017,7 +1024,7 @@ mod tests {
             ("spheres:n=", "n=\"\" is not a whole number"),
             ("spheres:n=0", "n=0 is out of range (1..=10000000)"),
             ("spheres:sub=11", "sub=11 is out of range (0..=10)"),
-            ("random:n=0", "n=0 is out of range"),
+            ("random:n=0", "n=0 is out of range (at least 1)"),
             ("random:n=99999999999999999999999", "is not a whole number"),
             ("terrain:n=0", "n=0 is out of range"),
             ("torus:seg=2", "seg=2 is out of range (3..=10000000)"),
@@ -1037,6 +1044,7 @@ mod tests {
             let msg = spec_error(spec);
             assert!(msg.contains(message), "{spec}: {msg}");
             assert!(!msg.contains('\n'));
+            assert!(!msg.contains(&u64::MAX.to_string()), "{spec}: {msg}");
         }
         assert_eq!(
             spec_error("torus:seg=x"),

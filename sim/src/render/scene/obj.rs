@@ -28,6 +28,9 @@
 //!   out before `tobj` sees the file. Points (`p`) and two-vertex faces are ignored.
 //! - unknown statements are ignored; an empty file or one without faces is
 //!   [`SceneError::Empty`].
+//! - a colour that is not a finite number (`Kd nan 0 0` in the `.mtl`, `v 0 0 0 nan 0 0`) is
+//!   refused ([`SceneError::Invalid`]) as a coordinate is; a finite one out of 0..=1 is
+//!   clamped.
 //! - `tobj` 4.0.5 panics on an `.mtl` colour with fewer than three numbers (`Kd 0.5`): the
 //!   `.mtl` is read here first, a single value repeated (`Kd 0.5 0.5 0.5`, as the MTL format
 //!   defines it) and two values refused. A panic inside `tobj` is caught and reported as
@@ -158,7 +161,7 @@ fn build_mesh(
     // Per vertex: the file's normal, or `None` where it has to be computed.
     let mut file_normals: Vec<Option<[f32; 3]>> = Vec::with_capacity(vertices);
     for model in models {
-        append_model(&mut mesh, &mut file_normals, &model.mesh, materials);
+        append_model(&mut mesh, &mut file_normals, &model.mesh, materials)?;
     }
     if file_normals.iter().all(Option::is_some) {
         mesh.normals = file_normals.into_iter().flatten().collect();
@@ -174,13 +177,19 @@ fn build_mesh(
 }
 
 /// Append the positions, colours and triangles of one model `m` to `mesh`, and its normals
-/// (`None` where it has none) to `file_normals`.
+/// (`None` where it has none) to `file_normals`. A colour that is not a finite number (a
+/// vertex colour, or the `Kd` of the material it uses) is refused as a coordinate is
+/// ([`SceneError::Invalid`]).
 fn append_model(
     mesh: &mut Mesh,
     file_normals: &mut Vec<Option<[f32; 3]>>,
     m: &tobj::Mesh,
     materials: &[tobj::Material],
-) {
+) -> Result<(), SceneError> {
+    let invalid = |reason: String| SceneError::Invalid {
+        scene: mesh.name.clone(),
+        reason,
+    };
     let base = mesh.positions.len() as u32;
     let n = m.positions.len() / 3;
     mesh.positions
@@ -191,17 +200,27 @@ fn append_model(
         file_normals.extend(std::iter::repeat_n(None, n));
     }
     if m.vertex_color.len() == 3 * n {
+        if let Some(v) = m.vertex_color.iter().position(|c| !c.is_finite()) {
+            let c = &m.vertex_color[v / 3 * 3..][..3];
+            return Err(invalid(format!(
+                "vertex {} has a colour that is not a finite number: {c:?}",
+                base as usize + v / 3
+            )));
+        }
         mesh.colors.extend(
             m.vertex_color
                 .chunks_exact(3)
                 .map(|c| albedo(&[c[0], c[1], c[2]])),
         );
     } else {
-        let diffuse = m
-            .material_id
-            .and_then(|id| materials.get(id))
-            .and_then(|mat| mat.diffuse)
-            .map_or(DEFAULT_ALBEDO, |c| albedo(&c));
+        let material = m.material_id.and_then(|id| materials.get(id));
+        let diffuse = material.and_then(|mat| mat.diffuse.map(|c| (&mat.name, c)));
+        if let Some((name, c)) = diffuse.filter(|(_, c)| !c.iter().all(|x| x.is_finite())) {
+            return Err(invalid(format!(
+                "material {name:?}: its diffuse colour Kd {c:?} is not a finite number"
+            )));
+        }
+        let diffuse = diffuse.map_or(DEFAULT_ALBEDO, |(_, c)| albedo(&c));
         mesh.colors.extend(std::iter::repeat_n(diffuse, n));
     }
     mesh.triangles.extend(
@@ -209,6 +228,7 @@ fn append_model(
             .chunks_exact(3)
             .map(|t| [0, 1, 2].map(|k| base.saturating_add(t[k]))),
     );
+    Ok(())
 }
 
 /// Blank out the polyline statements (`l v1 v2 ...`), keeping the line count: `tobj` reads
@@ -246,15 +266,9 @@ fn unit(v: &[f32; 3]) -> Option<[f32; 3]> {
     }
 }
 
-/// A colour from the file clamped to 0..=1 (a non-finite channel: the default).
+/// A (finite) colour from the file clamped to 0..=1.
 fn albedo(c: &[f32; 3]) -> [f32; 3] {
-    [0, 1, 2].map(|k| {
-        if c[k].is_finite() {
-            c[k].clamp(0.0, 1.0)
-        } else {
-            DEFAULT_ALBEDO[k]
-        }
-    })
+    c.map(|x| x.clamp(0.0, 1.0))
 }
 
 /// The material loader given to `tobj`: the `.mtl` file with colours of one value repeated to
@@ -588,6 +602,39 @@ mod tests {
         assert_eq!(m.normals, vec![[0.0, 0.0, 1.0]; 3]);
         let _ = std::fs::remove_file(&obj);
         let _ = std::fs::remove_file(&mtl);
+    }
+
+    /// A colour that is not a number is refused as a coordinate is, not replaced by the
+    /// default (issue 27 item 5).
+    #[test]
+    fn non_finite_colours_are_refused() {
+        let obj = temp("kd_nan.obj", b"");
+        let mtl = obj.with_file_name(format!("pp5-scene-{}-kd_nan.mtl", std::process::id()));
+        let text = format!(
+            "mtllib {}\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n",
+            mtl.file_name().unwrap().to_string_lossy()
+        );
+        std::fs::write(&obj, text).unwrap();
+        for kd in ["nan", "nan 0 0", "0 inf 0"] {
+            std::fs::write(&mtl, format!("newmtl a\nKd {kd}\n")).unwrap();
+            let e = load_obj(&obj).unwrap_err();
+            assert!(matches!(e, SceneError::Invalid { .. }), "Kd {kd}: {e:?}");
+            let e = e.to_string();
+            assert!(e.contains("material \"a\": its diffuse colour Kd"), "{e}");
+            assert!(e.contains("is not a finite number"), "{e}");
+        }
+        let _ = std::fs::remove_file(&obj);
+        let _ = std::fs::remove_file(&mtl);
+        let e = load_text(
+            "vc_nan.obj",
+            "v 0 0 0 1 0 0\nv 1 0 0 0 NaN 0\nv 0 1 0 0 0 1\nf 1 2 3\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("vertex 1 has a colour that is not a finite number"),
+            "{e}"
+        );
     }
 
     #[test]

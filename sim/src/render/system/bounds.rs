@@ -319,7 +319,7 @@ impl Bounds {
     pub fn csv(&self) -> String {
         let mut s = String::new();
         let mut line = |kind: &str, index: String, cycles: u64| {
-            let _ = writeln!(s, "{kind},{index},,,,,,,{cycles},,,,,,,,,");
+            let _ = writeln!(s, "{kind},{index},,,,,,,{cycles},,,,,,,,,,");
         };
         for (k, r) in self.rows.iter().enumerate() {
             line("system", k.to_string(), r.frame_cycles);

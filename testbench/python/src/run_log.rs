@@ -1,0 +1,99 @@
+//! What a `Board` keeps of its runs, with memory bounded whatever their length (issue 27
+//! item 1): the engine's logs are emptied after every chunk of cycles into a [`RunLog`] (the
+//! current run's first [`MAX_RECORDS`] IGC and BS command records and first
+//! [`MAX_MESSAGES`] messages, the rest counted) and the board's own first [`MAX_MESSAGES`]
+//! messages (`Board.sent`), the caps of `pp5 run --report json`.
+
+use pp5_rtl::renderer::OutMessage;
+use pp5_sim::engine::{BsCommandRecord, CommandRecord, Sim};
+
+/// The most IGC command records, and BS command records, one run's `Outcome` keeps: as
+/// `pp5 run --report json` (about 200 bytes each, some 20 MB).
+pub const MAX_RECORDS: usize = pp5_sim::records::MAX_REPORT_RECORDS;
+
+/// The most Ring messages one run's `Outcome` keeps, and `Board.sent` (about 240 bytes each).
+pub const MAX_MESSAGES: usize = pp5_sim::records::MAX_REPORT_MESSAGES;
+
+/// The first `cap` items pushed, and how many more there were.
+#[derive(Clone, Debug)]
+pub struct Capped<T> {
+    pub kept: Vec<T>,
+    pub not_kept: u64,
+    cap: usize,
+}
+
+impl<T> Capped<T> {
+    pub fn new(cap: usize) -> Capped<T> {
+        Capped {
+            kept: Vec::new(),
+            not_kept: 0,
+            cap,
+        }
+    }
+
+    /// Keep `item` if there is room, else count it.
+    pub fn push(&mut self, item: T) {
+        if self.kept.len() < self.cap {
+            self.kept.push(item);
+        } else {
+            self.not_kept += 1;
+        }
+    }
+}
+
+/// One run's records, as the engine hands them over.
+#[derive(Clone, Debug)]
+pub struct RunLog {
+    /// Records still in the engine's logs when the run started (a command under way): they
+    /// belong to an earlier run, and are skipped when they end.
+    skip_commands: usize,
+    skip_bs: usize,
+    pub commands: Capped<CommandRecord>,
+    pub bs_commands: Capped<BsCommandRecord>,
+    pub sent: Capped<OutMessage>,
+}
+
+impl RunLog {
+    /// A run starting on `sim`, whose ended records were collected already.
+    pub fn start(sim: &Sim) -> RunLog {
+        RunLog {
+            skip_commands: sim.commands.len(),
+            skip_bs: sim.bs_commands.len(),
+            commands: Capped::new(MAX_RECORDS),
+            bs_commands: Capped::new(MAX_RECORDS),
+            sent: Capped::new(MAX_MESSAGES),
+        }
+    }
+
+    /// Move the records of the commands that ended and the messages sent out of the engine's
+    /// logs: into this run's (the first ones kept) and the board's messages `board_sent`.
+    pub fn collect(&mut self, sim: &mut Sim, board_sent: &mut Capped<OutMessage>) {
+        let ended = sim.take_ended_commands();
+        let skip = self.skip_commands.min(ended.len());
+        self.skip_commands -= skip;
+        ended
+            .into_iter()
+            .skip(skip)
+            .for_each(|r| self.commands.push(r));
+        let ended = sim.bs_commands.take_ended();
+        let skip = self.skip_bs.min(ended.len());
+        self.skip_bs -= skip;
+        ended
+            .into_iter()
+            .skip(skip)
+            .for_each(|r| self.bs_commands.push(r));
+        for m in sim.tx.iter() {
+            self.sent.push(m.clone());
+            board_sent.push(m.clone());
+        }
+        sim.tx.clear();
+    }
+
+    /// The commands still under way at the end of the run that started in it (a stuck
+    /// command, one cut by the cycle limit): their records so far, after the ended ones.
+    pub fn open_commands<'s>(&self, sim: &'s Sim) -> (&'s [CommandRecord], &'s [BsCommandRecord]) {
+        let c = &sim.commands[self.skip_commands.min(sim.commands.len())..];
+        let b = &sim.bs_commands[self.skip_bs.min(sim.bs_commands.len())..];
+        (c, b)
+    }
+}
