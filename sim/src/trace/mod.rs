@@ -16,7 +16,7 @@
 //!   - VCD: `string` variables (`$var string 1 <id> name $end`, changes `s<text> <id>`).
 //!     VCD tokens cannot hold whitespace, so spaces and control characters are written as
 //!     `_`, and the empty text is written as `-`.
-//!   - FST: `fst-writer` 0.3 has no variable-length string signals, so a text is written as
+//!   - FST: the writer (`fst.rs`) has no variable-length string signals; a text is written as
 //!     a [`FST_TEXT_BITS`]-bit vector holding its first [`FST_TEXT_CHARS`] bytes, 8 bits per
 //!     byte, the first byte in the most significant bits and NUL bytes as padding. In
 //!     GTKWave choose *Data Format → ASCII* (the `.gtkw` written by [`write_gtkw`] already
@@ -28,7 +28,7 @@
 //!   unknown (`x`) and hold the first real values at `W * CYCLE_PS`. In a VCD that is a
 //!   `$dumpvars` block at `#0` setting the wires to `x` (string variables, which have no
 //!   unknown value, are left out of it), followed at `#W*CYCLE_PS` by the first sample as
-//!   ordinary changes; in an FST it is the initial all-`x` frame, which `fst-writer` always
+//!   ordinary changes; in an FST it is the initial all-`x` frame, which the FST writer always
 //!   places at time 0. No known value lies outside the window.
 //!
 //! # Failure behaviour
@@ -41,7 +41,7 @@
 
 pub mod board;
 mod decode;
-mod fst;
+pub(crate) mod fst;
 pub mod gtkw;
 mod sampler;
 mod vcd;
@@ -735,7 +735,7 @@ impl WaveWriter {
 
     /// As [`WaveWriter::create`] for a run that is already at cycle `start_cycle` (e.g. after
     /// an untraced microcode boot). VCD: the file's time axis starts there, with the first
-    /// sample as its `$dumpvars`. FST: `fst-writer` 0.3 always begins its first section at
+    /// sample as its `$dumpvars`. FST: the FST writer (as `fst-writer` 0.3 before it) always begins its first section at
     /// time 0, so the file holds an all-unknown frame at 0 and the first sample at
     /// `start_cycle` (GTKWave shows `x` before it).
     pub fn create_at<B: Traced + ?Sized>(
