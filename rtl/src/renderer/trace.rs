@@ -40,6 +40,9 @@ pub struct TraceCtx {
     /// unit, the IGC port's message unit): must change whenever one of them may have changed
     /// since the last walk, and never repeat a value.
     pub slow_key: u64,
+    /// The largest cycle number the run can reach (its cycle limit): `renderer.cycle` is as
+    /// wide as that needs. 0: not known, 64 bits.
+    pub max_cycle: u64,
 }
 
 impl TraceCtx {
@@ -53,6 +56,14 @@ impl TraceCtx {
         } else {
             let c = board.cycle << 1 | 1;
             (c, c)
+        }
+    }
+
+    /// The width of `renderer.cycle`: the bits of [`TraceCtx::max_cycle`] (64 when unknown).
+    pub fn cycle_bits(&self) -> u32 {
+        match self.max_cycle {
+            0 => 64,
+            m => 64 - m.leading_zeros(),
         }
     }
 }
@@ -107,7 +118,7 @@ impl Renderer {
         }
         // The cycle number, as the reports count cycles (a simulation annotation: the
         // hardware has no such counter), so a cursor in the viewer reads the report's cycles.
-        t.bits("cycle", 64, self.cycle);
+        t.bits("cycle", ctx.cycle_bits(), self.cycle);
         // Changes every other cycle: cheaper walked than in the record.
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
         t.record_group(
@@ -152,5 +163,27 @@ impl Renderer {
         self.array.trace(t, &self.record.array_op);
         self.array.trace_probes(t, &self.igc.fc, &ctx.probes);
         t.pop_scope();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TraceCtx;
+
+    #[test]
+    fn the_cycle_number_is_as_wide_as_the_limit_needs() {
+        let width = |max_cycle| {
+            TraceCtx {
+                max_cycle,
+                ..TraceCtx::default()
+            }
+            .cycle_bits()
+        };
+        assert_eq!(width(0), 64);
+        assert_eq!(width(1), 1);
+        assert_eq!(width(100_000_000), 27);
+        assert_eq!(width((1 << 27) - 1), 27);
+        assert_eq!(width(1 << 27), 28);
+        assert_eq!(width(u64::MAX), 64);
     }
 }
