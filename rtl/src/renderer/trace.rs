@@ -10,6 +10,7 @@
 use super::{leds_from, Renderer};
 use crate::clock::ring_enable;
 use crate::emc_array::Probe;
+use crate::flow_control::FlowControl;
 use crate::status::ST_AEO_STRIPES;
 use crate::trace::{bit, Traced, Tracer};
 use std::sync::Arc;
@@ -161,9 +162,33 @@ impl Renderer {
             t.end_group();
         }
         self.array.trace(t, &self.record.array_op);
-        self.array.trace_probes(t, &self.igc.fc, &ctx.probes);
+        self.trace_probes(t, &ctx.probes);
         t.pop_scope();
     }
+
+    /// The probe pixels as sibling scopes `pixel_<x>_<y>` of `renderer`, each with two
+    /// records: the ALU view ([`Probe::trace_alu`]), and the EMC and flow-control view
+    /// ([`decode_probe_place`]), which changes seldom (the writer thread decodes only a record
+    /// whose words changed).
+    #[inline]
+    fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, probes: &[Probe]) {
+        for p in probes {
+            t.push_scope(&p.scope);
+            p.trace_alu(t, &self.array);
+            t.record_group(
+                &[self.igc.fc.pe_word(p.x, p.y) | p.emc << 24],
+                decode_probe_place,
+            );
+            t.pop_scope();
+        }
+    }
+}
+
+/// A probe pixel's EMC and flow-control view, from the word [`Renderer::trace_probes`] packs.
+fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
+    let w = w.first().copied().unwrap_or(0);
+    t.bits("emc", 6, w >> 24 & 0x3f);
+    FlowControl::decode_pe_word(w, t);
 }
 
 #[cfg(test)]
