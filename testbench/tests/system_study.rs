@@ -70,6 +70,44 @@ fn with_gps_and_ring_unbounded_the_frame_is_the_renderers_alone() {
         for r in &b.rows {
             assert!(r.frame_cycles >= alone.run.cycles.min(r.frame_cycles));
         }
+        // Each row with a resource unbounded is a bound: no longer than the full system.
+        for r in &b.rows[1..4] {
+            assert!(r.frame_cycles <= full.run.cycles, "{policy:?}: {r:?}");
+            if let Some(a) = r.anomaly {
+                assert!(
+                    a > full.run.cycles && r.frame_cycles == full.run.cycles,
+                    "{r:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_boards_and_the_ring_stepped_together_with_nothing_in_the_way_are_the_renderers_alone() {
+    let m = mesh();
+    for policy in [Policy::RoundRobin, Policy::NextFree] {
+        let o = opts(policy, false);
+        let alone = render(&m, &m.name, &o, image(), &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let free = system(
+            &m,
+            &o,
+            Feed {
+                gps: None,
+                ring: None,
+            },
+        );
+        assert_eq!(free.run.pixels, alone.run.pixels, "{policy:?}");
+        for (a, b) in free.run.renderers.iter().zip(&alone.run.renderers) {
+            assert_eq!((a.cycles, &a.regions), (b.cycles, &b.regions), "{policy:?}");
+        }
+        for (a, b) in free.run.regions.iter().zip(&alone.run.regions) {
+            assert_eq!((a.start, a.end), (b.start, b.end), "{policy:?}");
+        }
+        // Every message and packet went on the Ring the cycle it asked.
+        let feed = free.run.feed.as_ref().expect("feed");
+        assert!(feed.ring.transfers.len() > 4 * 128, "{policy:?}");
+        assert!(feed.ring.transfers.iter().all(|t| t.start == t.ready));
     }
 }
 
@@ -134,7 +172,8 @@ fn renderer_cycles_under_ring_contention_equal_their_saved_streams_rerun() {
             );
         }
         // The Ring's waits show in the Renderers' own time: waiting for a command, in the
-        // study and in the engine's causes (the same stream without arrival times: less).
+        // study and in the engine's causes (the same stream without arrival times and
+        // without the Ring holding its BS port: less), and the BS port held by the Ring.
         let b = r.bounds.as_ref().expect("bounds");
         assert!(b.renderer_input_wait.iter().sum::<u64>() > 1000, "{b:?}");
         let timed = &r.run.streams[0];
@@ -142,8 +181,12 @@ fn renderer_cycles_under_ring_contention_equal_their_saved_streams_rerun() {
         for m in &mut fast.messages {
             m.at = None;
         }
+        assert!(fast.events.len() > 2, "the Ring drives TxReady");
+        fast.events.clear();
         let (slow, _) = rerun_sim(timed);
         let (quick, _) = rerun_sim(&fast);
+        let held = |s: &Sim| s.causes.bs_port.get(pp5_rtl::cause::Cause::TxHold);
+        assert!(held(&slow) > 1000 && held(&quick) == 0, "{policy:?}");
         assert!(
             input_waits(&slow) > input_waits(&quick) + 1000,
             "{policy:?}: {} {}",
@@ -265,4 +308,38 @@ fn the_system_waveform_reads_back() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_resource_that_held_nothing_up_is_reused_as_its_unbounded_row_exactly() {
+    let m = mesh();
+    let o = opts(Policy::NextFree, false);
+    // GPs so fast that no message waits for them, a Ring so wide that none waits for it.
+    let feed = Feed {
+        gps: Some((32, 1e6)),
+        ring: Some(16),
+    };
+    let full = system(&m, &o, feed);
+    let f = full.run.feed.as_ref().expect("feed");
+    assert_eq!(f.gp_waits, 0);
+    assert!(f.ring.transfers.iter().all(|t| t.start == t.ready));
+    let b = full.bounds.as_ref().expect("bounds");
+    for (k, free) in [
+        (1, Feed { gps: None, ..feed }),
+        (2, Feed { ring: None, ..feed }),
+    ] {
+        let run = system(&m, &o, free);
+        assert_eq!(b.rows[k].frame_cycles, run.run.cycles, "{free:?}");
+        assert_eq!(b.rows[k].frame_cycles, full.run.cycles, "{free:?}");
+    }
+    // Slow GPs hold messages up: the count says so.
+    let slow = system(
+        &m,
+        &o,
+        Feed {
+            gps: Some((2, 16.0)),
+            ..feed
+        },
+    );
+    assert!(slow.run.feed.as_ref().expect("feed").gp_waits > 0);
 }

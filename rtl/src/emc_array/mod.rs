@@ -8,14 +8,16 @@
 //! on chip boundaries.
 //!
 //! State is bit-sliced ([`plane`]): 208 memory planes, Enable and Carry, each 256 `u64`.
+//! [`EmcArray::step`] (in `step.rs`) executes a cycle's operation with the kernels of
+//! `kernel.rs`.
 
 pub mod alu;
 mod kernel;
 pub mod plane;
+mod step;
 mod trace;
 
-use alu::Lut;
-use plane::{AlignedPlane, Plane, ZERO_PLANE};
+use plane::{AlignedPlane, Plane};
 pub use trace::{probe_bits, Probe, ProbeInputs};
 
 /// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
@@ -217,158 +219,12 @@ impl EmcArray {
         };
         self.stripes = std::array::from_fn(|k| acc & plane::stripe_mask(k) != 0);
     }
-
-    /// Execute one cycle's operation on all 16,384 PEs (the clock edge). With `active`
-    /// (the flow-control unit's mask, `None` when every PE is active) inactive PEs keep their
-    /// memory, Carry and Enable, and AEO looks at the active PEs only.
-    pub fn step(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
-        if op.en_we {
-            self.counts.invalidate();
-        }
-        if op.is_nop() {
-            return;
-        }
-        // Fold constant inputs into the truth tables, so the loops read only real planes.
-        let (mut tr, mut tc) = (op.lut_r, op.lut_c);
-        let a_addr = op.a.map(|a| a as usize).filter(|&a| a < MEM_BITS);
-        if a_addr.is_none() {
-            tr = Lut::fix_a(tr, false);
-            tc = Lut::fix_a(tc, false);
-        }
-        let mut b_from_enable = false;
-        let mut b_from_tree = false;
-        let b_addr = match op.b {
-            BSource::Tree => {
-                b_from_tree = true;
-                None
-            }
-            BSource::Mem(b) if (b as usize) < MEM_BITS => Some(b as usize),
-            BSource::Enable => {
-                b_from_enable = true;
-                None
-            }
-            BSource::One => {
-                tr = Lut::fix_b(tr, true);
-                tc = Lut::fix_b(tc, true);
-                None
-            }
-            BSource::Zero | BSource::Mem(_) => {
-                tr = Lut::fix_b(tr, false);
-                tc = Lut::fix_b(tc, false);
-                None
-            }
-        };
-        if b_from_enable {
-            // Enable may be rewritten in the same pass: read a copy.
-            *self.bbuf = *self.enable;
-        }
-        if b_from_tree {
-            **self.bbuf = *tree;
-        }
-        let w = op.w.map(|w| w as usize).filter(|&w| w < MEM_BITS);
-        if let Some(x) = w {
-            if !(op.en_we
-                || active.is_some()
-                || b_from_enable
-                || b_from_tree
-                || (a_addr == Some(x) && b_addr == Some(x)))
-            {
-                // One fused pass; when a port reads the written plane, it becomes port A
-                // (exchanging A and B in the tables if it was B).
-                let (mut fa, mut fb, mut ftr, mut ftc) = (a_addr, b_addr, tr, tc);
-                if fb == Some(x) {
-                    (fa, fb) = (fb, fa);
-                    ftr = Lut::swap_ab(tr);
-                    ftc = Lut::swap_ab(tc);
-                }
-                let (lo, rest) = self.mem.split_at_mut(x);
-                if let Some((wp, hi)) = rest.split_first_mut() {
-                    let pick = |p: Option<usize>| -> &Plane {
-                        match p {
-                            Some(p) if p < x => &lo[p],
-                            Some(p) => &hi[p - x - 1],
-                            None => &ZERO_PLANE,
-                        }
-                    };
-                    let a = match fa {
-                        Some(p) if p == x => kernel::PortA::Dest,
-                        p => kernel::PortA::Plane(pick(p)),
-                    };
-                    let b = pick(fb);
-                    let tcs = op.cry_we.then_some(ftc);
-                    if kernel::try_fused_write(
-                        ftr,
-                        tcs,
-                        op.wr_all,
-                        wp,
-                        a,
-                        b,
-                        &mut self.carry,
-                        &self.enable,
-                    ) {
-                        return;
-                    }
-                }
-            }
-        }
-        let zero: &Plane = &ZERO_PLANE;
-        let a: &Plane = match a_addr {
-            Some(x) => &self.mem[x],
-            None => zero,
-        };
-        let b: &Plane = match b_addr {
-            Some(x) => &self.mem[x],
-            None if b_from_enable || b_from_tree => &self.bbuf,
-            None => zero,
-        };
-        // Registers update together at the clock edge: every pass reads the old values.
-        if op.cry_we {
-            kernel::carry_plane(tc, &mut self.cbuf, a, b, &self.carry);
-        }
-        if w.is_some() || op.en_we {
-            kernel::result_plane(tr, &mut self.rbuf, a, b, &self.carry);
-        }
-        if let Some(act) = active {
-            // Masked by the active PEs: the write mask, and keep-old blends for Carry and
-            // Enable (cbuf/bbuf are free again once r and the new Carry are computed).
-            if let Some(x) = w {
-                let all = if op.wr_all { u64::MAX } else { 0 };
-                for ((m, a), e) in self.bbuf.iter_mut().zip(act).zip(self.enable.iter()) {
-                    *m = a & (e | all);
-                }
-                kernel::blend(&mut self.mem[x], &self.rbuf, &self.bbuf, false);
-            }
-            if op.en_we {
-                *self.bbuf = *self.enable;
-                kernel::enable_update(&mut self.enable, &self.rbuf, op.lut_e);
-                kernel::keep_inactive(&mut self.enable, &self.bbuf, act);
-            }
-            if op.cry_we {
-                kernel::keep_inactive(&mut self.cbuf, &self.carry, act);
-                std::mem::swap(&mut self.carry, &mut self.cbuf);
-            }
-            if op.en_we {
-                self.refresh_stripes(Some(act));
-            }
-            return;
-        }
-        if let Some(x) = w {
-            kernel::blend(&mut self.mem[x], &self.rbuf, &self.enable, op.wr_all);
-        }
-        if op.en_we {
-            let acc = kernel::enable_update(&mut self.enable, &self.rbuf, op.lut_e);
-            self.stripes = std::array::from_fn(|k| acc & plane::stripe_mask(k) != 0);
-        }
-        if op.cry_we {
-            std::mem::swap(&mut self.carry, &mut self.cbuf);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::trace::probe_outputs;
-    use super::{probe_bits, ArrayOp, BSource, EmcArray, Lut, Probe};
+    use super::{alu::Lut, probe_bits, ArrayOp, BSource, EmcArray, Probe};
     use crate::emc_array::plane::{Plane, ZERO_PLANE};
 
     /// Every combination of a probe's inputs, each table bit and each write control: the

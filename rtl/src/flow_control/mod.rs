@@ -5,8 +5,8 @@
 //! A microinstruction whose W3 has the FC flag is a flow-control instruction
 //! ([`instruction`]). The IGC resolves its address fields (jump address, the boolean and the
 //! loop constant, the predicate bit's address) into an [`FcRequest`]; [`FlowControl::step`]
-//! evaluates it against the per-PE state and inputs and returns whether the sequencer jumps
-//! and where. The unit's per-PE `active` plane masks every array write (docs/flow-control.md).
+//! (in `step.rs`, one function per construct family) evaluates it against the per-PE state
+//! and inputs and returns whether the sequencer jumps and where. The unit's per-PE `active` plane masks every array write (docs/flow-control.md).
 //!
 //! Model choices (docs/flow-control.md, "Inputs"): a PE's *ALU result* is its Carry, its
 //! *predicate* the pixel-memory bit the instruction's port A addresses (0 when port A is
@@ -15,11 +15,11 @@
 pub mod instruction;
 pub mod pe_state;
 pub mod stacks;
+mod step;
 mod trace;
 
-use crate::emc_array::alu::Lut;
 use crate::emc_array::plane::{Plane, ONES_PLANE, PLANE_WORDS};
-use instruction::{AOp, BOp, FcInstr, FcOp};
+use instruction::{FcInstr, FcOp};
 use pe_state::PeState;
 use stacks::{AddrStack, LoopKind, LoopStack, STACK_DEPTH};
 
@@ -240,229 +240,6 @@ impl FlowControl {
     /// The active mask, or `None` when every PE is active.
     pub fn active_mask(&self) -> Option<&Plane> {
         (!self.all_active).then_some(&*self.pe.active)
-    }
-
-    /// Execute one flow-control instruction. `carry` is each PE's ALU result, `pred` its
-    /// predicate bit, `enable` its Enable (clear = uncovered).
-    pub fn step(
-        &mut self,
-        req: &FcRequest,
-        carry: &Plane,
-        pred: &Plane,
-        enable: &Plane,
-        errors: &mut Vec<FcError>,
-    ) -> FcOutcome {
-        self.touched = true;
-        let ins = req.instr;
-        let pc = req.pc;
-        let errors_before = errors.len();
-        let lut = Lut::new(ins.jump_func);
-        let boolv = if req.bool_value { u64::MAX } else { 0 };
-        let loop_op = matches!(
-            ins.op,
-            FcOp::EndLoop | FcOp::EndRep | FcOp::BreakLoop | FcOp::BreakRep | FcOp::Continue
-        );
-        if loop_op && self.loops.depth() == 0 {
-            errors.push(FcError::LoopStackUnderflow { pc });
-        }
-        if let (FcOp::BreakLoop | FcOp::BreakRep, Some(top)) = (ins.op, self.loops.top()) {
-            let expect = if ins.op == FcOp::BreakLoop {
-                LoopKind::Loop
-            } else {
-                LoopKind::Rep
-            };
-            if top.kind != expect {
-                errors.push(FcError::BreakKind {
-                    pc,
-                    op: ins.op,
-                    innermost: top.kind,
-                });
-            }
-        }
-        // CONTINUE ends at the loop's end: those PEs take part in the ENDLOOP/ENDREP again.
-        if matches!(ins.op, FcOp::EndLoop | FcOp::EndRep) {
-            if let Some(top) = self.loops.top_mut() {
-                for w in 0..PLANE_WORDS {
-                    let m = top.cont[w];
-                    self.pe.active[w] |= m;
-                    top.cont[w] = 0;
-                }
-            }
-        }
-
-        // B_ELSE, then every PE's wish, the participants and the inhibitors.
-        let mut all_want = true;
-        let mut any_want = false;
-        let mut inhibited = false;
-        let (mut wanted, mut participants) = (0u32, 0u32);
-        let pop = ins.b_pop_cnt as u32;
-        let cont_top = self.loops.top().map(|f| &f.cont);
-        for w in 0..PLANE_WORDS {
-            let mut else_deact = 0;
-            if ins.b_else {
-                // Activate the PEs the innermost conditional deactivated (counter 0) and
-                // deactivate the active ones (counter 0).
-                let react = self.pe.branch[w] & self.pe.below(w, 1);
-                else_deact = self.pe.active[w];
-                self.pe.active[w] = react;
-                self.pe.branch[w] = (self.pe.branch[w] & !react) | else_deact;
-                self.pe.clear_counter(w, else_deact | react);
-            }
-            let covered = if ins.ignore_uncovered {
-                enable[w]
-            } else {
-                u64::MAX
-            };
-            // PEs deactivated by B_ELSE want to jump regardless of JUMP_FUNC.
-            let want = lut.eval(carry[w], pred[w], boolv) | else_deact;
-            self.want[w] = want;
-            let part = (self.pe.active[w] | else_deact) & covered;
-            all_want &= part & !want == 0;
-            any_want |= part & want != 0;
-            wanted += (part & want).count_ones();
-            participants += part.count_ones();
-            let inhibit = match ins.op {
-                FcOp::BreakLoop | FcOp::BreakRep => {
-                    (self.pe.branch[w] & self.pe.below(w, pop)) | cont_top.map_or(0, |c| c[w])
-                }
-                FcOp::Continue => self.pe.branch[w] & self.pe.below(w, pop),
-                _ => 0,
-            };
-            inhibited |= inhibit & covered != 0;
-        }
-        let by_func = if ins.jump_any { any_want } else { all_want };
-
-        // The decision, with the seed-002 special cases.
-        let top_count = self.loops.top().map(|f| (f.count, f.uncounted));
-        let jump = match ins.op {
-            FcOp::Jump => by_func,
-            // Zero iterations: jump (skip the loop) regardless of JUMP_FUNC.
-            // A DX10 loop has no count (seed 001 item 3): only JUMP_FUNC decides.
-            FcOp::Loop | FcOp::Rep => (!ins.uncounted && req.count == 0) || by_func,
-            // The count becoming zero: do not jump regardless of JUMP_FUNC.
-            FcOp::EndLoop | FcOp::EndRep => match top_count {
-                Some((_, true)) => by_func,
-                Some((c, false)) => c > 1 && by_func,
-                None => false,
-            },
-            FcOp::BreakLoop | FcOp::BreakRep | FcOp::Continue => by_func && !inhibited,
-        };
-
-        // Branch counters: B_OP1 if jumping, B_OP0 if staying. "Decided to jump" = wanted.
-        match if jump { ins.b_op1 } else { ins.b_op0 } {
-            BOp::None => {}
-            BOp::Decr => self.pe.decrement(pop),
-            BOp::Incr => {
-                let over = self.pe.increment(self.bcnt_max());
-                let pes: u32 = over.iter().map(|w| w.count_ones()).sum();
-                if pes > 0 {
-                    errors.push(FcError::BranchCounterOverflow { pc, pes });
-                }
-                for w in 0..PLANE_WORDS {
-                    // Active PEs that disagree with the decision.
-                    let disagree = if jump { !self.want[w] } else { self.want[w] };
-                    self.pe.deactivate_branch(w, disagree);
-                }
-            }
-        }
-
-        // Loop stack and address stack.
-        let mut target = req.target;
-        let limit = self.stack_limit();
-        match ins.op {
-            FcOp::Jump => {}
-            FcOp::Loop | FcOp::Rep if !jump => {
-                let (kind, al, step) = if ins.op == FcOp::Loop {
-                    (LoopKind::Loop, Some(req.init), req.step)
-                } else {
-                    (LoopKind::Rep, self.loops.al(), 0)
-                };
-                let count = if ins.uncounted { 0 } else { req.count };
-                if !self.loops.push(kind, count, al, step, limit) {
-                    errors.push(FcError::LoopStackOverflow { pc });
-                } else if let Some(f) = self.loops.top_mut() {
-                    f.uncounted = ins.uncounted;
-                }
-            }
-            FcOp::Loop | FcOp::Rep => {}
-            FcOp::EndLoop | FcOp::EndRep if jump => {
-                if let Some(f) = self.loops.top_mut().filter(|f| !f.uncounted) {
-                    f.count -= 1;
-                    if ins.op == FcOp::EndLoop {
-                        f.al = f.al.map(|a| a.wrapping_add(f.step));
-                    }
-                }
-            }
-            FcOp::EndLoop | FcOp::EndRep => self.pop_loop(),
-            FcOp::BreakLoop | FcOp::BreakRep if jump => self.pop_loop(),
-            FcOp::BreakLoop | FcOp::BreakRep | FcOp::Continue => {
-                if !jump {
-                    if let Some(f) = self.loops.top_mut() {
-                        let into = if ins.op == FcOp::Continue {
-                            &mut f.cont
-                        } else {
-                            &mut f.brk
-                        };
-                        for w in 0..PLANE_WORDS {
-                            let m = self.pe.active[w] & self.want[w];
-                            into[w] |= m;
-                            self.pe.active[w] &= !m;
-                        }
-                    }
-                }
-            }
-        }
-        if jump {
-            match ins.a_op {
-                AOp::None => {}
-                AOp::Push => self.call(ins.call_per_pe, pc, limit, errors),
-                AOp::Pop => match self.addrs.pop() {
-                    Some((a, waiting)) => {
-                        target = a;
-                        for (act, wait) in self.pe.active.iter_mut().zip(waiting) {
-                            *act |= wait;
-                        }
-                    }
-                    None => errors.push(FcError::AddrStackUnderflow { pc }),
-                },
-            }
-        }
-        self.all_active = self.pe.active.iter().all(|&w| w == u64::MAX);
-        self.last = LastFc {
-            valid: true,
-            req: *req,
-            jump,
-            wanted,
-            participants,
-            error: errors[errors_before..].iter().any(FcError::is_error),
-        };
-        FcOutcome { jump, target }
-    }
-
-    /// A CALL that jumps: push the return address; with `per_pe` (a conditional CALL), the
-    /// active PEs that did not want to jump wait in the new entry until its RETURN.
-    fn call(&mut self, per_pe: bool, pc: u16, limit: usize, errors: &mut Vec<FcError>) {
-        let ret = (pc as usize + 1) as u16;
-        if !self.addrs.push(ret, limit) {
-            errors.push(FcError::AddrStackOverflow { pc });
-            return;
-        }
-        if let (true, Some(waiting)) = (per_pe, self.addrs.top_waiting_mut()) {
-            let planes = self.pe.active.iter_mut().zip(self.want.iter());
-            for (wait, (act, want)) in waiting.iter_mut().zip(planes) {
-                *wait = *act & !want;
-                *act &= want;
-            }
-        }
-    }
-
-    /// Pop the loop stack: its BREAK and CONTINUE PEs are active again.
-    fn pop_loop(&mut self) {
-        if let Some(f) = self.loops.pop() {
-            for w in 0..PLANE_WORDS {
-                self.pe.active[w] |= f.brk[w] | f.cont[w];
-            }
-        }
     }
 
     /// A PE's flow-control state, for probes: (active, branch counter, state).

@@ -204,6 +204,17 @@ pub struct Igc {
     pub fc_stepped: bool,
 }
 
+/// Where the sequencer goes after a microinstruction (its SEQ field, evaluated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sequenced {
+    /// Run on at this PC.
+    Pc(u16),
+    /// Take the next command (DISPATCH, a finished LOOPD).
+    Dispatch,
+    /// HANG: stuck until a Ring reset.
+    Hang,
+}
+
 /// The IGC's control of the QEE for one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum QeeCtl {
@@ -499,6 +510,10 @@ impl Igc {
         }
     }
 
+    /// One cycle outside RMode: fetch the microinstruction at PC, then dispatch (at a
+    /// DISPATCH stall), run the flow-control unit (an FC instruction) or execute it: the
+    /// handshake (MISC), the array operation (returned), the QEE, the sequencer and the
+    /// counters.
     fn run_step(
         &mut self,
         llpr: &mut Llpr,
@@ -507,30 +522,9 @@ impl Igc {
     ) -> ArrayOp {
         let aeo = array.aeo();
         let pc = self.pc;
-        // `last` already holds the microinstruction at `pc` when the IGC executed it in the
-        // previous cycle and the store was not written since (a microinstruction looping on
-        // itself): no fetch.
-        let fetched = pc == self.last_pc && self.last_fetch == Some(self.store.writes);
         let waiting = self.state == IgcState::WaitCmd;
-        if !fetched || waiting {
-            match self.store.uinst(pc) {
-                Err(e) => {
-                    events.push(IgcEvent::Fault {
-                        pc,
-                        why: e.to_string(),
-                    });
-                    self.state = IgcState::Fault;
-                    return ArrayOp::default();
-                }
-                // A stalled DISPATCH executes nothing: `last` stays the last executed one.
-                Ok(_) if waiting => {}
-                Ok(m) => {
-                    self.last = *m;
-                    self.last_words = self.store.uinst_words(pc);
-                    self.last_pc = pc;
-                    self.last_fetch = Some(self.store.writes);
-                }
-            }
+        if !self.fetch(pc, waiting, events) {
+            return ArrayOp::default();
         }
         if waiting {
             // Stalled at a DISPATCH (or a finished LOOPD): the array idles until a command
@@ -561,8 +555,63 @@ impl Igc {
         let m = &self.last;
         let (qee, seq, target, imm, i_op, l_load) =
             (m.qee, m.seq, m.target, m.imm, m.i_op, m.l_load);
+        self.qee_ctl = self.qee_control(qee, events);
+        let new_pc = match self.sequence(seq, pc, target, imm, aeo) {
+            Sequenced::Pc(new_pc) => Some(new_pc),
+            Sequenced::Dispatch => None,
+            Sequenced::Hang => {
+                self.state = IgcState::Hang;
+                return op;
+            }
+        };
+        self.counters(i_op, l_load, imm);
+        match new_pc {
+            Some(new_pc) => {
+                self.state = IgcState::Run;
+                self.pc = new_pc;
+            }
+            None => self.dispatch(llpr, events),
+        }
+        op
+    }
+
+    /// Fetch the microinstruction at `pc` into `last`, unless `last` already holds it (the
+    /// IGC executed it in the previous cycle and the store was not written since: a
+    /// microinstruction looping on itself). A stalled DISPATCH (`waiting`) only checks the
+    /// address: it executes nothing, so `last` stays the last executed one. Returns false
+    /// when the fetch faulted (the IGC stops).
+    #[inline(always)]
+    fn fetch(&mut self, pc: u16, waiting: bool, events: &mut Vec<IgcEvent>) -> bool {
+        let fetched = pc == self.last_pc && self.last_fetch == Some(self.store.writes);
+        if fetched && !waiting {
+            return true;
+        }
+        match self.store.uinst(pc) {
+            Err(e) => {
+                events.push(IgcEvent::Fault {
+                    pc,
+                    why: e.to_string(),
+                });
+                self.state = IgcState::Fault;
+                false
+            }
+            Ok(_) if waiting => true,
+            Ok(m) => {
+                self.last = *m;
+                self.last_words = self.store.uinst_words(pc);
+                self.last_pc = pc;
+                self.last_fetch = Some(self.store.writes);
+                true
+            }
+        }
+    }
+
+    /// The QEE field: what the executed microinstruction asks of the QEE this cycle (the
+    /// configuration bit comes from the scalar at bit I).
+    #[inline(always)]
+    fn qee_control(&self, qee: QeeOp, events: &mut Vec<IgcEvent>) -> QeeCtl {
         let sca_bit = (self.sca() >> (self.i as u32).min(31)) & 1 != 0;
-        self.qee_ctl = match qee {
+        match qee {
             QeeOp::None => QeeCtl::None,
             QeeOp::Start => {
                 let mode_bits = (self.opcode >> opcode::QEEMODE_SHIFT) & 3;
@@ -574,38 +623,50 @@ impl Igc {
                 chip: self.opr[0] as usize,
                 bit: sca_bit,
             },
-        };
-        let next = (pc as usize + 1) as u16 % CONTROL_STORE_UINSTS as u16;
-        let mut dispatch = false;
-        let mut new_pc = next;
+        }
+    }
+
+    /// The SEQ field: where the sequencer goes after the microinstruction at `pc` (LOOP and
+    /// LOOPD count L down here).
+    #[inline(always)]
+    fn sequence(&mut self, seq: Seq, pc: u16, target: u16, imm: u8, aeo: bool) -> Sequenced {
+        let next = Sequenced::Pc((pc as usize + 1) as u16 % CONTROL_STORE_UINSTS as u16);
         match seq {
-            Seq::Next => {}
-            Seq::Jump => new_pc = target,
+            Seq::Next => next,
+            Seq::Jump => Sequenced::Pc(target),
             Seq::Loop | Seq::LoopD => {
                 if self.l > 1 {
                     self.l -= 1;
-                    new_pc = target;
+                    Sequenced::Pc(target)
                 } else {
                     self.l = 0;
-                    dispatch = seq == Seq::LoopD;
+                    if seq == Seq::LoopD {
+                        Sequenced::Dispatch
+                    } else {
+                        next
+                    }
                 }
             }
-            Seq::Dispatch => dispatch = true,
-            Seq::JAeo if aeo => new_pc = target,
-            Seq::JNAeo if !aeo => new_pc = target,
-            Seq::JAeo | Seq::JNAeo => {}
+            Seq::Dispatch => Sequenced::Dispatch,
+            Seq::JAeo if aeo => Sequenced::Pc(target),
+            Seq::JNAeo if !aeo => Sequenced::Pc(target),
+            Seq::JAeo | Seq::JNAeo => next,
             Seq::JOprGt => {
                 let x = self.opr[(imm & 7) as usize % NUM_OPR];
                 let y = self.opr[((imm >> 4) & 7) as usize % NUM_OPR];
                 if x > y {
-                    new_pc = target;
+                    Sequenced::Pc(target)
+                } else {
+                    next
                 }
             }
-            Seq::Hang => {
-                self.state = IgcState::Hang;
-                return op;
-            }
+            Seq::Hang => Sequenced::Hang,
         }
+    }
+
+    /// The I_OP and L_LOAD fields: the bit counter I and the loop counter L.
+    #[inline(always)]
+    fn counters(&mut self, i_op: IOp, l_load: LLoad, imm: u8) {
         match i_op {
             IOp::Keep => {}
             IOp::Clear => self.i = 0,
@@ -617,13 +678,6 @@ impl Igc {
             LLoad::Imm => self.l = imm,
             LLoad::TreeLen => self.l = (73 - (self.fbits as u32).min(FBITS_MAX)) as u8,
         }
-        if dispatch {
-            self.dispatch(llpr, events);
-        } else {
-            self.state = IgcState::Run;
-            self.pc = new_pc;
-        }
-        op
     }
 
     /// The MISC field of the microinstruction about to execute: sets the indicator or asks the

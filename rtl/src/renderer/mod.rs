@@ -3,26 +3,26 @@
 //! messages, stepped together on the 40 MHz clock (seed 003 §III.4.1).
 //!
 //! - `cycle`: the board's record of the cycle it just stepped.
+//! - `step`: [`Renderer::step`], the cycle block by block.
 //! - `trace`: the board in the waveform.
 
 pub mod cycle;
+mod step;
 mod trace;
 
 pub use self::cycle::CycleRecord;
 pub use self::trace::{TraceCtx, TraceView};
 use crate::backing_store::transfer::{TransferUnit, XferDir};
 use crate::backing_store::BackingStore;
-use crate::bs_port::{BsEvent, BsPort, BsRequests, BsState};
+use crate::bs_port::{BsEvent, BsPort};
 use crate::cause::Cause;
 use crate::clock::ring_enable;
-use crate::emc_array::plane::ZERO_PLANE;
-use crate::emc_array::{BSource, EmcArray};
+use crate::emc_array::EmcArray;
 use crate::igc::llpr::Llpr;
 use crate::igc::store::McStore;
-use crate::igc::{Igc, IgcEvent, IgcInputs, IgcState, MiscCtl, QeeCtl};
+use crate::igc::{Igc, IgcEvent, IgcState};
 use crate::igc_port::parser::ParserEvent;
 use crate::igc_port::IgcPort;
-use crate::qee::arith::QeeMode;
 use crate::qee::Qee;
 use crate::ring::rxfifo::RXFIFO_WORDS;
 pub use crate::ring::tx::{MsgKind, OutMessage};
@@ -300,241 +300,12 @@ impl Renderer {
         leds_from(st, self.led_extra())
     }
 
-    /// Move this cycle's IGC and parser events to the board's events, raising the error
-    /// strobes they stand for.
-    fn collect_events(&mut self) {
-        for ev in self.igc_ev.drain(..) {
-            match &ev {
-                IgcEvent::FormatError(_) => self.error_strobe |= 1 << ST_IGC_FORMAT,
-                IgcEvent::Flow(e) if e.is_error() => self.error_strobe |= 1 << ST_FC_ERROR,
-                _ => {}
-            }
-            self.events.push(BoardEvent::Igc(ev));
-        }
-        for ev in self.parser_ev.drain(..) {
-            if matches!(ev, ParserEvent::FormatError(_)) {
-                self.error_strobe |= 1 << ST_IGC_FORMAT;
-            }
-            self.events.push(BoardEvent::Parser(ev));
-        }
-    }
-
-    /// One 40 MHz cycle.
-    pub fn step(&mut self) {
-        let slot = ring_enable(self.cycle);
-        let aeo = self.array.aeo();
-        if !self.igc_port.ring_cycle(self.ring_in.take()) {
-            self.strobe(ST_IGC_RXFIFO_OVW, BoardEvent::RxFifoOverwritten);
-        }
-        self.igc_port.messages.tx.clock(self.tx_ready_igc);
-        if !self
-            .bs_port
-            .ring_cycle(self.bs_ring_in.take(), self.tx_ready_bs)
-        {
-            self.strobe(ST_BS_RXFIFO_OVW, BoardEvent::BsRxFifoOverwritten);
-        }
-        let taken_before = self.igc.commands;
-        let was_go = self.llpr.go;
-        let igc_before = self.igc.state;
-        self.igc.inputs = IgcInputs {
-            xfer_busy: self.transfer.busy(),
-            igc_sem_nonzero: self.igc_sem.can_p(),
-            tx_pending: self.igc_port.messages.pending(),
-            error_strobe: self.last_strobe,
-            board_id: self.config.board_id,
-        };
-        let op = self.igc.step(&mut self.llpr, &self.array, &mut self.igc_ev);
-        self.igc_cause = self.igc_cause_of(igc_before, was_go && !self.llpr.go);
-        self.igc_port.parser.step(
-            &mut self.igc_port.rx.rxfifo,
-            &mut self.llpr,
-            aeo,
-            &mut self.parser_ev,
-        );
-        // The tree plane is only built in cycles that read it.
-        let tree = if op.b == BSource::Tree {
-            self.qee.tree_plane()
-        } else {
-            &ZERO_PLANE
-        };
-        let active = self.igc.fc.active_mask();
-        self.array.step(&op, tree, active);
-        self.record = CycleRecord {
-            array_op: op,
-            fc_changed: self.igc.fc_stepped,
-        };
-        if self.igc.fc_changed {
-            // AEO is the OR of Enable over the *active* PEs.
-            self.array.refresh_stripes(active);
-        }
-        match self.igc.qee_ctl {
-            QeeCtl::None => self.qee.tick(),
-            QeeCtl::Start { mode_bits } => {
-                let mode = QeeMode::from_bits(mode_bits);
-                let fb = self.igc.fbits as u32;
-                let loaded = self.igc.coef_fbits.map(|f| f.map_or(fb, u32::from));
-                self.qee.start_with(mode, &self.igc.coef, &loaded, fb)
-            }
-            QeeCtl::CfgAll(bit) => {
-                self.qee.config.shift_all(bit);
-                self.qee.tick();
-            }
-            QeeCtl::CfgOne { chip, bit } => {
-                self.qee.config.shift_one(chip, bit);
-                self.qee.tick();
-            }
-        }
-
-        // The IGC's handshakes with the transfer unit, the semaphores and the transmitter.
-        let mut v_bs = 0u8;
-        let mut p_igc = false;
-        match self.igc.misc_ctl {
-            MiscCtl::None => {}
-            MiscCtl::StartXfer { store, sector } => {
-                let dir = if store { XferDir::Store } else { XferDir::Load };
-                self.transfer.start(dir, sector);
-                self.events.push(BoardEvent::XferStart { dir, sector });
-            }
-            MiscCtl::Vbs => {
-                if self.transfer.vbs_later {
-                    self.events
-                        .push(BoardEvent::VbsWhilePending { later: false });
-                }
-                v_bs += 1;
-            }
-            MiscCtl::VbsLater => {
-                if self.transfer.vbs_later {
-                    self.events
-                        .push(BoardEvent::VbsWhilePending { later: true });
-                }
-                self.transfer.vbs_later = true;
-            }
-            MiscCtl::Pigc => p_igc = true,
-            MiscCtl::SendStatus { dest, id } => {
-                let st = self.status();
-                self.igc_port.messages.latch_status(dest, id, st);
-                self.events.push(BoardEvent::StatusLatched);
-            }
-        }
-        let xfer = self.transfer.active;
-        if self
-            .transfer
-            .clock(&mut self.backing_store, &mut self.array.mem)
-        {
-            if std::mem::take(&mut self.transfer.vbs_later) {
-                v_bs += 1;
-            }
-            if let Some((dir, sector)) = xfer {
-                self.events.push(BoardEvent::XferDone { dir, sector });
-            }
-        }
-        let req = if self.bs_port.idle() {
-            // Nothing buffered and between commands (the common case of IGC-only work).
-            self.bs_port.cause = Cause::Idle;
-            BsRequests::default()
-        } else {
-            // The status word is only sampled by a BS_SENDSTATUS.
-            let bs_status = match self.bs_port.state {
-                BsState::StatusSend { .. } => self.bs_status(),
-                _ => 0,
-            };
-            self.bs_port.step(
-                self.cycle,
-                slot,
-                self.bs_sem.can_p(),
-                bs_status,
-                &mut self.backing_store,
-                &mut self.tx,
-                &mut self.bs_ev,
-            )
-        };
-        let igc_waits = self.igc.state == IgcState::WaitSem;
-        let bs_quiet = v_bs == 0 && !req.p_bs && !req.p_wait;
-        let bs_sem_idle = bs_quiet && self.bs_sem == Semaphore::idle(self.bs_sem.count);
-        if !bs_sem_idle && self.bs_sem.update(v_bs, req.p_bs, req.p_wait) {
-            self.strobe(ST_BS_SEM_OVF, BoardEvent::SemOverflow { bs: true });
-        }
-        let igc_quiet = !req.v_igc && !p_igc && !igc_waits;
-        let igc_sem_idle = igc_quiet && self.igc_sem == Semaphore::idle(self.igc_sem.count);
-        if !igc_sem_idle && self.igc_sem.update(req.v_igc as u8, p_igc, igc_waits) {
-            self.strobe(ST_IGC_SEM_OVF, BoardEvent::SemOverflow { bs: false });
-        }
-        if req.format_error {
-            self.error_strobe |= 1 << ST_BS_FORMAT;
-        }
-        if !self.bs_ev.is_empty() {
-            for ev in self.bs_ev.drain(..) {
-                self.events.push(BoardEvent::Bs(ev));
-            }
-        }
-
-        // IGC timeout: a command waits and the IGC does not take it (docs/model-choices.md).
-        let took = self.igc.commands != taken_before || (was_go && !self.llpr.go);
-        if took || !self.llpr.go {
-            self.timeout_count = 0;
-        } else if ring_enable(self.cycle) {
-            self.timeout_count += 1;
-            if self.timeout_count == IGC_TIMEOUT_RING_CYCLES {
-                self.strobe(ST_IGC_TIMEOUT, BoardEvent::IgcTimeout);
-            }
-        }
-
-        if !(self.igc_ev.is_empty() && self.parser_ev.is_empty()) {
-            self.collect_events();
-        }
-        self.last_strobe = self.error_strobe != 0;
-        if self.error_strobe != 0 {
-            self.errors |= self.error_strobe;
-            // The OR of the error strobes requests an error message to Ring address 0; the
-            // upper 24 bits of its ID are "garbage" in the seed, zero here.
-            self.igc_port.messages.request_error();
-        }
-        self.error_strobe = 0;
-        if self.igc_port.messages.pending() {
-            // An error message samples the status word when it starts.
-            let status = self.status();
-            self.igc_port.messages.clock(
-                self.cycle,
-                slot,
-                status,
-                self.config.board_id as u32,
-                &mut self.tx,
-            );
-        }
-        self.cycle += 1;
-    }
-
-    /// How the IGC spent the cycle just executed, from its state before and after.
-    fn igc_cause_of(&self, before: IgcState, took: bool) -> Cause {
-        match self.igc.state {
-            IgcState::WaitXfer => Cause::XferStall,
-            IgcState::WaitSem => Cause::SemWait,
-            IgcState::WaitTx => Cause::TxHold,
-            IgcState::Hang | IgcState::Fault => Cause::Hung,
-            _ => match before {
-                IgcState::Run | IgcState::WaitXfer | IgcState::WaitSem | IgcState::WaitTx => {
-                    Cause::Executing
-                }
-                IgcState::RMode if took => Cause::Executing,
-                _ if self.igc_port.parser.busy() || !self.igc_port.rx.rxfifo.is_empty() => {
-                    Cause::FifoEmpty
-                }
-                _ => Cause::Idle,
-            },
-        }
-    }
-
     /// Raise the IGC formatting-error strobe (status bit 29) from outside the board: the
     /// simulator's command checker, for rules the hardware does not check itself (operand
     /// lengths, docs/model-choices.md). The bit and the error message appear at the end of
     /// the next cycle.
     pub fn flag_format_error(&mut self) {
         self.error_strobe |= 1 << ST_IGC_FORMAT;
-    }
-
-    fn strobe(&mut self, bit: u32, ev: BoardEvent) {
-        self.error_strobe |= 1 << bit;
-        self.events.push(ev);
     }
 
     /// Whether nothing is left to do: both FIFOs empty, both parsers between commands, no

@@ -30,7 +30,7 @@ use self::deadlock::DeadlockWatch;
 pub use self::message_log::{MessageLog, KEEP_ALL_MESSAGES};
 pub use self::microcode_profile::{MicrocodeProfile, Outside};
 pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
-pub use self::ring_env::{RingEnv, RingMessage, RingSource};
+pub use self::ring_env::{RingEnv, RingMessage, RingSource, HELD};
 use self::rules::RuleCheck;
 use crate::asm::microcode::McImage;
 use crate::asm::opcodes::OpcodeTable;

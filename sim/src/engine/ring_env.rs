@@ -24,6 +24,11 @@ struct Queued {
     seq: u64,
 }
 
+/// The arrival time of a message held for a Ring model outside the engine (the system
+/// study's shared Ring): queued with `at` = `HELD`, it waits (the board sees input to come,
+/// its IGC "waiting for Ring input") until [`RingSource::release_next`] gives it a time.
+pub const HELD: u64 = u64::MAX;
+
 /// The Ring side of one port: delivers queued messages one word per 20 MHz slot, starting
 /// a message only while the port asserts RxReady (seed §III.4.1-3), not before its arrival
 /// time, and not past a pending Ring reset.
@@ -52,6 +57,24 @@ impl RingSource {
     /// Nothing left to deliver.
     pub fn is_empty(&self) -> bool {
         self.cur.is_none() && self.queue.is_empty()
+    }
+
+    /// Whether no message is under way and the next one is [`HELD`] (for a Ring model
+    /// outside the engine to release).
+    pub fn next_held(&self) -> bool {
+        self.cur.is_none() && self.queue.front().is_some_and(|q| q.at == Some(HELD))
+    }
+
+    /// Give the next message not yet started the arrival time `at` (a [`HELD`] message
+    /// released by a Ring model outside the engine). Returns false when there is none.
+    pub fn release_next(&mut self, at: u64) -> bool {
+        match self.queue.front_mut() {
+            Some(q) => {
+                q.at = Some(at);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Words not yet delivered.

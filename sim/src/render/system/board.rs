@@ -30,7 +30,7 @@ impl Plan {
 }
 
 /// Command records the engine may hold before a board reads their timing off them.
-const RECORDS_KEPT: usize = 4096;
+pub(super) const RECORDS_KEPT: usize = 4096;
 
 /// Commands of the prologue (FBITS, SETENABS), before the first region.
 const PROLOGUE_COMMANDS: usize = 2;
@@ -59,9 +59,6 @@ pub(super) struct Board<'f> {
     /// The whole stream sent, when the caller keeps it (`--save-streams`, `--wave`).
     pub saved: Option<Stream>,
     pub boot_end: u64,
-    /// Arrival cycles of the messages of regions yet to be sent, by region, when the Ring
-    /// model placed them (absolute cycles); a region not here goes as soon as it can.
-    pub arrivals: std::collections::HashMap<usize, Vec<u64>>,
     /// When recorded: the cycles at which the IGC began (`true`) and stopped (`false`)
     /// waiting for a command, in order.
     pub waits: Option<Vec<(u64, bool)>>,
@@ -82,13 +79,12 @@ impl<'f> Board<'f> {
             igc_busy: 0,
             saved: keep.then(Stream::default),
             boot_end: 0,
-            arrivals: Default::default(),
             waits: None,
         }
     }
 
     /// Whether the IGC has taken every command sent so far and waits for the next.
-    fn igc_free(&self) -> bool {
+    pub(super) fn igc_free(&self) -> bool {
         let b = &self.sim.board;
         self.sim.ring.igc.is_empty()
             && b.igc_port.rx.rxfifo.is_empty()
@@ -120,7 +116,23 @@ impl<'f> Board<'f> {
         shading: &Shading,
         at: Option<u64>,
     ) -> Result<(), SystemError> {
-        let (mut s, counts) = self
+        let (mut s, _) = self.build(frame, r, shading)?;
+        if let Some(first) = s.messages.first_mut() {
+            first.at = at;
+        }
+        self.queue(s);
+        Ok(())
+    }
+
+    /// Region `r`'s stream, its plan kept (the region is being sent): the stream and its
+    /// set-up commands.
+    pub fn build(
+        &mut self,
+        frame: &Frame,
+        r: usize,
+        shading: &Shading,
+    ) -> Result<(Stream, usize), SystemError> {
+        let (s, counts) = self
             .stream
             .region(frame, r, shading)
             .map_err(|e| SystemError(format!("region {r}: {e}")))?;
@@ -131,16 +143,35 @@ impl<'f> Board<'f> {
             shading: counts.1,
             output: counts.2,
         });
-        if let Some(first) = s.messages.first_mut() {
-            first.at = at;
-        }
-        if let Some(ats) = self.arrivals.remove(&r) {
-            for (m, a) in s.messages.iter_mut().zip(ats) {
-                m.at = Some(a);
+        Ok((s, counts.0))
+    }
+
+    /// Note whether the IGC waits for a command now (when the waits are recorded).
+    pub fn note_wait(&mut self) {
+        if let Some(w) = &mut self.waits {
+            let waiting = self.sim.board.igc.state == IgcState::WaitCmd;
+            if w.last().is_none_or(|l| l.1) != waiting {
+                w.push((self.sim.board.cycle, waiting));
             }
         }
-        self.queue(s);
-        Ok(())
+    }
+
+    /// The simulator's stop as an error of this Renderer.
+    pub fn stopped(&self, stop: StopReason) -> SystemError {
+        let diag: Vec<String> = self
+            .sim
+            .diagnostics
+            .iter()
+            .rev()
+            .take(5)
+            .map(|d| format!("{}: {}", d.level, d.msg))
+            .collect();
+        SystemError(format!(
+            "Renderer {} stopped at cycle {}: {stop:?} ({})",
+            self.index,
+            self.sim.board.cycle,
+            diag.join("; ")
+        ))
     }
 
     /// Read the timing of the commands that ended, and measure every region whose commands
@@ -193,31 +224,11 @@ impl<'f> Board<'f> {
             if !to_end && self.igc_free() {
                 return Ok(());
             }
-            if let Some(w) = &mut self.waits {
-                let waiting = self.sim.board.igc.state == IgcState::WaitCmd;
-                if w.last().is_none_or(|l| l.1) != waiting {
-                    w.push((self.sim.board.cycle, waiting));
-                }
-            }
+            self.note_wait();
             match self.sim.tick() {
                 None => {}
                 Some(StopReason::Done) => return Ok(()),
-                Some(stop) => {
-                    let diag: Vec<String> = self
-                        .sim
-                        .diagnostics
-                        .iter()
-                        .rev()
-                        .take(5)
-                        .map(|d| format!("{}: {}", d.level, d.msg))
-                        .collect();
-                    return Err(SystemError(format!(
-                        "Renderer {} stopped at cycle {}: {stop:?} ({})",
-                        self.index,
-                        self.sim.board.cycle,
-                        diag.join("; ")
-                    )));
-                }
+                Some(stop) => return Err(self.stopped(stop)),
             }
         }
     }

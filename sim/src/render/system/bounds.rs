@@ -1,17 +1,25 @@
 //! What bounds a frame (docs/rendering.md, "What bounds the frame"): the frame on the full
 //! system, and again with each resource unbounded in turn (the GPs: every primitive ready at
-//! the start; the Ring: as many channels as messages at once; the Renderers: each region
-//! drawn the moment its stream has arrived), the utilisation of every GP, Ring channel and
-//! Renderer, a one-line verdict, and the frame time at other GP rates.
+//! the start; the Ring: a channel for every message at once; the Renderers: each region
+//! drawn the moment its stream has arrived), each row no longer than the full system's (an
+//! unbounded resource can always do what the bounded one did: when the simulated schedule
+//! without the limit comes out longer, a first-come-first-served anomaly, the row is the
+//! full frame and says so); the utilisation of every GP, Ring channel and Renderer; a
+//! one-line verdict (the resource with the highest utilisation); and the frame time at other
+//! GP rates. The frames to simulate are independent and run in parallel (rayon).
 
-use super::feed::{self, FbSend, Feed, Feeder};
+use super::feed::{ready_times, Feed, FB_PACKET};
+use super::gp_cost::GpSchedule;
+use super::ring::{Node, Ring};
 use super::{run_frame, FrameRun, SystemError, SystemSpec};
 use crate::asm::microcode::McImage;
 use crate::render::gp::Frame;
 use crate::render::region::RendererStream;
 use crate::render::shading::Shading;
+use crate::stream::Port;
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::emc_array::plane::ARRAY_DIM;
+use rayon::prelude::*;
 use std::fmt::Write;
 
 /// GP rates of the sensitivity table, as multiples of the rate studied.
@@ -21,9 +29,14 @@ pub const SENSITIVITY: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BoundRow {
     pub system: String,
+    /// The frame's cycles: for a row with a resource unbounded, the shorter of the simulated
+    /// frame and the full system's.
     pub frame_cycles: u64,
     pub frame_us: f64,
     pub prims_per_sec: f64,
+    /// The simulated frame, when it came out longer than the full system's (and the row is
+    /// the full system's frame).
+    pub anomaly: Option<u64>,
 }
 
 /// The study of what bounds a frame.
@@ -31,10 +44,10 @@ pub struct BoundRow {
 pub struct Bounds {
     pub feed: Feed,
     /// Full system; GPs unbounded; Ring unbounded; Renderers unbounded; GPs and Ring
-    /// unbounded (the Renderers alone, `pp5 render` before the GPs and the Ring were
-    /// modelled).
+    /// unbounded (the Renderers alone, `pp5 render --renderers-only`).
     pub rows: Vec<BoundRow>,
-    /// Busy share of the full system's frame: each GP, Ring channel, Renderer (IGC).
+    /// Busy share of the full system's frame: each GP, Ring channel, Renderer (its IGC on
+    /// regions, less its waits for a command).
     pub gp_util: Vec<f64>,
     pub ring_util: Vec<f64>,
     pub renderer_util: Vec<f64>,
@@ -43,7 +56,7 @@ pub struct Bounds {
     pub ring_busy: Vec<u64>,
     /// Each Renderer's IGC cycles waiting for a command while it had a region.
     pub renderer_input_wait: Vec<u64>,
-    /// "GPs", "Ring" or "Renderers".
+    /// "GPs", "Ring" or "Renderers": the highest mean utilisation.
     pub bound: String,
     pub verdict: String,
     /// (M operations/s per GP, frame cycles) on the full system.
@@ -54,7 +67,12 @@ fn us(cycles: u64) -> f64 {
     cycles as f64 * CYCLE_PS as f64 / 1e6
 }
 
-fn row(system: &str, cycles: u64, prims: usize) -> BoundRow {
+/// A row of the table; `bound`: the full frame, which an unbounded resource cannot exceed.
+fn row(system: &str, cycles: u64, prims: usize, bound: Option<u64>) -> BoundRow {
+    let (cycles, anomaly) = match bound {
+        Some(b) if cycles > b => (b, Some(cycles)),
+        _ => (cycles, None),
+    };
     let frame_us = us(cycles);
     BoundRow {
         system: system.to_string(),
@@ -65,6 +83,7 @@ fn row(system: &str, cycles: u64, prims: usize) -> BoundRow {
         } else {
             prims as f64 / (frame_us / 1e6)
         },
+        anomaly,
     }
 }
 
@@ -121,38 +140,74 @@ impl Bounds {
         feed: Feed,
         full: &FrameRun,
     ) -> Result<Bounds, SystemError> {
-        let rerun = |f: Option<Feed>| -> Result<u64, SystemError> {
-            let s = SystemSpec {
-                feed: f,
-                keep_streams: false,
-                ..*spec
-            };
-            Ok(run_frame(frame, shading, image, &s, &|_| {})?.cycles)
-        };
         let prims = frame.stats.prims;
         let frame_cycles = full.cycles.max(1);
-        let no_gps = Feed { gps: None, ..feed };
-        let no_ring = Feed { ring: None, ..feed };
-        let gps_free = if feed.gps.is_none() {
-            full.cycles
-        } else {
-            rerun(Some(no_gps))?
-        };
-        let ring_free = if feed.ring.is_none() {
-            full.cycles
-        } else {
-            rerun(Some(no_ring))?
-        };
-        let renderers_free = renderers_unbounded(frame, shading, image, spec, feed)?;
-        let alone = rerun(None)?;
-        let rows = vec![
-            row("full system", full.cycles, prims),
-            row("GPs unbounded", gps_free, prims),
-            row("Ring unbounded", ring_free, prims),
-            row("Renderers unbounded", renderers_free, prims),
-            row("GPs and Ring unbounded (Renderers alone)", alone, prims),
-        ];
+        // The frames to simulate, each once: GPs unbounded, Ring unbounded, the Renderers
+        // alone, the other GP rates. A resource already unbounded is the full frame, and so
+        // is one that never held anything up in it (the same run, cycle for cycle): the Ring
+        // when every message went the cycle it asked; faster GPs when no message asked in
+        // the first slot after the GPs had it ready.
         let f = full.feed.as_ref();
+        let ring_idle = f.is_some_and(|f| f.ring.transfers.iter().all(|t| t.start == t.ready));
+        let gps_idle = f.is_some_and(|f| f.gp_waits == 0);
+        let mut runs: Vec<Option<Feed>> = Vec::new();
+        let mut want = |f: Option<Feed>| -> usize {
+            if let Some(k) = runs.iter().position(|x| *x == f) {
+                return k;
+            }
+            runs.push(f);
+            runs.len() - 1
+        };
+        let no_gps = feed
+            .gps
+            .filter(|_| !gps_idle)
+            .map(|_| want(Some(Feed { gps: None, ..feed })));
+        let no_ring = feed
+            .ring
+            .filter(|_| !ring_idle)
+            .map(|_| want(Some(Feed { ring: None, ..feed })));
+        let alone = want(None);
+        let rates: Vec<(f64, Option<usize>)> = match feed.gps {
+            Some((g, mops)) => SENSITIVITY
+                .iter()
+                .map(|&m| {
+                    let f = Feed {
+                        gps: Some((g, mops * m)),
+                        ..feed
+                    };
+                    let same = m == 1.0 || (m > 1.0 && gps_idle);
+                    (mops * m, (!same).then(|| want(Some(f))))
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let cycles: Vec<u64> = runs
+            .par_iter()
+            .map(|&f| {
+                let s = SystemSpec {
+                    feed: f,
+                    keep_streams: false,
+                    ..*spec
+                };
+                Ok(run_frame(frame, shading, image, &s, &|_| {})?.cycles)
+            })
+            .collect::<Result<_, SystemError>>()?;
+        let of = |k: Option<usize>| k.map_or(full.cycles, |k| cycles[k]);
+        let renderers_free = renderers_unbounded(frame, shading, image, spec, feed)?;
+        let bound = Some(full.cycles);
+        let rows = vec![
+            row("full system", full.cycles, prims, None),
+            row("GPs unbounded", of(no_gps), prims, bound),
+            row("Ring unbounded", of(no_ring), prims, bound),
+            row("Renderers unbounded", renderers_free, prims, bound),
+            row(
+                "GPs and Ring unbounded (Renderers alone)",
+                cycles[alone],
+                prims,
+                None,
+            ),
+        ];
+        let sensitivity = rates.iter().map(|&(m, k)| (m, of(k))).collect();
         let util = |busy: &[u64]| -> Vec<f64> {
             busy.iter()
                 .map(|&b| b as f64 / frame_cycles as f64)
@@ -163,55 +218,17 @@ impl Bounds {
             .map(|g| g.busy.clone())
             .unwrap_or_default();
         let ring_busy = f.map(|f| f.ring.busy()).unwrap_or_default();
+        let renderer_input_wait = input_waits(full);
+        let working: Vec<u64> = full
+            .renderers
+            .iter()
+            .zip(&renderer_input_wait)
+            .map(|(r, &w)| r.igc_busy.saturating_sub(w))
+            .collect();
         let gp_util = util(&gp_busy);
         let ring_util = util(&ring_busy);
-        let renderer_util = util(
-            &full
-                .renderers
-                .iter()
-                .map(|r| r.igc_busy)
-                .collect::<Vec<_>>(),
-        );
-        let renderer_input_wait = input_waits(full);
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-        let cands = [
-            ("GPs", gps_free, mean(&gp_util), "GP time"),
-            ("Ring", ring_free, mean(&ring_util), "channel time"),
-            (
-                "Renderers",
-                renderers_free,
-                mean(&renderer_util),
-                "Renderer IGC time",
-            ),
-        ];
-        let (bound, free, u, what) = cands
-            .iter()
-            .copied()
-            .min_by_key(|c| c.1)
-            .unwrap_or(cands[2]);
-        let verdict = format!(
-            "{bound}-bound: {:.0}% of {what} busy; with the {bound} unbounded the frame takes {} \
-             cycles instead of {} ({:.0}% less)",
-            100.0 * u,
-            free,
-            full.cycles,
-            100.0 * full.cycles.saturating_sub(free) as f64 / frame_cycles as f64
-        );
-        let mut sensitivity = Vec::new();
-        if let Some((g, mops)) = feed.gps {
-            for m in SENSITIVITY {
-                let rate = mops * m;
-                let c = if m == 1.0 {
-                    full.cycles
-                } else {
-                    rerun(Some(Feed {
-                        gps: Some((g, rate)),
-                        ..feed
-                    }))?
-                };
-                sensitivity.push((rate, c));
-            }
-        }
+        let renderer_util = util(&working);
+        let (bound, verdict) = verdict(&rows, [&gp_util, &ring_util, &renderer_util]);
         Ok(Bounds {
             feed,
             rows,
@@ -221,7 +238,7 @@ impl Bounds {
             gp_busy,
             ring_busy,
             renderer_input_wait,
-            bound: bound.to_string(),
+            bound,
             verdict,
             sensitivity,
         })
@@ -242,9 +259,24 @@ impl Bounds {
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "  {:<42} {:>9} cycles {:>9.1} us {:>9.0} primitives/s",
-                r.system, r.frame_cycles, r.frame_us, r.prims_per_sec
+                "  {:<42} {:>9} cycles {:>9.1} us {:>9.0} primitives/s{}",
+                r.system,
+                r.frame_cycles,
+                r.frame_us,
+                r.prims_per_sec,
+                if r.anomaly.is_some() { " *" } else { "" }
             );
+        }
+        for r in &self.rows {
+            if let Some(a) = r.anomaly {
+                let _ = writeln!(
+                    s,
+                    "  * {}: simulated {a} cycles, longer than the full system (a \
+                     first-come-first-served anomaly); the full system's schedule stays \
+                     possible without the limit, so the row is the full frame",
+                    r.system
+                );
+            }
         }
         let pct = |v: &[f64]| {
             v.iter()
@@ -304,9 +336,43 @@ impl Bounds {
     }
 }
 
-/// The frame with Renderers that draw a region the moment its stream has arrived: the GPs
-/// and the Ring carry the same messages (round robin), and each region's pixels go to the
-/// frame buffer from then.
+/// The bound and the verdict: the resource with the highest mean utilisation (GPs, Ring
+/// channels, Renderers), with what its row says.
+fn verdict(rows: &[BoundRow], util: [&Vec<f64>; 3]) -> (String, String) {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let names = [
+        ("GPs", "GP time", 1),
+        ("Ring", "channel time", 2),
+        ("Renderers", "Renderer IGC time", 3),
+    ];
+    let means = util.map(|u| mean(u));
+    let k = (0..3)
+        .max_by(|&a, &b| means[a].total_cmp(&means[b]).then(b.cmp(&a)))
+        .unwrap_or(2);
+    let (bound, what, r) = names[k];
+    let full = rows[0].frame_cycles;
+    let free = rows[r].frame_cycles;
+    let verdict = format!(
+        "{bound}-bound: {:.0}% of {what} busy (GPs {:.0}%, Ring {:.0}%, Renderers {:.0}%); \
+         with the {bound} unbounded the frame takes {free} cycles instead of {full} ({:.0}% \
+         less)",
+        100.0 * means[k],
+        100.0 * means[0],
+        100.0 * means[1],
+        100.0 * means[2],
+        100.0 * full.saturating_sub(free) as f64 / full.max(1) as f64
+    );
+    (bound.to_string(), verdict)
+}
+
+/// A Renderer's messages to one port, in order: (ready, words, GP, region, the region's
+/// last).
+type PortQueue = std::collections::VecDeque<(u64, u64, usize, usize, bool)>;
+
+/// The frame with Renderers that draw a region the moment its stream has arrived (round
+/// robin): each Renderer's ports take a message as soon as the previous one has arrived,
+/// each region's pixels go to the frame buffer packet by packet from when its last message
+/// arrived, on the same Ring (first come, first served) with the same GPs.
 fn renderers_unbounded(
     frame: &Frame,
     shading: &Shading,
@@ -315,31 +381,102 @@ fn renderers_unbounded(
     feed: Feed,
 ) -> Result<u64, SystemError> {
     let n = spec.renderers;
-    let mut f = Feeder::new(frame, &feed, n);
-    let mut all = Vec::new();
+    let gp = feed.gps.map(|(g, mops)| GpSchedule::new(frame, g, mops));
+    // Each Renderer's messages per port, in order: (ready, words, gp, region, last of it).
+    let mut msgs: Vec<[PortQueue; 2]> = Vec::new();
     for k in 0..n {
         let mut stream = RendererStream::new(&image.table);
-        for (seq, r) in (k..frame.bins.regions.len()).step_by(n).enumerate() {
+        let mut last = (0, 0);
+        let mut q: [PortQueue; 2] = Default::default();
+        for r in (k..frame.bins.regions.len()).step_by(n) {
             let (s, counts) = stream
                 .region(frame, r, shading)
                 .map_err(|e| SystemError(format!("region {r}: {e}")))?;
-            for (i, m) in f.pending(k, r, counts.0, &s, 0).into_iter().enumerate() {
-                all.push((m.ready, seq, i, k, r, m));
+            let p = ready_times(frame, gp.as_ref(), r, counts.0, &s, 0, &mut last);
+            let count = p.len();
+            for (i, m) in p.into_iter().enumerate() {
+                let port = usize::from(m.port == Port::Bs);
+                q[port].push_back((m.ready, m.words, m.gp, r, i + 1 == count));
             }
         }
+        msgs.push(q);
     }
-    all.sort_by_key(|e| (e.0, e.1, e.2, e.3));
-    let mut arrived = std::collections::BTreeMap::new();
-    for (_, _, _, k, r, m) in all {
-        let start = f.place(k, r, &[m])[0];
-        let end = start + m.words * pp5_rtl::clock::RING_DIVIDE;
-        let e = arrived.entry(r).or_insert((k, 0));
-        e.1 = e.1.max(end);
+    Ok(transactions(&mut msgs, feed.ring))
+}
+
+/// The Ring of `channels` carrying `msgs` (per Renderer and port) to Renderers that take
+/// them at once, and each region's pixels from when its last message arrived: the frame
+/// buffer's last word.
+fn transactions(msgs: &mut [[PortQueue; 2]], channels: Option<usize>) -> u64 {
+    let mut ring = Ring::new(channels);
+    let n = msgs.len();
+    // Each Renderer: its ports free from, its packets out (region, words left, ready).
+    let mut port_free = vec![[0u64; 2]; n];
+    let mut out: Vec<std::collections::VecDeque<(usize, u64, u64)>> = vec![Default::default(); n];
+    let region_words = (1 + ARRAY_DIM * ARRAY_DIM) as u64;
+    let mut end = 0;
+    loop {
+        // Every request and the cycle it could go: (cycle, Renderer, what).
+        let mut asks: Vec<(u64, usize, usize)> = Vec::new();
+        for k in 0..n {
+            for p in 0..2 {
+                if let Some(m) = msgs[k][p].front() {
+                    asks.push((m.0.max(port_free[k][p]), k, p));
+                }
+            }
+            if let Some(o) = out[k].front() {
+                asks.push((o.2, k, 2));
+            }
+        }
+        let Some(&(t, _, _)) = asks.iter().min() else {
+            break;
+        };
+        let d = (t.max(ring.next_free().unwrap_or(0)) + 1) & !1;
+        asks.sort_unstable();
+        for (t, k, what) in asks.into_iter().filter(|a| a.0 <= d) {
+            let granted = if what < 2 {
+                let Some(&(_, words, g, r, last)) = msgs[k][what].front() else {
+                    continue;
+                };
+                let Some(e) = ring.grant(Node::Gp(g), Node::Renderer(k), r, words, t, d) else {
+                    break;
+                };
+                msgs[k][what].pop_front();
+                port_free[k][what] = e;
+                if last {
+                    out[k].push_back((r, region_words, e));
+                }
+                true
+            } else {
+                let Some(&(r, left, _)) = out[k].front() else {
+                    continue;
+                };
+                let words = if left == region_words {
+                    FB_PACKET + 1
+                } else {
+                    FB_PACKET
+                };
+                let words = words.min(left);
+                let Some(e) = ring.grant(Node::Renderer(k), Node::FrameBuffer, r, words, t, d)
+                else {
+                    break;
+                };
+                end = end.max(e);
+                let o = out[k].front_mut().map(|o| {
+                    o.1 -= words;
+                    o.2 = e;
+                    o.1
+                });
+                if o == Some(0) {
+                    out[k].pop_front();
+                    if let Some(next) = out[k].front_mut() {
+                        next.2 = next.2.max(e);
+                    }
+                }
+                true
+            };
+            debug_assert!(granted);
+        }
     }
-    let sends: Vec<FbSend> = arrived
-        .into_iter()
-        .map(|(r, (k, at))| (k, r, at, (1 + ARRAY_DIM * ARRAY_DIM) as u64))
-        .collect();
-    let fb = feed::place_fb(&mut f.ring, &sends);
-    Ok(fb.max(f.ring.end()))
+    end.max(ring.end())
 }

@@ -14,6 +14,7 @@
 mod assemble;
 mod board;
 pub mod bounds;
+mod cosim;
 pub mod feed;
 pub mod gp_cost;
 pub mod ring;
@@ -28,7 +29,6 @@ use crate::engine::{Sim, SimOptions, StopReason};
 use crate::stream::Stream;
 use board::Board;
 pub use feed::Feed;
-use feed::{FbSend, Feeder};
 use gp_cost::GpSchedule;
 use rayon::prelude::*;
 use ring::Ring;
@@ -115,6 +115,10 @@ pub struct FeedRun {
     pub waits: Vec<Vec<(u64, bool)>>,
     /// The cycle the frame buffer received the last region's last word.
     pub fb_end: u64,
+    /// Messages that asked for the Ring in the first slot after the GPs had them ready (the
+    /// GPs may have delayed them). None: faster GPs would give the same frame, cycle for
+    /// cycle.
+    pub gp_waits: usize,
 }
 
 /// A problem that stopped a Renderer.
@@ -192,17 +196,19 @@ pub fn run_frame(
         b.queue(prologue);
         Ok(())
     })?;
+    if let Some(f) = feed {
+        let (boards, feed_run) = cosim::run(frame, shading, boards, policy, f, progress)?;
+        let mut run = assemble::assemble(frame, boards, width, height)?;
+        run.cycles = run.cycles.max(feed_run.fb_end);
+        run.feed = Some(feed_run);
+        return Ok(run);
+    }
     let regions = frame.bins.regions.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    // Unbounded GPs and Ring: today's model, every message as soon as the port takes it.
-    let mut feeder = feeder_for(frame, feed, &mut boards);
     match policy {
         Policy::RoundRobin => {
             for r in 0..regions {
                 boards[r % n].pending.push_back(r);
-            }
-            if let Some(f) = &mut feeder {
-                plan_round_robin(f, &mut boards, shading)?;
             }
             boards.par_iter_mut().try_for_each(|b| {
                 b.run(frame, shading, true)?;
@@ -228,9 +234,6 @@ pub fn run_frame(
                         && (batch.is_empty() || boards[i].sim.board.cycle < first + bound)
                     {
                         let now = boards[i].sim.board.cycle;
-                        if let Some(f) = &mut feeder {
-                            place_handed_out(f, &mut boards[i], next, shading, now)?;
-                        }
                         boards[i].send_at(frame, next, shading, Some(now))?;
                         next += 1;
                         batch.push(i);
@@ -247,124 +250,7 @@ pub fn run_frame(
                 .try_for_each(|b| b.run(frame, shading, true))?;
         }
     }
-    let feed_run = feed.map(|f| finish_feed(f, feeder, &mut boards));
-    let mut run = assemble::assemble(frame, boards, width, height)?;
-    if let Some(f) = &feed_run {
-        run.cycles = run.cycles.max(f.fb_end);
-    }
-    run.feed = feed_run;
-    Ok(run)
-}
-
-/// The GPs and the Ring when they bound anything (unbounded both: today's model, every
-/// message as soon as the port takes it); with a feed, the boards record their IGC's waits.
-fn feeder_for<'f>(
-    frame: &'f Frame,
-    feed: Option<Feed>,
-    boards: &mut [Board],
-) -> Option<Feeder<'f>> {
-    if feed.is_some() {
-        for b in boards.iter_mut() {
-            b.waits = Some(Vec::new());
-        }
-    }
-    feed.filter(|f| f.gps.is_some() || f.ring.is_some())
-        .map(|f| Feeder::new(frame, &f, boards.len()))
-}
-
-/// Next free: region `r`, handed to board `b` at cycle `now`, placed on the Ring (its stream
-/// built ahead on a copy of the board's stream state, to size it).
-fn place_handed_out(
-    f: &mut Feeder,
-    b: &mut Board,
-    r: usize,
-    shading: &Shading,
-    now: u64,
-) -> Result<(), SystemError> {
-    let mut probe = b.stream.clone();
-    let (s, counts) = probe
-        .region(f.frame, r, shading)
-        .map_err(|e| SystemError(format!("region {r}: {e}")))?;
-    let msgs = f.pending(b.index, r, counts.0, &s, now - b.boot_end);
-    let boot = b.boot_end;
-    let ats = f.place(b.index, r, &msgs);
-    b.arrivals
-        .insert(r, ats.into_iter().map(|a| a + boot).collect());
-    Ok(())
-}
-
-/// Round robin: every Renderer's regions are known, so each region stream's messages are
-/// built ahead (to size them) and placed on the Ring in the order they are ready (ties: each
-/// Renderer's next message in turn), and each board is given its messages' arrival times.
-fn plan_round_robin(
-    f: &mut Feeder,
-    boards: &mut [Board],
-    shading: &Shading,
-) -> Result<(), SystemError> {
-    let mut all = Vec::new();
-    for b in boards.iter() {
-        let mut probe = b.stream.clone();
-        for (seq, &r) in b.pending.iter().enumerate() {
-            let (s, counts) = probe
-                .region(f.frame, r, shading)
-                .map_err(|e| SystemError(format!("region {r}: {e}")))?;
-            for (i, m) in f
-                .pending(b.index, r, counts.0, &s, 0)
-                .into_iter()
-                .enumerate()
-            {
-                all.push((m.ready, seq, i, b.index, r, m));
-            }
-        }
-    }
-    all.sort_by_key(|e| (e.0, e.1, e.2, e.3));
-    for (_, _, _, k, r, m) in all {
-        let start = f.place(k, r, &[m])[0];
-        let boot = boards[k].boot_end;
-        boards[k].arrivals.entry(r).or_default().push(start + boot);
-    }
-    Ok(())
-}
-
-/// After the Renderers ran: their frame-buffer transfers placed on the Ring, and what the
-/// feed did, from the frame's start (the end of the boot).
-fn finish_feed(feed: Feed, feeder: Option<Feeder>, boards: &mut [Board]) -> FeedRun {
-    let (gp, mut ring) = match feeder {
-        Some(f) => (f.gp, f.ring),
-        None => (None, Ring::new(None)),
-    };
-    let mut sends: Vec<FbSend> = Vec::new();
-    let mut waits = Vec::new();
-    for b in boards.iter_mut() {
-        let boot = b.boot_end;
-        let out = b
-            .sim
-            .tx
-            .iter()
-            .filter(|m| m.words.first() == Some(&super::region::FRAME_BUFFER));
-        for (plan, m) in b.plans.iter().zip(out) {
-            sends.push((
-                b.index,
-                plan.region,
-                m.start.saturating_sub(boot),
-                m.words.len() as u64,
-            ));
-        }
-        let w = b.waits.take().unwrap_or_default();
-        waits.push(
-            w.into_iter()
-                .map(|(c, on)| (c.saturating_sub(boot), on))
-                .collect(),
-        );
-    }
-    let fb_end = feed::place_fb(&mut ring, &sends);
-    FeedRun {
-        feed,
-        gp,
-        ring,
-        waits,
-        fb_end,
-    }
+    assemble::assemble(frame, boards, width, height)
 }
 
 /// The IGC cycles of a region without primitives on a fresh board whose array is already

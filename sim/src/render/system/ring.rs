@@ -1,9 +1,10 @@
 //! The Ring as a shared resource, at the level of transfers (docs/rendering.md, "The Ring"):
-//! channels of 32-bit words at 20 MHz, each message occupying one channel for its words
-//! (destination word included) from its start; a message starts at the earliest time it is
-//! ready, its receiver's port is free (a port takes one word per 20 MHz slot, so messages to
-//! one port follow each other), and some channel is free for its whole length (first fit, in
-//! the order messages are placed). Contention makes a sender wait.
+//! channels of 32-bit words at 20 MHz, each message (or frame-buffer packet) occupying one
+//! channel for its words (destination word included) from the 20 MHz slot it is granted. The
+//! system's boards and the Ring are stepped together in time order (`cosim.rs`): a sender
+//! asks for a channel when its receiver can take the message (RxReady) or its port has a
+//! packet to send, and is granted the lowest channel free at that cycle, or waits for one
+//! (first come, first served). Contention makes a sender wait.
 
 use pp5_rtl::clock::RING_DIVIDE;
 
@@ -42,81 +43,56 @@ pub struct Transfer {
 pub struct Ring {
     /// Channels (`None`: as many as there are messages at once: unbounded).
     limit: Option<usize>,
-    /// Each channel's busy intervals, sorted, disjoint.
-    busy: Vec<Vec<(u64, u64)>>,
-    /// When each receiving port is free again: (node, port).
-    port_free: std::collections::HashMap<(Node, u8), u64>,
-    /// Every message placed.
+    /// The cycle each channel is free from.
+    free: Vec<u64>,
+    /// Each channel's busy cycles.
+    busy: Vec<u64>,
+    /// Every message granted, in the order granted.
     pub transfers: Vec<Transfer>,
-}
-
-/// The earliest start ≥ `t` of an interval of `len` cycles among sorted disjoint `busy`.
-fn first_fit(busy: &[(u64, u64)], t: u64, len: u64) -> u64 {
-    let mut s = t;
-    let from = busy.partition_point(|b| b.1 <= s);
-    for b in &busy[from..] {
-        if s + len <= b.0 {
-            break;
-        }
-        s = s.max(b.1);
-    }
-    s
 }
 
 impl Ring {
     /// A Ring of `channels` channels (`None`: unbounded).
     pub fn new(channels: Option<usize>) -> Ring {
-        let n = channels.unwrap_or(1).max(1);
+        let n = channels.unwrap_or(0);
         Ring {
             limit: channels,
-            busy: vec![Vec::new(); n],
-            port_free: Default::default(),
+            free: vec![0; n],
+            busy: vec![0; n],
             transfers: Vec::new(),
         }
     }
 
     /// Channels in use (for an unbounded Ring: the most used at once).
     pub fn channels(&self) -> usize {
-        self.busy.len()
+        self.free.len()
     }
 
-    /// Place a message of `words` words (destination included) ready at `ready`, to `port`
-    /// of `to` when the receiver takes one message at a time (`None`: the frame buffer, which
-    /// takes every channel at once). Returns when its first word goes out.
-    pub fn place(
+    /// Grant a message of `words` words (destination included) from `from` to `to`, asked
+    /// for at `ready`, the lowest channel free at cycle `now` (an unbounded Ring adds one
+    /// when none is). Returns the cycle its channel is free again, or `None`: every channel
+    /// is busy, the sender waits.
+    pub fn grant(
         &mut self,
         from: Node,
         to: Node,
-        port: Option<u8>,
         region: usize,
         words: u64,
         ready: u64,
-    ) -> u64 {
-        let len = words * RING_DIVIDE;
-        let key = port.map(|p| (to, p));
-        let t = key
-            .and_then(|k| self.port_free.get(&k).copied())
-            .unwrap_or(0)
-            .max(ready);
-        let (channel, start) = self
-            .busy
-            .iter()
-            .enumerate()
-            .map(|(c, b)| (c, first_fit(b, t, len)))
-            .min_by_key(|&(c, s)| (s, c))
-            .unwrap_or((0, t));
-        let (channel, start) = if self.limit.is_none() && start > t {
-            self.busy.push(Vec::new());
-            (self.busy.len() - 1, t)
-        } else {
-            (channel, start)
+        now: u64,
+    ) -> Option<u64> {
+        let channel = match self.free.iter().position(|&f| f <= now) {
+            Some(c) => c,
+            None if self.limit.is_none() => {
+                self.free.push(0);
+                self.busy.push(0);
+                self.free.len() - 1
+            }
+            None => return None,
         };
-        let b = &mut self.busy[channel];
-        let k = b.partition_point(|x| x.0 < start);
-        b.insert(k, (start, start + len));
-        if let Some(k) = key {
-            self.port_free.insert(k, start + len);
-        }
+        let end = now + words * RING_DIVIDE;
+        self.free[channel] = end;
+        self.busy[channel] += end - now;
         self.transfers.push(Transfer {
             channel,
             from,
@@ -124,18 +100,23 @@ impl Ring {
             region,
             words,
             ready,
-            start,
-            end: start + len,
+            start: now,
+            end,
         });
-        start
+        Some(end)
+    }
+
+    /// The earliest cycle a channel is free from (`None`: unbounded, always one free).
+    pub fn next_free(&self) -> Option<u64> {
+        match self.limit {
+            Some(_) => self.free.iter().copied().min(),
+            None => None,
+        }
     }
 
     /// Each channel's busy cycles.
     pub fn busy(&self) -> Vec<u64> {
-        self.busy
-            .iter()
-            .map(|b| b.iter().map(|x| x.1 - x.0).sum())
-            .collect()
+        self.busy.clone()
     }
 
     /// The cycle the last message ends.
@@ -150,28 +131,32 @@ mod tests {
 
     #[test]
     fn contention_makes_a_sender_wait() {
-        let mut r = Ring::new(Some(1));
-        let a = r.place(Node::Gp(0), Node::Renderer(0), Some(0), 0, 10, 0);
-        let b = r.place(Node::Gp(1), Node::Renderer(1), Some(0), 1, 10, 4);
-        assert_eq!((a, b), (0, 20));
-        // A gap that fits is used.
-        let c = r.place(Node::Gp(2), Node::Renderer(2), Some(0), 2, 3, 100);
-        let d = r.place(Node::Gp(3), Node::Renderer(3), Some(0), 3, 2, 40);
-        assert_eq!((c, d), (100, 40));
-        // Two channels: both at once; one port: one after the other.
-        let mut r = Ring::new(Some(2));
-        assert_eq!(r.place(Node::Gp(0), Node::Renderer(0), Some(0), 0, 5, 0), 0);
-        assert_eq!(r.place(Node::Gp(1), Node::Renderer(1), Some(0), 0, 5, 0), 0);
+        let (g, r) = (Node::Gp(0), Node::Renderer(0));
+        let mut ring = Ring::new(Some(1));
+        assert_eq!(ring.grant(g, r, 0, 10, 0, 0), Some(20));
+        assert_eq!(ring.grant(g, r, 1, 10, 4, 4), None);
+        assert_eq!(ring.next_free(), Some(20));
+        assert_eq!(ring.grant(g, r, 1, 10, 4, 20), Some(40));
+        assert_eq!(ring.transfers[1].ready, 4);
+        assert_eq!(ring.busy(), vec![40]);
+        // Two channels: two at once, the lowest free first.
+        let mut ring = Ring::new(Some(2));
+        assert_eq!(ring.grant(g, r, 0, 5, 0, 0), Some(10));
+        assert_eq!(ring.grant(g, r, 0, 3, 0, 0), Some(6));
+        assert_eq!(ring.grant(g, r, 0, 1, 0, 2), None);
+        assert_eq!(ring.next_free(), Some(6));
         assert_eq!(
-            r.place(Node::Gp(1), Node::Renderer(1), Some(0), 0, 5, 0),
-            10
+            ring.grant(g, r, 0, 1, 2, 6)
+                .map(|_| ring.transfers[2].channel),
+            Some(1)
         );
         // Unbounded: a new channel rather than a wait.
-        let mut r = Ring::new(None);
-        for k in 0..5 {
-            assert_eq!(r.place(Node::Gp(k), Node::FrameBuffer, None, 0, 5, 0), 0);
+        let mut ring = Ring::new(None);
+        for _ in 0..5 {
+            assert!(ring.grant(g, Node::FrameBuffer, 0, 5, 0, 0).is_some());
         }
-        assert_eq!(r.channels(), 5);
-        assert_eq!(r.busy(), vec![10; 5]);
+        assert_eq!(ring.next_free(), None);
+        assert_eq!(ring.channels(), 5);
+        assert_eq!(ring.busy(), vec![10; 5]);
     }
 }
