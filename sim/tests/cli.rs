@@ -214,7 +214,14 @@ fn the_default_view_opens_on_the_igc_and_the_array() {
         groups.iter().skip_while(|g| !g.1).all(|g| g.1),
         "{groups:?}"
     );
-    assert!(gtkw.contains("\nrenderer.igc.command\n") && gtkw.contains("\nrenderer.cycle[63:0]\n"));
+    assert!(gtkw.contains("\nrenderer.igc.command\n") && gtkw.contains("\nrenderer.cycle[26:0]\n"));
+    // `renderer.cycle` is as wide as the default cycle limit (100,000,000) needs: 27 bits.
+    let vcd_text = std::fs::read_to_string(&vcd).expect("vcd");
+    let decl = vcd_text.lines().find(|l| l.ends_with(" cycle $end"));
+    assert!(
+        decl.is_some_and(|l| l.starts_with("$var wire 27 ")),
+        "{decl:?}"
+    );
     // The command's name and the cycle number in the waveform, as the report has them.
     let text = std::fs::read_to_string(&vcd).expect("vcd");
     assert!(

@@ -8,7 +8,6 @@
 
 use super::plane::{self, Plane, PLANE_WORDS};
 use super::{emc_of, ArrayOp, BSource, EmcArray, MEM_BITS};
-use crate::flow_control::{FlowControl, PeFlowState};
 use crate::trace::{bit, Tracer};
 
 /// What a probe pixel saw in the last cycle, packed for its waveform record: the ALU's
@@ -130,32 +129,13 @@ impl Probe {
     }
 }
 
-impl EmcArray {
-    /// Trace the probe pixels as sibling scopes `pixel_<x>_<y>` of the caller's scope.
-    /// With each probe's flow-control state: active bit, branch counter, loop state.
-    /// Each holds two records: the ALU view ([`decode_probe_alu`]) and the EMC and flow-control
-    /// view ([`decode_probe_place`]).
+impl Probe {
+    /// The probe's ALU view as a record of the caller's scope (the pixel's): Enable, Carry
+    /// and the ALU's inputs and outputs of the last cycle ([`decode_probe_alu`]).
     #[inline]
-    pub fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, fc: &FlowControl, probes: &[Probe]) {
-        for p in probes {
-            let get = |pl: &Plane| pl.get(p.word).is_some_and(|&w| w >> p.shift & 1 != 0);
-            let fc_bits = if fc.all_active {
-                // Every PE active: the view every probe has (see `FlowControl::pe_view`).
-                1 << 9
-            } else {
-                let (fc_active, fc_bcnt, fc_state) = fc.pe_view(p.x, p.y);
-                (fc_active as u64) << 9
-                    | (fc_bcnt as u64 & 0x1f) << 10
-                    | fc_state_code(fc_state) << 16
-            };
-            let regs = get(&self.enable) as u64 | (get(&self.carry) as u64) << 1;
-            // Two records: the ALU view changes most cycles, the rest seldom (the writer
-            // thread decodes only a record whose words changed).
-            t.push_scope(&p.scope);
-            t.record_group(&[p.sample, regs], decode_probe_alu);
-            t.record_group(&[fc_bits | p.emc << 24], decode_probe_place);
-            t.pop_scope();
-        }
+    pub fn trace_alu<T: Tracer + ?Sized>(&self, t: &mut T, array: &EmcArray) {
+        let regs = self.bit(&array.enable) as u64 | (self.bit(&array.carry) as u64) << 1;
+        t.record_group(&[self.sample, regs], decode_probe_alu);
     }
 }
 
@@ -171,30 +151,7 @@ pub(super) fn probe_outputs(s: u64) -> (bool, bool, bool, bool) {
     (alu_out, carry_out, written, written && alu_out)
 }
 
-/// The code of a probe's flow-control state in its record word.
-fn fc_state_code(s: PeFlowState) -> u64 {
-    match s {
-        PeFlowState::Active => 0,
-        PeFlowState::Branch => 1,
-        PeFlowState::Break => 2,
-        PeFlowState::Continue => 3,
-        PeFlowState::Call => 4,
-    }
-}
-
-/// The states by [`fc_state_code`].
-const FC_STATES: [PeFlowState; 8] = [
-    PeFlowState::Active,
-    PeFlowState::Branch,
-    PeFlowState::Break,
-    PeFlowState::Continue,
-    PeFlowState::Call,
-    PeFlowState::Active,
-    PeFlowState::Active,
-    PeFlowState::Active,
-];
-
-/// A probe pixel's Enable, Carry and ALU signals, from the words [`EmcArray::trace_probes`]
+/// A probe pixel's Enable, Carry and ALU signals, from the words [`Probe::trace_alu`]
 /// packs: the ALU sample (see [`probe_bits`]), then Enable and Carry.
 fn decode_probe_alu(w: &[u64], t: &mut dyn Tracer) {
     let [s, regs] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
@@ -221,16 +178,6 @@ fn decode_probe_alu(w: &[u64], t: &mut dyn Tracer) {
         "mem_wdata",
     ];
     t.bits_packed(&BITS, bits);
-}
-
-/// A probe pixel's EMC and flow-control view, from the word [`EmcArray::trace_probes`] packs.
-fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
-    t.bits("emc", 6, w >> 24 & 0x3f);
-    bit(t, "fc_active", w >> 9 & 1 != 0);
-    t.bits("fc_bcnt", 5, w >> 10 & 0x1f);
-    let state = FC_STATES[(w >> 16 & 7) as usize];
-    t.text_static("fc_state", state.name());
 }
 
 /// The B source names of the `emc_array` scope, by the code [`EmcArray`]'s trace packs.

@@ -3,10 +3,45 @@
 //! (`TraceCtx::fc_key`, bumped in every cycle in which the unit changed).
 
 use super::stacks::STACK_DEPTH;
-use super::FlowControl;
+use super::{FlowControl, PeFlowState};
 use crate::trace::{bit, Tracer};
 
+/// The states by their code in a probe's word ([`FlowControl::pe_word`]).
+const PE_STATES: [PeFlowState; 8] = [
+    PeFlowState::Active,
+    PeFlowState::Branch,
+    PeFlowState::Break,
+    PeFlowState::Continue,
+    PeFlowState::Call,
+    PeFlowState::Active,
+    PeFlowState::Active,
+    PeFlowState::Active,
+];
+
 impl FlowControl {
+    /// The flow-control view of the PE at pixel (x, y) as a probe's record packs it: the
+    /// active bit at bit 9, the branch counter at bits 10-14, the state's code at bits 16-18
+    /// ([`FlowControl::decode_pe_word`] shows them).
+    #[inline]
+    pub fn pe_word(&self, x: usize, y: usize) -> u64 {
+        if self.all_active {
+            // Every PE active: the view every probe has (see `FlowControl::pe_view`).
+            return 1 << 9;
+        }
+        let (active, bcnt, state) = self.pe_view(x, y);
+        let code = PE_STATES.iter().position(|&s| s == state).unwrap_or(0) as u64;
+        (active as u64) << 9 | (bcnt as u64 & 0x1f) << 10 | code << 16
+    }
+
+    /// The signals `fc_active`, `fc_bcnt` and `fc_state` of a probe from its
+    /// [`FlowControl::pe_word`] (other bits of `w` are ignored).
+    pub fn decode_pe_word(w: u64, t: &mut dyn Tracer) {
+        bit(t, "fc_active", w >> 9 & 1 != 0);
+        t.bits("fc_bcnt", 5, w >> 10 & 0x1f);
+        let state = PE_STATES[(w >> 16 & 7) as usize];
+        t.text_static("fc_state", state.name());
+    }
+
     /// Trace the unit as scope `fc`, skipped while `key` (which must change whenever the
     /// unit does) is unchanged. The key check inline (the scope is skipped in most cycles),
     /// the walk out of line.

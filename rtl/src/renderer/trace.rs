@@ -10,6 +10,7 @@
 use super::{leds_from, Renderer};
 use crate::clock::ring_enable;
 use crate::emc_array::Probe;
+use crate::flow_control::FlowControl;
 use crate::status::ST_AEO_STRIPES;
 use crate::trace::{bit, Traced, Tracer};
 use std::sync::Arc;
@@ -49,6 +50,9 @@ pub struct TraceCtx {
     /// unit, the IGC port's message unit): must change whenever one of them may have changed
     /// since the last walk, and never repeat a value.
     pub slow_key: u64,
+    /// The largest cycle number the run can reach (its cycle limit): `renderer.cycle` is as
+    /// wide as that needs. 0: not known, 64 bits.
+    pub max_cycle: u64,
 }
 
 impl TraceCtx {
@@ -62,6 +66,14 @@ impl TraceCtx {
         } else {
             let c = board.cycle << 1 | 1;
             (c, c)
+        }
+    }
+
+    /// The width of `renderer.cycle`: the bits of [`TraceCtx::max_cycle`] (64 when unknown).
+    pub fn cycle_bits(&self) -> u32 {
+        match self.max_cycle {
+            0 => 64,
+            m => 64 - m.leading_zeros(),
         }
     }
 }
@@ -116,7 +128,7 @@ impl Renderer {
         }
         // The cycle number, as the reports count cycles (a simulation annotation: the
         // hardware has no such counter), so a cursor in the viewer reads the report's cycles.
-        t.bits("cycle", 64, self.cycle);
+        t.bits("cycle", ctx.cycle_bits(), self.cycle);
         // Changes every other cycle: cheaper walked than in the record.
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
         t.record_group(
@@ -159,7 +171,53 @@ impl Renderer {
             t.end_group();
         }
         self.array.trace(t, &self.record.array_op);
-        self.array.trace_probes(t, &self.igc.fc, &ctx.probes);
+        self.trace_probes(t, &ctx.probes);
         t.pop_scope();
+    }
+
+    /// The probe pixels as sibling scopes `pixel_<x>_<y>` of `renderer`, each with two
+    /// records: the ALU view ([`Probe::trace_alu`]), and the EMC and flow-control view
+    /// ([`decode_probe_place`]), which changes seldom (the writer thread decodes only a record
+    /// whose words changed).
+    #[inline]
+    fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, probes: &[Probe]) {
+        for p in probes {
+            t.push_scope(&p.scope);
+            p.trace_alu(t, &self.array);
+            t.record_group(
+                &[self.igc.fc.pe_word(p.x, p.y) | p.emc << 24],
+                decode_probe_place,
+            );
+            t.pop_scope();
+        }
+    }
+}
+
+/// A probe pixel's EMC and flow-control view, from the word [`Renderer::trace_probes`] packs.
+fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
+    let w = w.first().copied().unwrap_or(0);
+    t.bits("emc", 6, w >> 24 & 0x3f);
+    FlowControl::decode_pe_word(w, t);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TraceCtx;
+
+    #[test]
+    fn the_cycle_number_is_as_wide_as_the_limit_needs() {
+        let width = |max_cycle| {
+            TraceCtx {
+                max_cycle,
+                ..TraceCtx::default()
+            }
+            .cycle_bits()
+        };
+        assert_eq!(width(0), 64);
+        assert_eq!(width(1), 1);
+        assert_eq!(width(100_000_000), 27);
+        assert_eq!(width((1 << 27) - 1), 27);
+        assert_eq!(width(1 << 27), 28);
+        assert_eq!(width(u64::MAX), 64);
     }
 }

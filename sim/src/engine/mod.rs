@@ -174,6 +174,8 @@ impl Sim {
         for &(x, y) in &opts.probes {
             trace.add_probe(x, y, &board);
         }
+        // `renderer.cycle` as wide as the cycle limit needs.
+        trace.ctx.max_cycle = opts.max_cycles;
         // The waveform's `renderer.igc.command`: the table's names by dispatch index.
         trace.ctx.command_names = (0..=u8::MAX)
             .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())

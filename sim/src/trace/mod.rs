@@ -16,7 +16,7 @@
 //!   - VCD: `string` variables (`$var string 1 <id> name $end`, changes `s<text> <id>`).
 //!     VCD tokens cannot hold whitespace, so spaces and control characters are written as
 //!     `_`, and the empty text is written as `-`.
-//!   - FST: `fst-writer` 0.3 has no variable-length string signals, so a text is written as
+//!   - FST: the writer (`fst.rs`) has no variable-length string signals; a text is written as
 //!     a [`FST_TEXT_BITS`]-bit vector holding its first [`FST_TEXT_CHARS`] bytes, 8 bits per
 //!     byte, the first byte in the most significant bits and NUL bytes as padding. In
 //!     GTKWave choose *Data Format → ASCII* (the `.gtkw` written by [`write_gtkw`] already
@@ -28,7 +28,7 @@
 //!   unknown (`x`) and hold the first real values at `W * CYCLE_PS`. In a VCD that is a
 //!   `$dumpvars` block at `#0` setting the wires to `x` (string variables, which have no
 //!   unknown value, are left out of it), followed at `#W*CYCLE_PS` by the first sample as
-//!   ordinary changes; in an FST it is the initial all-`x` frame, which `fst-writer` always
+//!   ordinary changes; in an FST it is the initial all-`x` frame, which the FST writer always
 //!   places at time 0. No known value lies outside the window.
 //!
 //! # Failure behaviour
@@ -41,7 +41,7 @@
 
 pub mod board;
 mod decode;
-mod fst;
+pub(crate) mod fst;
 pub mod gtkw;
 mod sampler;
 mod vcd;
@@ -453,168 +453,194 @@ struct Layout {
     unmatched: Option<UnmatchedScopes>,
 }
 
+/// A scope of the walk while the layout is built: declared once a selected signal needs it.
 struct Frame {
     name: String,
     path: String,
     emitted: bool,
 }
 
-impl Layout {
-    /// Name of the scope that wraps a walk with signals outside any scope.
-    const SYNTHETIC_TOP: &'static str = "top";
+/// Name of the scope that wraps a walk with signals outside any scope.
+const SYNTHETIC_TOP: &str = "top";
 
-    fn build(events: Vec<RawEvent>, cfg: &TraceConfig, text_width: u32) -> io::Result<Layout> {
-        // Validate the shape first; signals outside every scope (or a walk without scopes)
-        // get a synthetic top scope.
-        let mut depth = 0usize;
-        let mut has_scope = false;
-        let mut sig_at_root = false;
-        for e in &events {
-            match e {
-                RawEvent::Push(name) => {
-                    if name.len() > MAX_NAME_LEN {
-                        return Err(invalid_input(format!("scope name too long: {name:.40}...")));
-                    }
-                    depth += 1;
-                    has_scope = true;
+/// Checks the walk's shape: balanced scopes, names and widths within the limits. Returns
+/// whether the walk needs a synthetic top scope (it has signals outside every scope, or no
+/// scope at all).
+fn check_shape(events: &[RawEvent]) -> io::Result<bool> {
+    let mut depth = 0usize;
+    let mut has_scope = false;
+    let mut sig_at_root = false;
+    for e in events {
+        match e {
+            RawEvent::Push(name) => {
+                if name.len() > MAX_NAME_LEN {
+                    return Err(invalid_input(format!("scope name too long: {name:.40}...")));
                 }
-                RawEvent::Pop => {
-                    if depth == 0 {
-                        return Err(invalid_data("pop_scope without a matching push_scope"));
-                    }
-                    depth -= 1;
+                depth += 1;
+                has_scope = true;
+            }
+            RawEvent::Pop => {
+                if depth == 0 {
+                    return Err(invalid_data("pop_scope without a matching push_scope"));
                 }
-                RawEvent::Sig {
-                    name,
-                    width,
-                    is_text,
-                } => {
-                    if name.len() > MAX_NAME_LEN {
-                        return Err(invalid_input(format!(
-                            "signal name too long: {name:.40}..."
-                        )));
-                    }
-                    if !is_text && !(1..=64).contains(width) {
-                        return Err(invalid_input(format!(
-                            "signal `{name}` has width {width}; widths must be 1..=64"
-                        )));
-                    }
-                    sig_at_root |= depth == 0;
+                depth -= 1;
+            }
+            RawEvent::Sig {
+                name,
+                width,
+                is_text,
+            } => {
+                if name.len() > MAX_NAME_LEN {
+                    return Err(invalid_input(format!(
+                        "signal name too long: {name:.40}..."
+                    )));
                 }
+                if !is_text && !(1..=64).contains(width) {
+                    return Err(invalid_input(format!(
+                        "signal `{name}` has width {width}; widths must be 1..=64"
+                    )));
+                }
+                sig_at_root |= depth == 0;
             }
         }
-        let wrap = !has_scope || sig_at_root;
+    }
+    Ok(!has_scope || sig_at_root)
+}
 
-        let mut items = Vec::new();
-        let mut entries = Vec::new();
-        let mut nslots = 0;
-        let mut signals = Vec::new();
-        let mut stack: Vec<Frame> = Vec::new();
-        let mut top_done = false;
-        let mut check = ScopeCheck::new(cfg);
+/// The layout as it is built from the walk's events, one event at a time.
+struct LayoutBuilder<'a> {
+    cfg: &'a TraceConfig,
+    text_width: u32,
+    layout: Layout,
+    stack: Vec<Frame>,
+    /// The top scope (with the writer's `clk`) is declared.
+    top_done: bool,
+    check: ScopeCheck<'a>,
+}
 
-        fn declare_top(items: &mut Vec<DeclItem>, signals: &mut Vec<SignalInfo>, path: &str) {
-            items.push(DeclItem::Clk);
-            signals.push(SignalInfo {
-                path: format!("{path}.clk"),
-                width: 1,
-                is_text: false,
-            });
+impl LayoutBuilder<'_> {
+    /// Declare scope `frame` as the top one, with the writer's `clk` first in it.
+    fn top(&mut self, mut frame: Frame) {
+        let l = &mut self.layout;
+        l.items.push(DeclItem::Scope(frame.name.clone()));
+        l.items.push(DeclItem::Clk);
+        l.signals.push(SignalInfo {
+            path: format!("{}.clk", frame.path),
+            width: 1,
+            is_text: false,
+        });
+        frame.emitted = true;
+        self.top_done = true;
+        self.stack.push(frame);
+    }
+
+    /// The full path of `name` in the current scope.
+    fn path(&self, name: &str) -> String {
+        match self.stack.last() {
+            Some(f) => format!("{}.{}", f.path, name),
+            None => name.to_string(),
         }
+    }
 
-        if wrap {
-            let name = Self::SYNTHETIC_TOP.to_string();
-            items.push(DeclItem::Scope(name.clone()));
-            declare_top(&mut items, &mut signals, &name);
-            stack.push(Frame {
-                path: name.clone(),
+    fn push(&mut self, name: String) {
+        let frame = Frame {
+            path: self.path(&name),
+            name,
+            emitted: false,
+        };
+        if self.top_done {
+            self.stack.push(frame);
+        } else {
+            self.top(frame);
+        }
+    }
+
+    fn pop(&mut self) {
+        if let Some(f) = self.stack.pop() {
+            if f.emitted {
+                self.layout.items.push(DeclItem::Up);
+            }
+        }
+    }
+
+    /// A signal: declared (with the scopes above it not declared yet) if selected.
+    fn sig(&mut self, name: String, width: u32, is_text: bool) -> io::Result<()> {
+        let path = self.path(&name);
+        self.check.signal(&path);
+        let l = &mut self.layout;
+        let slot = if self.cfg.selects(&path) {
+            for f in self.stack.iter_mut().filter(|f| !f.emitted) {
+                l.items.push(DeclItem::Scope(f.name.clone()));
+                f.emitted = true;
+            }
+            let slot = l.nslots;
+            l.nslots += 1;
+            l.items.push(DeclItem::Var {
+                slot,
                 name,
-                emitted: true,
+                width,
+                is_text,
             });
-            top_done = true;
-        }
+            l.signals.push(SignalInfo {
+                path,
+                width: if is_text { self.text_width } else { width },
+                is_text,
+            });
+            u32::try_from(slot).map_err(|_| invalid_input("too many signals"))?
+        } else {
+            NOT_SELECTED
+        };
+        l.entries.push(Entry {
+            width,
+            is_text,
+            slot,
+        });
+        Ok(())
+    }
+}
 
+impl Layout {
+    /// The layout of a walk's events for the selection `cfg`; text signals are declared
+    /// `text_width` bits wide.
+    fn build(events: Vec<RawEvent>, cfg: &TraceConfig, text_width: u32) -> io::Result<Layout> {
+        let wrap = check_shape(&events)?;
+        let mut b = LayoutBuilder {
+            cfg,
+            text_width,
+            layout: Layout {
+                items: Vec::new(),
+                entries: Vec::new(),
+                nslots: 0,
+                signals: Vec::new(),
+                unmatched: None,
+            },
+            stack: Vec::new(),
+            top_done: false,
+            check: ScopeCheck::new(cfg),
+        };
+        if wrap {
+            b.top(Frame {
+                name: SYNTHETIC_TOP.to_string(),
+                path: SYNTHETIC_TOP.to_string(),
+                emitted: false,
+            });
+        }
         for e in events {
             match e {
-                RawEvent::Push(name) => {
-                    let path = match stack.last() {
-                        Some(f) => format!("{}.{}", f.path, name),
-                        None => name.clone(),
-                    };
-                    let mut frame = Frame {
-                        name,
-                        path,
-                        emitted: false,
-                    };
-                    if !top_done {
-                        items.push(DeclItem::Scope(frame.name.clone()));
-                        declare_top(&mut items, &mut signals, &frame.path);
-                        frame.emitted = true;
-                        top_done = true;
-                    }
-                    stack.push(frame);
-                }
-                RawEvent::Pop => {
-                    if let Some(f) = stack.pop() {
-                        if f.emitted {
-                            items.push(DeclItem::Up);
-                        }
-                    }
-                }
+                RawEvent::Push(name) => b.push(name),
+                RawEvent::Pop => b.pop(),
                 RawEvent::Sig {
                     name,
                     width,
                     is_text,
-                } => {
-                    let path = match stack.last() {
-                        Some(f) => format!("{}.{}", f.path, name),
-                        None => name.clone(),
-                    };
-                    check.signal(&path);
-                    let selected = cfg.selects(&path);
-                    let slot = if selected {
-                        for f in stack.iter_mut().filter(|f| !f.emitted) {
-                            items.push(DeclItem::Scope(f.name.clone()));
-                            f.emitted = true;
-                        }
-                        let slot = nslots;
-                        nslots += 1;
-                        let declared = if is_text { text_width } else { width };
-                        items.push(DeclItem::Var {
-                            slot,
-                            name,
-                            width,
-                            is_text,
-                        });
-                        signals.push(SignalInfo {
-                            path,
-                            width: declared,
-                            is_text,
-                        });
-                        u32::try_from(slot).map_err(|_| invalid_input("too many signals"))?
-                    } else {
-                        NOT_SELECTED
-                    };
-                    entries.push(Entry {
-                        width,
-                        is_text,
-                        slot,
-                    });
-                }
+                } => b.sig(name, width, is_text)?,
             }
         }
-        while let Some(f) = stack.pop() {
-            if f.emitted {
-                items.push(DeclItem::Up);
-            }
+        while !b.stack.is_empty() {
+            b.pop();
         }
-        Ok(Layout {
-            items,
-            entries,
-            nslots,
-            signals,
-            unmatched: check.finish(),
-        })
+        b.layout.unmatched = b.check.finish();
+        Ok(b.layout)
     }
 }
 
@@ -735,7 +761,7 @@ impl WaveWriter {
 
     /// As [`WaveWriter::create`] for a run that is already at cycle `start_cycle` (e.g. after
     /// an untraced microcode boot). VCD: the file's time axis starts there, with the first
-    /// sample as its `$dumpvars`. FST: `fst-writer` 0.3 always begins its first section at
+    /// sample as its `$dumpvars`. FST: the FST writer (as `fst-writer` 0.3 before it) always begins its first section at
     /// time 0, so the file holds an all-unknown frame at 0 and the first sample at
     /// `start_cycle` (GTKWave shows `x` before it).
     pub fn create_at<B: Traced + ?Sized>(

@@ -11,7 +11,8 @@
 
 use super::ring::Node;
 use super::FrameRun;
-use crate::trace::SignalInfo;
+use crate::trace::fst::FstSink;
+use crate::trace::{DeclItem, SignalInfo, Sink};
 use pp5_rtl::clock::CYCLE_PS;
 use std::io::{self, Write};
 use std::path::Path;
@@ -246,48 +247,27 @@ fn write_vcd(path: &Path, t: &Timeline, steps: &[(u64, Vec<(usize, u64)>)]) -> i
 }
 
 fn write_fst(path: &Path, t: &Timeline, steps: &[(u64, Vec<(usize, u64)>)]) -> io::Result<()> {
-    use fst_writer::{
-        FstFileType, FstHeaderWriter, FstInfo, FstScopeType, FstSignalType, FstVarDirection,
-        FstVarType,
-    };
-    let err = |e: fst_writer::FstWriteError| io::Error::other(e.to_string());
-    let info = FstInfo {
-        start_time: 0,
-        timescale_exponent: -12,
-        version: concat!("pp5-sim ", env!("CARGO_PKG_VERSION")).to_string(),
-        date: String::new(),
-        file_type: FstFileType::Verilog,
-    };
-    let mut h = FstHeaderWriter::open(path, &info).map_err(err)?;
-    h.scope("system", "", FstScopeType::Module).map_err(err)?;
-    let mut ids = vec![None; t.signals.len()];
+    let mut items = vec![DeclItem::Scope("system".into())];
     for (scope, sigs) in scopes(t) {
-        h.scope(&scope, "", FstScopeType::Module).map_err(err)?;
+        items.push(DeclItem::Scope(scope));
         for k in sigs {
             let (_, name, width) = &t.signals[k];
-            let id = h
-                .var(
-                    name,
-                    FstSignalType::bit_vec(*width),
-                    FstVarType::Wire,
-                    FstVarDirection::Implicit,
-                    None,
-                )
-                .map_err(err)?;
-            ids[k] = Some(id);
+            items.push(DeclItem::Var {
+                slot: k,
+                name: name.to_string(),
+                width: *width,
+                is_text: false,
+            });
         }
-        h.up_scope().map_err(err)?;
+        items.push(DeclItem::Up);
     }
-    h.up_scope().map_err(err)?;
-    let mut b = h.finish().map_err(err)?;
+    items.push(DeclItem::Up);
+    let mut sink = FstSink::create(path, &items, t.signals.len())?;
     for (time, changes) in steps {
-        b.time_change(time * CYCLE_PS).map_err(err)?;
+        sink.time(time * CYCLE_PS)?;
         for &(s, v) in changes {
-            let id = ids[s].ok_or_else(|| io::Error::other("undeclared signal"))?;
-            b.signal_change(id, bits(v, t.signals[s].2).as_bytes())
-                .map_err(err)?;
+            sink.bits(s, v)?;
         }
     }
-    b.finish().map_err(err)?;
-    Ok(())
+    sink.finish()
 }
