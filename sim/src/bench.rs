@@ -7,7 +7,7 @@ use crate::demo::alu_stream;
 use crate::engine::SimOptions;
 use crate::session::{run, RunResult, RunSpec, WaveSpec};
 use crate::stream::Stream;
-use pp5_rtl::renderer::UinstNames;
+use pp5_rtl::igc::UinstNames;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -12,7 +12,7 @@ use crate::engine::{Sim, SimOptions, StopReason};
 use crate::out_file::{self, named, OutFile};
 use crate::stream::Stream;
 use crate::trace::{write_gtkw_view, Declaration, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
-use pp5_rtl::renderer::UinstNames;
+use pp5_rtl::igc::UinstNames;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -147,7 +147,7 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         sim.trace.set_keyed(true, &sim.board);
     }
     if let Some(names) = spec.wave.as_ref().and_then(|w| w.uinst_names.clone()) {
-        sim.trace.ctx.uinst_names = names;
+        sim.trace.ctx.igc.uinsts = names;
     }
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
         sim.trace.ctx.emcs = Some(emc_mask(emcs)?);

@@ -16,6 +16,7 @@ pub mod microinstruction;
 pub mod opcode;
 pub mod store;
 mod trace;
+pub use self::trace::{IgcNames, UinstNames};
 
 use crate::backing_store::XFER_BITS;
 use crate::emc_array::plane::ZERO_PLANE;

@@ -5,8 +5,8 @@
 use super::microinstruction::{self, BSrc};
 use super::opcode::OpcodeWord;
 use super::{Igc, IgcState};
-use crate::renderer::TraceCtx;
 use crate::trace::{bit, Tracer};
+use std::sync::Arc;
 
 impl IgcState {
     /// All states, in code order (see [`IgcState::code`]).
@@ -38,11 +38,31 @@ const _: () = {
     }
 };
 
+/// Per microinstruction address: `(routine+offset, file:line)` ([`IgcNames::uinsts`]).
+pub type UinstNames = Arc<[(Box<str>, Box<str>)]>;
+
+/// The names the waveform shows in the IGC's scope beside its registers: simulation
+/// annotations from the microcode's assembly, kept by whoever walks the board (the
+/// waveform's context, `renderer::TraceCtx`), not hardware state.
+#[derive(Clone, Debug, Default)]
+pub struct IgcNames {
+    /// The commands' names by dispatch index (the opcode's `cmd` field), from the opcode table
+    /// the microcode was assembled with, shown as `renderer.igc.command`
+    /// (docs/model-choices.md, "Waveform annotations"). Empty or missing: `CMD_0x..`.
+    pub commands: Arc<[Box<str>]>,
+    /// Per microinstruction address, where it came from in the microcode's sources: its
+    /// routine and offset (`MEMplusMEM+3`) and its source position (`standard.pp5uc:141`),
+    /// shown as `renderer.igc.uinst.at` and `.src` (docs/microcode.md, "Debugging
+    /// microcode"). Empty: the microcode's sources are unknown, and so are those signals.
+    /// Fix it before the first walk.
+    pub uinsts: UinstNames,
+}
+
 impl Igc {
-    /// Trace the IGC as scope `igc`, with the command names from the waveform's context and
-    /// the flow-control unit's scope keyed by `fc_key` ([`TraceCtx::keys`]).
+    /// Trace the IGC as scope `igc`, with the names of `names` and the flow-control unit's
+    /// scope keyed by `fc_key` (`renderer::TraceCtx::keys`).
     #[inline]
-    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, ctx: &TraceCtx, fc_key: u64) {
+    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, names: &IgcNames, fc_key: u64) {
         if !t.enter("igc", None) {
             return;
         }
@@ -68,7 +88,7 @@ impl Igc {
         // for a run), so it is walked only when another command is latched.
         let cmd = OpcodeWord(self.opcode).cmd();
         if t.group(&[u64::from(cmd)]) {
-            match ctx.command_names.get(usize::from(cmd)) {
+            match names.commands.get(usize::from(cmd)) {
                 Some(name) if !name.is_empty() => t.text("command", name),
                 _ => t.text("command", &format!("CMD_0x{cmd:02x}")),
             }
@@ -94,9 +114,9 @@ impl Igc {
             t.record_group(&[l0, l1, c0, c1], decode_uinst);
             // Where the executed microinstruction came from: a function of its address (the
             // names are fixed for a run).
-            if !ctx.uinst_names.is_empty() && t.group(&[u64::from(self.last_pc)]) {
-                let (at, src) = ctx
-                    .uinst_names
+            if !names.uinsts.is_empty() && t.group(&[u64::from(self.last_pc)]) {
+                let (at, src) = names
+                    .uinsts
                     .get(usize::from(self.last_pc))
                     .map_or(("", ""), |(a, s)| (&**a, &**s));
                 t.text("at", at);

@@ -11,7 +11,7 @@ mod step;
 mod trace;
 
 pub use self::cycle::CycleRecord;
-pub use self::trace::{TraceCtx, TraceView, UinstNames};
+pub use self::trace::{TraceCtx, TraceView};
 use crate::backing_store::transfer::{TransferUnit, XferDir};
 use crate::backing_store::BackingStore;
 use crate::bs_port::{BsEvent, BsPort};

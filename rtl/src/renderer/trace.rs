@@ -11,28 +11,16 @@ use super::{leds_from, Renderer};
 use crate::clock::ring_enable;
 use crate::emc_array::Probe;
 use crate::flow_control::FlowControl;
+use crate::igc::IgcNames;
 use crate::status::ST_AEO_STRIPES;
 use crate::trace::{bit, Traced, Tracer};
-use std::sync::Arc;
-
-/// Per microinstruction address: `(routine+offset, file:line)` ([`TraceCtx::uinst_names`]).
-pub type UinstNames = Arc<[(Box<str>, Box<str>)]>;
 
 /// What the waveform shows beside the board's registers, kept by whoever walks the board
 /// (the simulator's waveform observer): not the hardware's state.
 #[derive(Clone, Debug, Default)]
 pub struct TraceCtx {
-    /// The commands' names by dispatch index (the opcode's `cmd` field), from the opcode table
-    /// the microcode was assembled with: a simulation annotation the waveform shows as
-    /// `renderer.igc.command` (docs/model-choices.md, "Waveform annotations"). Empty or
-    /// missing: `CMD 0x..`.
-    pub command_names: Arc<[Box<str>]>,
-    /// Per microinstruction address, where it came from in the microcode's sources: its
-    /// routine and offset (`MEMplusMEM+3`) and its source position (`standard.pp5uc:141`),
-    /// shown as `renderer.igc.uinst.at` and `.src` (docs/microcode.md, "Debugging
-    /// microcode"). Empty: the microcode's sources are unknown, and so are those signals.
-    /// Fix it before the first walk.
-    pub uinst_names: UinstNames,
+    /// The names the IGC's scope shows: the commands' and the microinstructions' sources.
+    pub igc: IgcNames,
     /// The EMCs whose QEE is shown as `renderer.emc[k].qee` (bit k = EMC k); `None`: EMC 0
     /// and the EMCs holding the probe pixels. Fix it before the first walk.
     pub emcs: Option<u64>,
@@ -164,7 +152,7 @@ impl Renderer {
             }
             t.end_group();
         }
-        self.igc.trace(t, ctx, fc_key);
+        self.igc.trace(t, &ctx.igc, fc_key);
         if t.group(&[slow, emcs]) {
             self.qee.trace(t);
             self.qee.trace_emcs(t, emcs);

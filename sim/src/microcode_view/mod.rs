@@ -10,7 +10,7 @@ pub mod profile;
 
 use crate::asm::microcode::{self, McImage, SourceMap, StoreSource};
 use crate::engine::Until;
-use pp5_rtl::renderer::UinstNames;
+use pp5_rtl::igc::UinstNames;
 
 /// The microcode sources of an image: the `(file, text)` parts it was assembled from, in
 /// order, and its source map.
@@ -58,10 +58,10 @@ impl MicrocodeSources {
     }
 
     /// Per microinstruction address, its routine and offset and its source position, for
-    /// the waveform's `renderer.igc.uinst.at` and `.src` ([`TraceCtx::uinst_names`];
+    /// the waveform's `renderer.igc.uinst.at` and `.src` ([`IgcNames::uinsts`];
     /// `""` where no source sets the address).
     ///
-    /// [`TraceCtx::uinst_names`]: pp5_rtl::renderer::TraceCtx::uinst_names
+    /// [`IgcNames::uinsts`]: pp5_rtl::igc::IgcNames::uinsts
     pub fn uinst_names(&self) -> UinstNames {
         (0..self.branches.len() as u32)
             .map(|pc| {
