@@ -192,6 +192,19 @@ fn breakpoints_stop_the_run_with_its_summary_and_a_waveform_that_ends_there() {
         cycles,
         "the waveform ends at the breakpoint"
     );
+    // The user's microcode by its own file and lines in the waveform, beside the PC.
+    let strings: Vec<&str> = v.lines().filter(|l| l.starts_with('s')).collect();
+    assert!(
+        strings.iter().any(|l| l.starts_with("sFIVE+1 ")),
+        "{strings:?}"
+    );
+    assert!(
+        strings.iter().any(|l| l
+            .split(' ')
+            .next()
+            .is_some_and(|s| s.ends_with("mine.pp5uc:3"))),
+        "{strings:?}"
+    );
     let o = run(&s, &"FIVE 10\n".repeat(200), &["--until-cycle", "5000"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(text(&o.stdout).contains("breakpoint: cycle 5000 reached"));
@@ -299,4 +312,74 @@ fn render_coverage_merges_the_renderers() {
     ) {
         assert!(g.status.success(), "genhtml: {}", text(&g.stderr));
     }
+}
+
+/// The whole suite's report is made of many processes' tracefiles: `lcov -a` merges a `pp5
+/// run`'s and a `pp5 render`'s (different images, shared sources) with their branch records,
+/// and `genhtml` renders the result (as scripts/microcode-coverage.sh --suite does).
+#[test]
+fn suite_tracefiles_merge_and_render() {
+    let s = Scratch::new();
+    let dir = s.path("suite");
+    let st = s.file("s.pp5s", "SETENABS\nINC 8 0 8\n");
+    let png = s.path("f.png");
+    for args in [
+        vec![std::ffi::OsStr::new("run"), st.as_os_str()],
+        [
+            "render",
+            "--scene",
+            "triangle",
+            "--screen",
+            "128x128",
+            "--renderers-only",
+            "-o",
+        ]
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .chain([png.as_os_str()])
+        .collect(),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .args(&args)
+            .env("PP5_MICROCODE_COVERAGE", &dir)
+            .output()
+            .expect("run pp5");
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(files.len(), 2, "one per process: {files:?}");
+    let all = s.path("all.info");
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    for f in &files {
+        args.push("-a".into());
+        args.push(f.into());
+    }
+    args.extend(["-o".into(), all.clone().into_os_string()]);
+    // lcov 1.x calls the setting lcov_branch_coverage (and ignores the other), 2.x both.
+    for rc in ["lcov_branch_coverage=1", "branch_coverage=1"] {
+        args.extend(["--rc".into(), rc.into()]);
+    }
+    let Some(m) = tool_output("suite_tracefiles_merge_and_render", "lcov", &args) else {
+        return;
+    };
+    assert!(m.status.success(), "lcov: {}", text(&m.stderr));
+    let t = std::fs::read_to_string(&all).expect("merged");
+    assert!(t.contains("shade.pp5uc") && t.contains("BRDA:"), "{t}");
+    let html = s.path("html");
+    let g = tool_output(
+        "suite_tracefiles_merge_and_render",
+        "genhtml",
+        [
+            all.as_os_str(),
+            "--branch-coverage".as_ref(),
+            "-o".as_ref(),
+            html.as_os_str(),
+        ],
+    )
+    .expect("genhtml is there where lcov is");
+    assert!(g.status.success(), "genhtml: {}", text(&g.stderr));
+    assert!(html.join("index.html").is_file());
 }
