@@ -841,3 +841,43 @@ fn ladders_follow_their_pattern() {
         );
     }
 }
+
+/// Every rung of the multiplies' ladders and every exit stub, which the properties (lengths up
+/// to 40) and the renderer (its own lengths) leave unexecuted: MEMtimesMEM squaring at every
+/// length whose operands fit apart (3 len bits: 1..=69), MEMtimesSCA at every length with
+/// scalars of one and two bits of both signs (2 len + slen bits: 1..=103), on a board where
+/// every pixel is Enabled and the operands are random (docs/microcode.md, "Debugging
+/// microcode": the suite's coverage of shade.pp5uc).
+#[test]
+fn every_ladder_rung_runs() {
+    for len in 1..=69 {
+        let cmd = Cmd::TimesMem {
+            dst: 0,
+            lsrc: 2 * len,
+            src: 2 * len,
+            len,
+        };
+        let before = State::random(len as u64, Pat::Ones, Pat::Random, &cmd.sources());
+        assert_eq!(check(&cmd, &before), Ok(()), "MEMtimesMEM len {len}");
+    }
+    for len in 1..=103 {
+        for (slen, sca) in [(1, 0), (1, 1), (2, 1), (2, 2), (2, 3)] {
+            if 2 * len + slen > 208 {
+                continue;
+            }
+            let cmd = Cmd::TimesSca {
+                dst: 0,
+                src: len + slen,
+                len,
+                slen,
+                sca,
+            };
+            let before = State::random(len as u64, Pat::Ones, Pat::Random, &cmd.sources());
+            assert_eq!(
+                check(&cmd, &before),
+                Ok(()),
+                "MEMtimesSCA len {len} slen {slen} sca {sca}"
+            );
+        }
+    }
+}
