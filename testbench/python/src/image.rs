@@ -282,7 +282,7 @@ pub fn image_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<McI
 
 /// [`image_arg`] with the image's sources and source map: the shipped sources for `None`,
 /// `None` for an image (a `pp5.Image` or a `.json` file), which has none. Each file is read
-/// once.
+/// once and assembled once.
 pub fn image_and_sources(
     py: Python<'_>,
     obj: Option<&Bound<'_, PyAny>>,
@@ -296,15 +296,14 @@ pub fn image_and_sources(
         return Ok(((*img.get().inner).clone(), None));
     }
     let parts = parts_arg(obj)?;
-    let image = image_of_parts(py, &parts)?;
-    if parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) {
-        return Ok((image, None));
+    if parts.is_empty() || parts.iter().any(|(_, t)| t.trim_start().starts_with('{')) {
+        // An image (or a refused list): no sources.
+        return Ok((image_of_parts(py, &parts)?, None));
     }
-    // The parts assembled into `image`: they assemble with their map too.
-    let sources = MicrocodeSources::assemble(parts)
-        .ok()
-        .map(|(_, s)| Arc::new(s));
-    Ok((image, sources))
+    // Sources: assembled once, with their map (the same assembler and messages as
+    // `image_of_parts`).
+    let (image, sources) = MicrocodeSources::assemble(parts).map_err(|e| asm_error(py, &e))?;
+    Ok((image, Some(Arc::new(sources))))
 }
 
 /// The `(name, text)` parts a `microcode=` argument other than `None` or an Image names: a
