@@ -154,30 +154,10 @@ impl Wave {
 
     /// Every change of the signal: (time in ps, value as a bit string or text).
     fn changes(&mut self, path: &str) -> Vec<(u64, String)> {
-        let var = self.var(path).unwrap_or_else(|| panic!("no signal {path}"));
-        let h = self.w.hierarchy();
         let is_text_vec = self.fst_text && path.ends_with("state");
-        let sig = h[var].signal_ref();
-        self.w.load_signals(&[sig]);
-        let tt = self.w.time_table().to_vec();
-        let signal = self.w.get_signal(sig).expect("loaded");
-        signal
-            .iter_changes()
-            .map(|(idx, v)| {
-                let t = tt[idx as usize];
-                let s = match v {
-                    wellen::SignalValueRef::String(s) => s.to_string(),
-                    other => {
-                        let b = other.to_bit_string().expect("bit vector");
-                        if is_text_vec {
-                            decode_ascii(&b)
-                        } else {
-                            b
-                        }
-                    }
-                };
-                (t, s)
-            })
+        common::wave_changes(&mut self.w, path)
+            .into_iter()
+            .map(|(t, b)| (t, if is_text_vec { decode_ascii(&b) } else { b }))
             .collect()
     }
 

@@ -126,3 +126,29 @@ pub fn skipped(test: &str, why: &str) {
     // Straight to stderr: the test harness captures `eprintln!` of a passing test.
     let _ = writeln!(std::io::stderr(), "SKIPPED: {test}: {why}");
 }
+
+/// Every change of the signal `path` (scopes joined by `.`, e.g. `renderer.igc.pc`) in a
+/// waveform read back with `wellen`: (time in ps, the value as a bit string, or the text of a
+/// VCD `string`). Panics naming `path` when the waveform has no such signal.
+pub fn wave_changes(w: &mut wellen::simple::Waveform, path: &str) -> Vec<(u64, String)> {
+    let parts: Vec<&str> = path.split('.').collect();
+    let (name, scopes) = parts.split_last().expect("a signal path");
+    let var = w
+        .hierarchy()
+        .lookup_var(scopes, name)
+        .unwrap_or_else(|| panic!("no signal {path}"));
+    let sig = w.hierarchy()[var].signal_ref();
+    w.load_signals(&[sig]);
+    let tt = w.time_table().to_vec();
+    let signal = w.get_signal(sig).expect("loaded");
+    signal
+        .iter_changes()
+        .map(|(i, v)| {
+            let value = match v {
+                wellen::SignalValueRef::String(s) => s.to_string(),
+                other => other.to_bit_string().expect("a bit vector"),
+            };
+            (tt[i as usize], value)
+        })
+        .collect()
+}

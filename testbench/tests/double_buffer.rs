@@ -14,7 +14,7 @@ use pp5_rtl::ring::PortId;
 use pp5_sim::engine::StopReason;
 use pp5_sim::report::Summary;
 use pp5_sim::session::RunSpec;
-use pp5_testbench::support::{self, Scratch};
+use pp5_testbench::support::{self, wave_changes, Scratch};
 
 const FIXTURE: &str = include_str!("../fixtures/streams/double_buffer.pp5s");
 /// Tiles in the fixture, the Ring address they go to, and the value of pixel (x, y) of tile
@@ -166,29 +166,6 @@ const VIEW_SCOPES: &[&str] = &[
     "renderer.igc_port.tx.kind",
 ];
 
-/// Every change of `path` in a waveform read with wellen: (time in ps, bits or text).
-fn changes(w: &mut wellen::simple::Waveform, path: &str) -> Vec<(u64, String)> {
-    let parts: Vec<&str> = path.split('.').collect();
-    let (name, scopes) = parts.split_last().expect("path");
-    let var = w
-        .hierarchy()
-        .lookup_var(scopes, name)
-        .unwrap_or_else(|| panic!("no signal {path}"));
-    let sig = w.hierarchy()[var].signal_ref();
-    w.load_signals(&[sig]);
-    let tt = w.time_table().to_vec();
-    let s = w.get_signal(sig).expect("loaded");
-    s.iter_changes()
-        .map(|(i, v)| {
-            let text = match v {
-                wellen::SignalValueRef::String(s) => s.to_string(),
-                other => other.to_bit_string().unwrap_or_default(),
-            };
-            (tt[i as usize], text)
-        })
-        .collect()
-}
-
 /// The signal names a `.gtkw` lists (ranges dropped), and its group names.
 /// The signals of a `.gtkw` and its groups in order, each with whether it starts closed.
 fn gtkw_signals_and_groups(text: &str) -> (Vec<String>, Vec<(String, bool)>) {
@@ -261,9 +238,9 @@ fn the_waveform_groups_ports_semaphores_and_transfer_and_reads_back() {
     // semaphore ends at 2 (both buffers free), each BSSTORE shows as STORE with its sector,
     // and the BS semaphore is V'd once per tile (VBSlater) and P'd once per tile (BS_PBS).
     let ps = pp5_rtl::clock::CYCLE_PS;
-    let igc_sem = changes(&mut w, "renderer.igc_sem.count");
+    let igc_sem = wave_changes(&mut w, "renderer.igc_sem.count");
     assert_eq!(igc_sem.last().map(|c| c.1.as_str()), Some("00000010"));
-    let states = changes(&mut w, "renderer.transfer.state");
+    let states = wave_changes(&mut w, "renderer.transfer.state");
     let stores: Vec<u64> = states
         .iter()
         .filter(|c| c.1 == "STORE")
@@ -274,9 +251,9 @@ fn the_waveform_groups_ports_semaphores_and_transfer_and_reads_back() {
         stores, starts,
         "STORE shows from the cycle after each start"
     );
-    let bs_v = changes(&mut w, "renderer.bs_sem.v");
+    let bs_v = wave_changes(&mut w, "renderer.bs_sem.v");
     assert_eq!(bs_v.iter().filter(|c| c.1 == "01").count(), TILES);
-    let bs_p = changes(&mut w, "renderer.bs_sem.p");
+    let bs_p = wave_changes(&mut w, "renderer.bs_sem.p");
     assert_eq!(bs_p.iter().filter(|c| c.1 == "1").count(), TILES);
 
     // The committed example (scripts/double-buffer-view.sh) is the same view, as FST.
@@ -288,6 +265,6 @@ fn the_waveform_groups_ports_semaphores_and_transfer_and_reads_back() {
     let (ex_sigs, _) = gtkw_signals_and_groups(&ex_gtkw);
     assert_eq!(ex_sigs, sigs, "the example lists the same signals");
     assert!(ex_gtkw.contains("[dumpfile] \"double_buffer.fst\""));
-    let ex_sem = changes(&mut fst, "renderer.igc_sem.count");
+    let ex_sem = wave_changes(&mut fst, "renderer.igc_sem.count");
     assert_eq!(ex_sem.last().map(|c| c.1.as_str()), Some("00000010"));
 }

@@ -12,6 +12,7 @@ use pp5_sim::render::scene::{builtin, Mesh};
 use pp5_sim::render::system::Feed;
 use pp5_sim::render::view::View;
 use pp5_sim::render::{render, render_system, Policy, RenderOptions, Rendered};
+use pp5_testbench::support::wave_changes;
 use std::sync::OnceLock;
 
 fn image() -> &'static McImage {
@@ -232,24 +233,6 @@ fn a_scarce_resource_is_the_bound_and_busy_nearly_all_the_time() {
     assert!(b.ring_util[0] > 0.9, "{:?} {}", b.ring_util, b.verdict);
 }
 
-/// Every change of `path` in a waveform read back with `wellen`: (time in ps, bits).
-fn changes(w: &mut wellen::simple::Waveform, path: &str) -> Vec<(u64, String)> {
-    let parts: Vec<&str> = path.split('.').collect();
-    let (name, scopes) = parts.split_last().expect("path");
-    let var = w
-        .hierarchy()
-        .lookup_var(scopes, name)
-        .unwrap_or_else(|| panic!("no signal {path}"));
-    let sig = w.hierarchy()[var].signal_ref();
-    w.load_signals(&[sig]);
-    let tt = w.time_table().to_vec();
-    let signal = w.get_signal(sig).expect("loaded");
-    signal
-        .iter_changes()
-        .map(|(i, v)| (tt[i as usize], v.to_bit_string().expect("bits")))
-        .collect()
-}
-
 #[test]
 fn the_system_waveform_reads_back() {
     let m = mesh();
@@ -278,14 +261,14 @@ fn the_system_waveform_reads_back() {
             assert!(h.lookup_scope(&["system", s]).is_some(), "{ext}: {s}");
         }
         // The frame buffer received the 4 regions, the last by the frame's end.
-        let fb = changes(&mut w, "system.frame_buffer.received");
+        let fb = wave_changes(&mut w, "system.frame_buffer.received");
         let (t, v) = fb.last().expect("changes");
         assert_eq!(u64::from_str_radix(v, 2), Ok(4), "{ext}");
         let end_ps = r.run.cycles * pp5_rtl::clock::CYCLE_PS;
         assert!(*t > 0 && *t <= end_ps, "{ext}: {t} {end_ps}");
         // A GP works through its triangles without a pause: busy from the start to its
         // last triangle's end, at 20 MHz resolution.
-        let busy = changes(&mut w, "system.gp0.busy");
+        let busy = wave_changes(&mut w, "system.gp0.busy");
         let gp = r
             .run
             .feed
@@ -302,7 +285,7 @@ fn the_system_waveform_reads_back() {
             .iter()
             .all(|c| c.0 % (2 * pp5_rtl::clock::CYCLE_PS) == 0));
         // A Renderer's region: the first it drew (Renderer 1: region 1).
-        let region = changes(&mut w, "system.renderer1.region");
+        let region = wave_changes(&mut w, "system.renderer1.region");
         assert!(
             region.iter().any(|c| u64::from_str_radix(&c.1, 2) == Ok(1)),
             "{ext}"

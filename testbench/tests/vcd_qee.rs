@@ -85,26 +85,7 @@ impl Wave {
 
     /// Every change of a signal: (time in ps, bit string or text).
     fn changes(&mut self, path: &str) -> Vec<(u64, String)> {
-        let parts: Vec<&str> = path.split('.').collect();
-        let (name, scopes) = parts.split_last().expect("path");
-        let h = self.0.hierarchy();
-        let var = h
-            .lookup_var(scopes, name)
-            .unwrap_or_else(|| panic!("no signal {path}"));
-        let sig = h[var].signal_ref();
-        self.0.load_signals(&[sig]);
-        let tt = self.0.time_table().to_vec();
-        let signal = self.0.get_signal(sig).expect("loaded");
-        signal
-            .iter_changes()
-            .map(|(idx, v)| {
-                let s = match v {
-                    wellen::SignalValueRef::String(s) => s.to_string(),
-                    other => other.to_bit_string().expect("bits"),
-                };
-                (tt[idx as usize], s)
-            })
-            .collect()
+        support::wave_changes(&mut self.0, path)
     }
 }
 

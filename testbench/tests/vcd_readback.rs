@@ -87,35 +87,14 @@ impl Wave {
     }
 
     /// Every change of a signal: (time in ps, bit string or text).
+    /// (An FST's text vectors decoded; with `skip_x_at_0`, its all-unknown frame at 0 left out.)
     fn changes(&mut self, path: &str) -> Vec<(u64, String)> {
-        let var = self.var(path).unwrap_or_else(|| panic!("no signal {path}"));
-        let h = self.w.hierarchy();
-        let text_vec = self.fst && h[var].length(h) == Some(FST_TEXT_BITS);
-        let sig = h[var].signal_ref();
-        self.w.load_signals(&[sig]);
-        let tt = self.w.time_table().to_vec();
-        let signal = self.w.get_signal(sig).expect("loaded");
+        let text_vec = self.fst && self.width(path) == Some(FST_TEXT_BITS);
         let skip = self.skip_x_at_0;
-        signal
-            .iter_changes()
-            .filter_map(|(idx, v)| {
-                let t = tt[idx as usize];
-                let s = match v {
-                    wellen::SignalValueRef::String(s) => s.to_string(),
-                    other => {
-                        let b = other.to_bit_string().expect("bits");
-                        if skip && t == 0 && b.bytes().all(|c| c == b'x') {
-                            return None;
-                        }
-                        if text_vec {
-                            decode_ascii(&b)
-                        } else {
-                            b
-                        }
-                    }
-                };
-                Some((t, s))
-            })
+        support::wave_changes(&mut self.w, path)
+            .into_iter()
+            .filter(|(t, b)| !(skip && *t == 0 && b.bytes().all(|c| c == b'x')))
+            .map(|(t, b)| (t, if text_vec { decode_ascii(&b) } else { b }))
             .collect()
     }
 
