@@ -890,6 +890,7 @@ impl WaveWriter {
         let force = first || self.resync;
         let batch = &mut self.worker.batch;
         let lens0 = batch.lens();
+        let texts0 = batch.texts.len();
         let check = force || batch.frames.is_empty();
         macro_rules! walk {
             ($check:literal) => {{
@@ -927,7 +928,7 @@ impl WaveWriter {
         }
         self.resync = false;
         let batch = &mut self.worker.batch;
-        self.capture.commit(batch);
+        self.capture.commit(batch, texts0);
         self.frame.commit(batch);
         let end = |n: usize| u32::try_from(n).map_err(|_| invalid_data("batch overflow"));
         batch.frames.push(worker::Frame {

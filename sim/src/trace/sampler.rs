@@ -42,8 +42,8 @@ pub(crate) struct Capture {
     text_slot: Vec<u32>,
     last_text: Vec<String>,
     /// The static texts of this walk that go to the batch, by slot: appended after the walk
-    /// ([`Capture::commit`]), after the texts [`Tracer::text`] appended during it (the order
-    /// the file has always had).
+    /// ([`Capture::commit`]), which puts them in slot order with the texts [`Tracer::text`]
+    /// appended during it.
     static_texts: Vec<(u32, &'static str)>,
 }
 
@@ -78,14 +78,19 @@ impl Capture {
         }
     }
 
-    /// Append this walk's static texts to `batch`.
+    /// Append this walk's static texts to `batch`, whose texts from `first` on are this
+    /// walk's: they are then put in slot order (the declaration's, which the writer thread
+    /// merges with the decoded ones), as they would be walked.
     #[inline]
-    pub(crate) fn commit(&mut self, batch: &mut Batch) {
+    pub(crate) fn commit(&mut self, batch: &mut Batch, first: usize) {
         if !self.static_texts.is_empty() {
             for &(slot, s) in &self.static_texts {
                 push_text(batch, slot, s);
             }
             self.static_texts.clear();
+            if let Some(texts) = batch.texts.get_mut(first..) {
+                texts.sort_by_key(|t| t.0);
+            }
         }
     }
 
