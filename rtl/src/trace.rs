@@ -13,7 +13,7 @@
 /// pure function of `words` (a plain `fn`, so it captures nothing), which must visit the
 /// same signals in the same order for every `words`. A record must pass the same function
 /// on every walk (a waveform writer keeps the one of its declaration walk), and must not
-/// open skippable scopes or groups inside it (inside a record they are plain scopes).
+/// open groups ([`Tracer::group`]) or records inside it.
 pub type Decode = fn(words: &[u64], t: &mut dyn Tracer);
 
 /// Gives a tracer as `&mut dyn Tracer` (implemented for every sized [`Tracer`]), so the
@@ -55,35 +55,13 @@ pub trait Tracer: AsDynTracer {
         self.text(name, value);
     }
 
-    /// Enter scope `name` like [`Tracer::push_scope`], but let the tracer skip it: when this
-    /// returns `false` the block must not visit the scope's signals and child scopes, nor call
-    /// `pop_scope`. A waveform writer skips scopes nobody selected, and, when `key` is
-    /// `Some(k)` (the scope's whole content is a function of `k`), scopes whose key has not
-    /// changed since its last walk. The default enters every scope.
-    fn enter(&mut self, name: &str, key: Option<u64>) -> bool {
-        match key {
-            Some(k) => self.enter_keyed(name, &[k]),
-            None => {
-                self.push_scope(name);
-                true
-            }
-        }
-    }
-
-    /// [`Tracer::enter`] with a key of several words: the scope's whole content (its signals
-    /// and child scopes) must be a function of `key`, e.g. the block's registers packed into
-    /// words. Exact: a scope is only skipped when every word equals its last value.
-    fn enter_keyed(&mut self, name: &str, key: &[u64]) -> bool {
-        let _ = key;
-        self.push_scope(name);
-        true
-    }
-
-    /// Open a skippable group of signals inside the current scope, without a scope of its
-    /// own: like [`Tracer::enter_keyed`] (the group's signals must be a function of `key`),
-    /// closed by [`Tracer::end_group`] only when this returned `true`. Lets a block skip its
-    /// registers that change rarely while it walks the ones that change every cycle.
-    fn group(&mut self, key: &[u64]) -> bool {
+    /// Open a group of signals (and scopes) whose whole content is a function of `key`,
+    /// closed by [`Tracer::end_group`] only when this returned `true`. A waveform writer
+    /// returns `false`, and the block must then not visit the group's content, while `key`
+    /// equals its value at the group's last visit: a block keeps the walk of its registers
+    /// that change rarely, or cost much to show, off the cycles in which they did not change.
+    /// The default visits every group.
+    fn group(&mut self, key: u64) -> bool {
         let _ = key;
         true
     }
@@ -93,24 +71,19 @@ pub trait Tracer: AsDynTracer {
 
     /// Scope `name` whose whole content is `decode(words, t)`: the block copies its
     /// registers (packed into a few words) instead of walking its signals. The same as
-    /// `if t.enter_keyed(name, words) { decode(words, t); t.pop_scope(); }`, which is what
-    /// the default does; a waveform writer instead keeps the words when they changed and
-    /// runs `decode` on its writer thread, so the clocked thread pays for a copy only.
+    /// `t.push_scope(name); decode(words, t); t.pop_scope()`, which is what the default
+    /// does; a waveform writer instead keeps the words and runs `decode` on its writer
+    /// thread when they changed, so the clocked thread pays for a copy only.
     fn record(&mut self, name: &str, words: &[u64], decode: Decode) {
-        if self.enter_keyed(name, words) {
-            decode(words, self.as_dyn_tracer());
-            self.pop_scope();
-        }
+        self.push_scope(name);
+        decode(words, self.as_dyn_tracer());
+        self.pop_scope();
     }
 
-    /// [`Tracer::record`] for signals of the current scope, without a scope of their own
-    /// (like [`Tracer::group`]). The same as
-    /// `if t.group(words) { decode(words, t); t.end_group(); }`, the default.
+    /// [`Tracer::record`] for signals of the current scope, without a scope of their own.
+    /// The same as `decode(words, t)`, the default.
     fn record_group(&mut self, words: &[u64], decode: Decode) {
-        if self.group(words) {
-            decode(words, self.as_dyn_tracer());
-            self.end_group();
-        }
+        decode(words, self.as_dyn_tracer());
     }
 }
 

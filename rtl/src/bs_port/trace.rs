@@ -2,16 +2,16 @@
 //! command being executed and its progress, and the transmitter's `tx`).
 
 use super::{BsPort, BsState};
-use crate::ring::trace::{trace_ring, trace_rxfifo};
+use crate::cause::Cause;
+use crate::ring::trace::{decode_tx, trace_ring, trace_rxfifo};
 use crate::trace::{bit, Tracer};
 
 impl BsPort {
-    /// Everything [`BsPort::trace`] shows, packed exactly (the board skips the port's whole
-    /// scope when it is unchanged).
+    /// Everything [`BsPort::trace`] shows, packed exactly ([`decode_bs_port`] shows it).
     pub fn trace_key(&self) -> [u64; 6] {
         let (a, sector, scanline) = self.state_fields();
         let (b, c) = (sector as u64, scanline as u64);
-        let [t0, t1] = self.tx.trace_key();
+        let [t0, t1] = self.tx.trace_words();
         [
             // The receiver's Ring input, RxReady and overrun (its word's bits 0..35).
             self.rx.trace_word() & 0xf_ffff_ffff
@@ -53,51 +53,91 @@ impl BsPort {
         }
     }
 
-    /// Walk the port's signals as scope `bs_port` (the caller's board scope).
+    /// The port as scope `bs_port` of the caller's (the board's) scope: one record,
+    /// [`BsPort::trace_key`]'s words.
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        if !t.enter("bs_port", None) {
-            return;
+        t.record("bs_port", &self.trace_key(), decode_bs_port);
+    }
+}
+
+/// A state of each code ([`BsState::code`]), for its name and command.
+const STATES: [BsState; 9] = [
+    BsState::Opcode,
+    BsState::StatusId,
+    BsState::StatusAddr { id: 0 },
+    BsState::StatusSend { id: 0, dest: 0 },
+    BsState::Receive {
+        sector: 0,
+        scanline: 0,
+        total: 0,
+        k: 0,
+    },
+    BsState::TransmitAddr {
+        sector: 0,
+        scanline: 0,
+        no_scanlines: 0,
+    },
+    BsState::Transmit {
+        sector: 0,
+        scanline: 0,
+        dest: 0,
+    },
+    BsState::Pbs,
+    BsState::Skip,
+];
+
+/// The port's signals from [`BsPort::trace_key`]'s words: the Ring input, `rxfifo`,
+/// `parser` and the transmitter's `tx`.
+fn decode_bs_port(w: &[u64], t: &mut dyn Tracer) {
+    let [w0, w1, a, commands, t0, t1] = [0, 1, 2, 3, 4, 5].map(|k| w.get(k).copied().unwrap_or(0));
+    // The receiver's word as `Receiver::trace_word` packs it: the Ring input and overrun
+    // (bits 0..35), the FIFO empty (36) and its level (40..).
+    let level = w1 & 0xffff_ffff;
+    let rx = w0 & 0xf_ffff_ffff | ((level == 0) as u64) << 36 | level << 40;
+    trace_ring(rx, t);
+    t.push_scope("rxfifo");
+    trace_rxfifo(rx, t);
+    bit(t, "read", w0 >> 36 & 1 != 0);
+    t.pop_scope();
+    t.push_scope("parser");
+    let state = STATES
+        .get((w0 >> 48 & 0xff) as usize)
+        .copied()
+        .unwrap_or(BsState::Opcode);
+    let cause = Cause::ALL
+        .get((w0 >> 40 & 0xff) as usize)
+        .copied()
+        .unwrap_or(Cause::Idle);
+    t.text_static("state", state.name());
+    t.text_static("command", state.command().unwrap_or("-"));
+    t.text_static("cause", cause.name());
+    t.bits("sector", 7, w0 >> 56);
+    t.bits("scanline", 7, w1 >> 32);
+    let (k, total) = match state {
+        BsState::Receive { .. } => (a & 0xffff_ffff, a >> 32),
+        _ => (0, 0),
+    };
+    t.bits("words_done", 15, k);
+    t.bits("words_total", 15, total);
+    t.bits("commands", 32, commands);
+    t.pop_scope();
+    t.push_scope("tx");
+    decode_tx(&[t0, t1], t);
+    t.pop_scope();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::STATES;
+    use crate::cause::Cause;
+
+    #[test]
+    fn the_codes_name_the_states_and_causes() {
+        for (k, s) in STATES.iter().enumerate() {
+            assert_eq!(s.code(), k as u64);
         }
-        let rx = self.rx.trace_word();
-        // The Ring input and RxReady: the word's bits 0..34.
-        let ring_key = rx & 0x7_ffff_ffff;
-        if t.group(&[ring_key]) {
-            trace_ring(rx, t);
-            t.end_group();
+        for (k, c) in Cause::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, k);
         }
-        let fifo_key = self.rx.rxfifo.len() as u64
-            | (self.rx.overrun as u64) << 32
-            | (self.fifo_read as u64) << 33;
-        if t.enter("rxfifo", Some(fifo_key)) {
-            trace_rxfifo(rx, t);
-            bit(t, "read", self.fifo_read);
-            t.pop_scope();
-        }
-        let (a, sector, scanline) = self.state_fields();
-        let parser_key = [
-            self.state.code()
-                | (self.cause as u64) << 8
-                | (sector as u64) << 16
-                | (scanline as u64) << 24,
-            a,
-            self.commands,
-        ];
-        if t.enter_keyed("parser", &parser_key) {
-            t.text_static("state", self.state.name());
-            t.text_static("command", self.state.command().unwrap_or("-"));
-            t.text_static("cause", self.cause.name());
-            t.bits("sector", 7, sector as u64);
-            t.bits("scanline", 7, scanline as u64);
-            let (k, total) = match self.state {
-                BsState::Receive { k, total, .. } => (k, total),
-                _ => (0, 0),
-            };
-            t.bits("words_done", 15, k as u64);
-            t.bits("words_total", 15, total as u64);
-            t.bits("commands", 32, self.commands);
-            t.pop_scope();
-        }
-        self.tx.trace(t);
-        t.pop_scope();
     }
 }

@@ -47,14 +47,17 @@ impl FlowControl {
     /// the walk out of line.
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, key: u64) {
-        if t.enter_keyed("fc", &[key]) {
+        if t.group(key) {
+            t.push_scope("fc");
             self.trace_scope(t);
+            t.pop_scope();
+            t.end_group();
         }
     }
 }
 
 impl FlowControl {
-    /// The `fc` scope's signals, after [`Tracer::enter_keyed`] entered it.
+    /// The `fc` scope's signals.
     #[inline(never)]
     fn trace_scope<T: Tracer + ?Sized>(&self, t: &mut T) {
         let l = &self.last;
@@ -123,6 +126,5 @@ impl FlowControl {
                 self.addrs.entries().get(k).map_or(0, |&a| a as u64),
             );
         }
-        t.pop_scope();
     }
 }

@@ -63,9 +63,7 @@ impl Igc {
     /// scope keyed by `fc_key` (`renderer::TraceCtx::keys`).
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, names: &IgcNames, fc_key: u64) {
-        if !t.enter("igc", None) {
-            return;
-        }
+        t.push_scope("igc");
         // The registers that change every cycle are handed over as records, decoded on the
         // waveform writer's thread (rtl/src/trace.rs).
         t.record_group(
@@ -87,7 +85,7 @@ impl Igc {
         // The latched command's name: a function of its dispatch index (the names are fixed
         // for a run), so it is walked only when another command is latched.
         let cmd = OpcodeWord(self.opcode).cmd();
-        if t.group(&[u64::from(cmd)]) {
+        if t.group(u64::from(cmd)) {
             match names.commands.get(usize::from(cmd)) {
                 Some(name) if !name.is_empty() => t.text("command", name),
                 _ => t.text("command", &format!("CMD_0x{cmd:02x}")),
@@ -110,21 +108,20 @@ impl Igc {
         } else {
             pack(self.store.uinst_words(self.last_pc))
         };
-        if t.enter("uinst", None) {
-            t.record_group(&[l0, l1, c0, c1], decode_uinst);
-            // Where the executed microinstruction came from: a function of its address (the
-            // names are fixed for a run).
-            if !names.uinsts.is_empty() && t.group(&[u64::from(self.last_pc)]) {
-                let (at, src) = names
-                    .uinsts
-                    .get(usize::from(self.last_pc))
-                    .map_or(("", ""), |(a, s)| (&**a, &**s));
-                t.text("at", at);
-                t.text("src", src);
-                t.end_group();
-            }
-            t.pop_scope();
+        t.push_scope("uinst");
+        t.record_group(&[l0, l1, c0, c1], decode_uinst);
+        // Where the executed microinstruction came from: a function of its address (the
+        // names are fixed for a run).
+        if !names.uinsts.is_empty() && t.group(u64::from(self.last_pc)) {
+            let (at, src) = names
+                .uinsts
+                .get(usize::from(self.last_pc))
+                .map_or(("", ""), |(a, s)| (&**a, &**s));
+            t.text("at", at);
+            t.text("src", src);
+            t.end_group();
         }
+        t.pop_scope();
         self.fc.trace(t, fc_key);
         t.pop_scope();
     }

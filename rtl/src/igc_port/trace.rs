@@ -1,40 +1,23 @@
 //! The IGC port in the waveform: scope `igc_port`, whose receive side (the Ring input,
 //! `rxfifo` and the Stream Parser's `parser`) is one record, and the message unit's
-//! `messages` and `tx`.
+//! `messages` and `tx` another.
 
 use super::messages::MessageUnit;
 use super::parser::{ParserState, StreamParser};
 use super::IgcPort;
-use crate::ring::trace::{trace_ring, trace_rxfifo};
+use crate::ring::trace::{decode_tx, trace_ring, trace_rxfifo};
 use crate::trace::{bit, Traced, Tracer};
 
 impl Traced for IgcPort {
+    /// The port as scope `igc_port`: its receive side (the Ring input, `rxfifo`, the Stream
+    /// Parser's `parser`) and its message unit (`messages`, `tx`), two records.
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        self.trace_with(t, None);
-    }
-}
-
-impl IgcPort {
-    /// [`Traced::trace`], with the message unit skipped while `messages_key` (if given) is
-    /// unchanged: the board's key of its usually idle blocks (`TraceCtx::slow_key`).
-    #[inline]
-    pub fn trace_with<T: Tracer + ?Sized>(&self, t: &mut T, messages_key: Option<u64>) {
-        if !t.enter("igc_port", None) {
-            return;
-        }
-        // The receive side changes with most Ring words: a record, decoded by the writer.
+        t.push_scope("igc_port");
+        // The receive side changes with most Ring words.
         let [p0, p1, p2] = self.parser.trace_key();
         let words = [self.rx.trace_word(), p0, p1, p2];
         t.record_group(&words, decode_receive);
-        match messages_key {
-            Some(k) => {
-                if t.group(&[k]) {
-                    self.messages.trace(t);
-                    t.end_group();
-                }
-            }
-            None => self.messages.trace(t),
-        }
+        self.messages.trace(t);
         t.pop_scope();
     }
 }
@@ -86,28 +69,29 @@ impl Traced for StreamParser {
 }
 
 impl MessageUnit {
-    /// Walk the unit's signals as scope `messages`, and the transmitter's as `tx`.
+    /// The unit as scope `messages` and its transmitter's as `tx` (of the caller's scope).
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let key = [
+        let [t0, t1] = self.tx.trace_words();
+        let words = [
             self.latched.is_some() as u64 | (self.error_req as u64) << 1,
-            self.status_sent | self.errors_sent << 32,
+            self.status_sent & 0xffff_ffff | self.errors_sent << 32,
+            t0,
+            t1,
         ];
-        let [t0, t1] = self.tx.trace_key();
-        if !t.group(&[key[0], key[1], t0, t1]) {
-            return;
-        }
-        self.trace_inner(t, &key);
-        t.end_group();
+        t.record_group(&words, decode_messages);
     }
+}
 
-    fn trace_inner<T: Tracer + ?Sized>(&self, t: &mut T, key: &[u64; 2]) {
-        if t.enter_keyed("messages", key) {
-            bit(t, "status_latched", self.latched.is_some());
-            bit(t, "error_req", self.error_req);
-            t.bits("status_sent", 32, self.status_sent);
-            t.bits("errors_sent", 32, self.errors_sent);
-            t.pop_scope();
-        }
-        self.tx.trace(t);
-    }
+/// The `messages` and `tx` scopes from [`MessageUnit::trace`]'s words.
+fn decode_messages(w: &[u64], t: &mut dyn Tracer) {
+    let [flags, sent, t0, t1] = [0, 1, 2, 3].map(|k| w.get(k).copied().unwrap_or(0));
+    t.push_scope("messages");
+    bit(t, "status_latched", flags & 1 != 0);
+    bit(t, "error_req", flags >> 1 & 1 != 0);
+    t.bits("status_sent", 32, sent & 0xffff_ffff);
+    t.bits("errors_sent", 32, sent >> 32);
+    t.pop_scope();
+    t.push_scope("tx");
+    decode_tx(&[t0, t1], t);
+    t.pop_scope();
 }

@@ -2,7 +2,6 @@
 //! selected EMCs, `emc[k].qee` (configuration register, shift chains, the root pixel's tree
 //! bit).
 
-use super::arith::QeeMode;
 use super::{Qee, TRACE_BIT_MAX};
 use crate::emc_array::NUM_EMCS;
 use crate::trace::{bit, Traced, Tracer};
@@ -42,7 +41,7 @@ impl Qee {
     /// - `tree_bit_index` (8 bits, saturating at [`TRACE_BIT_MAX`]): the result bit on the
     ///   tree this cycle; `tree_bit`: the root pixel's result bit.
     ///
-    /// Each scope is entered with a key of its whole content (the evaluation state and the
+    /// Each scope is a group keyed by its whole content (the evaluation state and the
     /// configuration register), so a waveform writer skips an idle EMC.
     pub fn trace_emcs<T: Tracer + ?Sized>(&self, t: &mut T, emcs: u64) {
         let mut rest = emcs;
@@ -56,9 +55,10 @@ impl Qee {
             let reg = self.config.reg[k];
             // The key's upper half: the evaluation state (its START count wraps, harmlessly:
             // it changes by at most one between two walks); the lower half: the register.
-            if !t.enter(EMC_SCOPES[k], Some((key << 32) | u64::from(reg))) {
+            if !t.group((key << 32) | u64::from(reg)) {
                 continue;
             }
+            t.push_scope(EMC_SCOPES[k]);
             t.push_scope("qee");
             t.bits("config", 32, u64::from(reg));
             let (ox, oy) = self.config.origin(k);
@@ -72,32 +72,56 @@ impl Qee {
             bit(t, "tree_bit", self.emc_tree_bit(k));
             t.pop_scope();
             t.pop_scope();
+            t.end_group();
         }
     }
 }
 
 impl Traced for Qee {
+    /// The `qee` scope: one record of the mode, the bit index, the latency counter and the
+    /// coefficients ([`decode_qee`]).
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        // Everything here changes only at a START or with the bit index.
-        if !t.enter("qee", Some(self.trace_key())) {
-            return;
+        let [a, b, c, d, e, f] = self.coefs.map(|c| c as i64 as u64);
+        let state = self.mode as u64
+            | (self.delivering() as u64) << 2
+            | u64::from(self.bit.min(TRACE_BIT_MAX)) << 8
+            | u64::from(self.delay.min(15)) << 16
+            | u64::from(self.fbits) << 24;
+        t.record("qee", &[state, a, b, c, d, e, f], decode_qee);
+    }
+}
+
+/// The mode names by [`QeeMode`]'s code.
+const MODES: [&str; 4] = ["NONE", "CONSTANT", "LINEAR", "QUADRATIC"];
+
+/// The `qee` scope's signals from [`Qee`]'s trace words.
+fn decode_qee(w: &[u64], t: &mut dyn Tracer) {
+    let state = w.first().copied().unwrap_or(0);
+    t.text_static("mode", MODES[(state & 3) as usize]);
+    bit(t, "delivering", state >> 2 & 1 != 0);
+    t.bits("bit", 8, state >> 8 & 0xff);
+    t.bits("delay", 4, state >> 16 & 0xff);
+    t.bits("fbits", 5, state >> 24 & 0xff);
+    for (k, name) in ["A", "B", "C", "D", "E", "F"].iter().enumerate() {
+        t.bits(name, 64, w.get(k + 1).copied().unwrap_or(0));
+    }
+}
+
+#[cfg(test)]
+mod mode_tests {
+    use super::MODES;
+    use crate::qee::arith::QeeMode;
+
+    #[test]
+    fn the_mode_codes_name_the_modes() {
+        let all = [
+            QeeMode::None,
+            QeeMode::Constant,
+            QeeMode::Linear,
+            QeeMode::Quadratic,
+        ];
+        for (k, m) in all.iter().enumerate() {
+            assert_eq!(*m as usize, k, "{}", MODES[k]);
         }
-        t.text(
-            "mode",
-            match self.mode {
-                QeeMode::None => "NONE",
-                QeeMode::Constant => "CONSTANT",
-                QeeMode::Linear => "LINEAR",
-                QeeMode::Quadratic => "QUADRATIC",
-            },
-        );
-        bit(t, "delivering", self.delivering());
-        t.bits("bit", 8, u64::from(self.bit.min(TRACE_BIT_MAX)));
-        t.bits("delay", 4, self.delay.min(15) as u64);
-        t.bits("fbits", 5, self.fbits as u64);
-        for (name, c) in ["A", "B", "C", "D", "E", "F"].iter().zip(&self.coefs) {
-            t.bits(name, 64, *c as i64 as u64);
-        }
-        t.pop_scope();
     }
 }

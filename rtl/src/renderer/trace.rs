@@ -1,6 +1,5 @@
 //! The board in the waveform: scope `renderer` (the cycle number, the 20 MHz enable, the
-//! status word, LEDs and AEO, the IGC timeout counter) holding every block's scope, with the
-//! usually idle blocks skipped by [`TraceCtx::slow_key`].
+//! status word, LEDs and AEO, the IGC timeout counter) holding every block's scope.
 //!
 //! The walk is a separate pass over the board's state after a cycle ([`TraceView`]): what
 //! the waveform shows beside the registers (the command names, the traced EMCs, the skip
@@ -27,33 +26,28 @@ pub struct TraceCtx {
     /// The probe pixels, traced as `renderer.pixel_<x>_<y>`, each with its sample of the last
     /// cycle (taken by whoever keeps the context). Fix the set before the first walk.
     pub probes: Vec<Probe>,
-    /// The two keys below are kept up to date (by the waveform observer). When false, the
-    /// walk keys those scopes by the cycle number instead: exact, never skipped between two
-    /// cycles.
+    /// [`TraceCtx::fc_key`] is kept up to date (by the waveform observer). When false, the
+    /// walk keys the flow-control unit's scope by the cycle number instead: exact, never
+    /// skipped between two cycles.
     pub keyed: bool,
     /// Key of the flow-control unit's scope: must change in every cycle in which the unit
     /// changed (the board's [`super::CycleRecord::fc_changed`]) and never repeat a value.
     pub fc_key: u64,
-    /// Key of the usually idle blocks (the QEE, the BS port, the semaphores, the transfer
-    /// unit, the IGC port's message unit): must change whenever one of them may have changed
-    /// since the last walk, and never repeat a value.
-    pub slow_key: u64,
     /// The largest cycle number the run can reach (its cycle limit): `renderer.cycle` is as
     /// wide as that needs. 0: not known, 64 bits.
     pub max_cycle: u64,
 }
 
 impl TraceCtx {
-    /// The keys of the flow-control unit and of the usually idle blocks for the walk of
-    /// `board`: [`TraceCtx::fc_key`] and [`TraceCtx::slow_key`], or the cycle number when
-    /// they are not kept (odd, so the two kinds never meet).
+    /// The key of the flow-control unit's scope for the walk of `board`:
+    /// [`TraceCtx::fc_key`], or the cycle number when it is not kept (odd, so the two kinds
+    /// never meet).
     #[inline]
-    pub fn keys(&self, board: &Renderer) -> (u64, u64) {
+    pub fn fc_key(&self, board: &Renderer) -> u64 {
         if self.keyed {
-            (self.fc_key << 1, self.slow_key << 1)
+            self.fc_key << 1
         } else {
-            let c = board.cycle << 1 | 1;
-            (c, c)
+            board.cycle << 1 | 1
         }
     }
 
@@ -111,9 +105,7 @@ impl Traced for TraceView<'_> {
 impl Renderer {
     /// The walk of [`TraceView`]: scope `renderer` and every block's scope in it.
     fn trace_board<T: Tracer + ?Sized>(&self, t: &mut T, ctx: &TraceCtx, emcs: u64) {
-        if !t.enter("renderer", None) {
-            return;
-        }
+        t.push_scope("renderer");
         // The cycle number, as the reports count cycles (a simulation annotation: the
         // hardware has no such counter), so a cursor in the viewer reads the report's cycles.
         t.bits("cycle", ctx.cycle_bits(), self.cycle);
@@ -125,39 +117,14 @@ impl Renderer {
         );
         // Counts while a command waits: its own record, so the status is not decoded again.
         t.record_group(&[self.timeout_count], decode_timeout);
-        let (fc_key, slow) = ctx.keys(self);
-        self.igc_port.trace_with(t, Some(slow));
-        // The BS side (port, semaphores, transfer) is often idle: skipped by `slow_key`,
-        // then by one exact key.
-        if t.group(&[slow]) {
-            let [b0, b1, b2, b3, b4, b5] = self.bs_port.trace_key();
-            let [x0, x1] = self.transfer.trace_key();
-            let bs_side = [
-                b0,
-                b1,
-                b2,
-                b3,
-                b4,
-                b5,
-                x0,
-                x1,
-                self.bs_sem.trace_key() | self.igc_sem.trace_key() << 32,
-            ];
-            if t.group(&bs_side) {
-                self.bs_port.trace(t);
-                self.bs_sem.trace(t, "bs_sem");
-                self.igc_sem.trace(t, "igc_sem");
-                self.transfer.trace(t);
-                t.end_group();
-            }
-            t.end_group();
-        }
-        self.igc.trace(t, &ctx.igc, fc_key);
-        if t.group(&[slow, emcs]) {
-            self.qee.trace(t);
-            self.qee.trace_emcs(t, emcs);
-            t.end_group();
-        }
+        self.igc_port.trace(t);
+        self.bs_port.trace(t);
+        self.bs_sem.trace(t, "bs_sem");
+        self.igc_sem.trace(t, "igc_sem");
+        self.transfer.trace(t);
+        self.igc.trace(t, &ctx.igc, ctx.fc_key(self));
+        self.qee.trace(t);
+        self.qee.trace_emcs(t, emcs);
         self.array.trace(t, &self.record.array_op);
         self.trace_probes(t, &ctx.probes);
         t.pop_scope();

@@ -3,7 +3,7 @@
 //! `rxfifo` scope) and the transmitter's (scope `tx`).
 
 use super::receiver::Receiver;
-use super::tx::{MsgKind, Transmitter};
+use super::tx::Transmitter;
 use crate::trace::{bit, Tracer};
 
 impl Receiver {
@@ -39,8 +39,10 @@ pub(crate) fn trace_rxfifo<T: Tracer + ?Sized>(w: u64, t: &mut T) {
 }
 
 impl Transmitter {
-    /// Everything [`Transmitter::trace`] shows, packed exactly.
-    pub fn trace_key(&self) -> [u64; 2] {
+    /// Everything the transmitter shows, packed ([`decode_tx`] shows it): the word
+    /// (bits 0..31), valid (32), sop (33), TxReady (34), the message's kind (35.., 0 when
+    /// idle); the words remaining.
+    pub fn trace_words(&self) -> [u64; 2] {
         [
             self.word as u64
                 | (self.valid as u64) << 32
@@ -51,19 +53,38 @@ impl Transmitter {
         ]
     }
 
-    /// Walk the transmitter's signals (inside the port's scope).
+    /// The transmitter as scope `tx` of the caller's (the port's) scope.
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let key = self.trace_key();
-        if !t.enter_keyed("tx", &key) {
-            return;
+        t.record("tx", &self.trace_words(), decode_tx);
+    }
+}
+
+/// The kinds by their code in [`Transmitter::trace_words`] (0: idle).
+const TX_KINDS: [&str; 4] = ["IDLE", "STATUS", "ERROR", "DATA"];
+
+/// The transmitter's signals from [`Transmitter::trace_words`]'s words (inside its `tx`
+/// scope).
+pub(crate) fn decode_tx(w: &[u64], t: &mut dyn Tracer) {
+    let [w0, w1] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    let kind = (w0 >> 35 & 3) as usize;
+    bit(t, "TxReady", w0 >> 34 & 1 != 0);
+    bit(t, "busy", kind != 0);
+    t.text_static("kind", TX_KINDS[kind]);
+    bit(t, "valid", w0 >> 32 & 1 != 0);
+    bit(t, "sop", w0 >> 33 & 1 != 0);
+    t.bits("word", 32, w0 & 0xffff_ffff);
+    t.bits("remaining", 15, w1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TX_KINDS;
+    use crate::ring::tx::MsgKind;
+
+    #[test]
+    fn the_kind_codes_name_the_kinds() {
+        for k in [MsgKind::Status, MsgKind::Error, MsgKind::Data] {
+            assert_eq!(TX_KINDS[k as usize + 1], k.name());
         }
-        bit(t, "TxReady", self.tx_ready);
-        bit(t, "busy", self.busy());
-        t.text_static("kind", self.kind().map_or("IDLE", MsgKind::name));
-        bit(t, "valid", self.valid);
-        bit(t, "sop", self.sop);
-        t.bits("word", 32, self.word as u64);
-        t.bits("remaining", 15, self.remaining as u64);
-        t.pop_scope();
     }
 }

@@ -5,8 +5,8 @@ use super::{Semaphore, SEMAPHORE_BITS};
 use crate::trace::{bit, Tracer};
 
 impl Semaphore {
-    /// Everything [`Semaphore::trace`] shows, packed exactly.
-    pub fn trace_key(&self) -> u64 {
+    /// Everything the semaphore shows, packed ([`decode_semaphore`] shows it).
+    pub fn trace_word(&self) -> u64 {
         self.count as u64
             | (self.v as u64) << 8
             | (self.p as u64) << 16
@@ -14,17 +14,18 @@ impl Semaphore {
             | (self.overflow as u64) << 18
     }
 
-    /// Walk the semaphore's signals as scope `name`.
+    /// The semaphore as scope `name`.
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, name: &str) {
-        let key = self.trace_key();
-        if !t.enter(name, Some(key)) {
-            return;
-        }
-        t.bits("count", SEMAPHORE_BITS, self.count as u64);
-        t.bits("v", 2, self.v as u64);
-        bit(t, "p", self.p);
-        bit(t, "p_wait", self.p_wait);
-        bit(t, "overflow", self.overflow);
-        t.pop_scope();
+        t.record(name, &[self.trace_word()], decode_semaphore);
     }
+}
+
+/// The semaphore's signals from [`Semaphore::trace_word`]'s word.
+fn decode_semaphore(w: &[u64], t: &mut dyn Tracer) {
+    let w = w.first().copied().unwrap_or(0);
+    t.bits("count", SEMAPHORE_BITS, w & 0xff);
+    t.bits("v", 2, w >> 8 & 0xff);
+    bit(t, "p", w >> 16 & 1 != 0);
+    bit(t, "p_wait", w >> 17 & 1 != 0);
+    bit(t, "overflow", w >> 18 & 1 != 0);
 }

@@ -1,14 +1,7 @@
 //! The waveform's observer of the board: it keeps the waveform's context ([`TraceCtx`]: the
-//! command names, the traced EMCs, the skip keys of the flow-control unit and of the usually
-//! idle blocks) beside the board, so the board's step keeps none of it.
-//!
-//! The skip key of the usually idle blocks (the QEE, the BS port, the semaphores, the
-//! transfer unit, the IGC port's message unit) advances after every cycle in which one of
-//! them may have changed. A cycle is *quiet* when none of them did anything but clear last
-//! cycle's pulses; two quiet cycles in a row leave them as they were, so only a cycle that is
-//! not quiet, or follows one that was not, advances it. Whether a cycle is quiet follows
-//! from the board before the edge ([`BoardTrace::before_step`]) and after it
-//! ([`Observer::cycle`]).
+//! command names, the traced EMCs, the skip key of the flow-control unit, the probe pixels)
+//! beside the board, so the board's step keeps none of it. The key advances after every cycle
+//! in which the unit changed (the board's `CycleRecord::fc_changed`).
 //!
 //! A probe pixel's sample is its ALU inputs before the edge. Carry, Enable and the QEE's tree
 //! bit are read before the edge; A and B, whose addresses the IGC chooses during the step,
@@ -21,10 +14,8 @@ use crate::engine::observer::{Cx, Observer};
 use pp5_rtl::backing_store::transfer::{XferDir, XFER_PES_PER_STEP};
 use pp5_rtl::backing_store::XFER_BITS;
 use pp5_rtl::emc_array::{BSource, Probe, ProbeInputs, MEM_BITS};
-use pp5_rtl::igc::{IgcState, MiscCtl, QeeCtl};
 use pp5_rtl::qee::arith::tree_bit;
 use pp5_rtl::renderer::{TraceCtx, TraceView};
-use pp5_rtl::semaphore::Semaphore;
 use pp5_rtl::Renderer;
 
 /// A probe pixel's memory column: bit k of the pixel's memory is bit `k % 64` of word `k / 64`.
@@ -39,20 +30,15 @@ struct Before {
     tree: bool,
 }
 
-/// The waveform's observer: its context, the quiet-cycle tracking that keeps the key of the
-/// usually idle blocks, and the probe pixels' samples. Idle (and free) until
-/// [`BoardTrace::set_keyed`] turns it on (the simulator does when it writes a waveform) or a
-/// probe is added.
+/// The waveform's observer: its context, the key of the flow-control unit, and the probe
+/// pixels' samples. Idle (and free) until [`BoardTrace::set_keyed`] turns it on (the
+/// simulator does when it writes a waveform) or a probe is added.
 #[derive(Clone, Debug, Default)]
 pub struct BoardTrace {
     /// What the waveform shows beside the board's registers.
     pub ctx: TraceCtx,
-    /// The hooks run: the keys are kept or there are probes.
+    /// The hooks run: the key is kept or there are probes.
     active: bool,
-    /// The board before the edge allowed a quiet cycle.
-    quiet_before: bool,
-    /// The last cycle was quiet.
-    last_quiet: bool,
     /// Each probe's memory column as the board has it before the next edge.
     columns: Vec<Column>,
     /// Each probe's inputs read before this cycle's edge.
@@ -95,8 +81,8 @@ impl BoardTrace {
         self.active
     }
 
-    /// Keep the skip keys from now on (`true`), or stop (the walk then keys those scopes by
-    /// the cycle number).
+    /// Keep the flow-control unit's key from now on (`true`), or stop (the walk then keys
+    /// its scope by the cycle number).
     pub fn set_keyed(&mut self, on: bool, board: &Renderer) {
         self.ctx.keyed = on;
         self.active = on || !self.ctx.probes.is_empty();
@@ -120,12 +106,10 @@ impl BoardTrace {
     }
 
     /// The board was changed from outside its step (a testbench wrote it, a Ring reset): the
-    /// next walk visits the usually idle blocks and the flow-control unit again, and the
-    /// probes' memory columns are gathered again.
+    /// next walk visits the flow-control unit again, and the probes' memory columns are
+    /// gathered again.
     pub fn touched(&mut self, board: &Renderer) {
-        self.ctx.slow_key += 1;
         self.ctx.fc_key += 1;
-        self.last_quiet = false;
         self.tree_starts = None;
         for (p, c) in self.ctx.probes.iter().zip(self.columns.iter_mut()) {
             for k in 0..MEM_BITS {
@@ -202,62 +186,27 @@ impl BoardTrace {
 }
 
 impl Observer for BoardTrace {
-    /// The conditions of a quiet cycle that the board shows before the edge: nothing enters
-    /// the BS port, TxReady is unchanged, the BS port, the message unit, the transfer unit,
-    /// the QEE and both semaphores are idle.
     #[inline]
     fn before_step(&mut self, b: &Renderer) {
         if !self.ctx.probes.is_empty() {
             self.probes_before(b);
         }
-        if !self.ctx.keyed {
-            return;
-        }
-        self.quiet_before = !b.bs_ring_pending()
-            && b.bs_port.tx.tx_ready == b.tx_ready_bs
-            && b.bs_port.idle()
-            && b.igc_port.messages.tx.tx_ready == b.tx_ready_igc
-            && !b.igc_port.messages.pending()
-            && b.transfer.active.is_none()
-            && !b.transfer.done
-            && !b.qee.active
-            && b.bs_sem == Semaphore::idle(b.bs_sem.count)
-            && b.igc_sem == Semaphore::idle(b.igc_sem.count);
     }
 
-    /// The conditions the board shows after the edge: the IGC asked nothing of the QEE nor
-    /// of the other blocks and does not wait on its semaphore, no error strobe fired, the BS
-    /// port and the message unit are still idle.
     #[inline]
     fn cycle(&mut self, cx: &mut Cx) {
         let b = cx.board;
         if !self.ctx.probes.is_empty() {
             self.probes_after(b);
         }
-        if !self.ctx.keyed {
-            return;
-        }
         if b.record.fc_changed {
             self.ctx.fc_key += 1;
         }
-        let quiet = self.quiet_before
-            && b.igc.qee_ctl == QeeCtl::None
-            && b.igc.misc_ctl == MiscCtl::None
-            && b.igc.state != IgcState::WaitSem
-            && !b.error_strobed()
-            && b.bs_port.idle()
-            && !b.igc_port.messages.pending();
-        if !(quiet && self.last_quiet) {
-            self.ctx.slow_key += 1;
-        }
-        self.last_quiet = quiet;
     }
 
-    /// A Ring reset changes every block (but the memories): both keys move on.
+    /// A Ring reset changes every block (but the memories): the key moves on.
     fn ring_reset(&mut self, _at: u64) {
-        self.ctx.slow_key += 1;
         self.ctx.fc_key += 1;
-        self.last_quiet = false;
         // The QEE restarts its count of evaluations.
         self.tree_starts = None;
     }

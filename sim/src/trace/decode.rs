@@ -1,13 +1,12 @@
 //! The writer thread's side of [`Tracer::record`]: a block hands the sample walk a few words
 //! and a pure [`Decode`] function instead of its signals; the simulation thread copies every
-//! record's words into a fixed frame, and this thread compares each frame with the last one,
-//! record by record ([`Decoder::decode_frame`]), runs the decode function of the records whose
-//! words changed to get their signals, compares those with the values it wrote last and merges
-//! the changes with the walked ones, in slot order (the order the simulation thread writes its
-//! own changes in), so the file is the same as if the block had walked its signals.
+//! record's words (and every walked bits signal's value) into a fixed frame, and this thread
+//! compares each frame with the last one, record by record ([`Decoder::decode_frame`]), runs
+//! the decode function of the records whose words changed to get their signals, and compares
+//! those with the values it wrote last. The changes come out in slot order, so the file is
+//! the same as if the block had walked its signals.
 
-use super::frame_words;
-use super::{mask, Entry, RecordDecl, NOT_SELECTED};
+use super::declare::{mask, Declaration, NOT_SELECTED};
 use pp5_rtl::trace::{Decode, Tracer};
 use std::io;
 
@@ -22,7 +21,8 @@ struct FrameRecord {
     end: u32,
     /// A signal in it is selected (otherwise it is never decoded).
     selected: bool,
-    decode: Decode,
+    /// `None`: a walked bits signal, whose word is its value.
+    decode: Option<Decode>,
 }
 
 /// Kind of a text position (bits positions hold their width, 1..=64).
@@ -50,6 +50,10 @@ pub(crate) struct Decoder {
     recs: Vec<FrameRecord>,
     /// The last frame's words.
     last: Vec<u64>,
+    /// Per frame word: the record it belongs to (`u32::MAX`: padding).
+    rec_at: Vec<u32>,
+    /// Per 64 frame words: which of them changed in the frame being decoded.
+    changed: Vec<u64>,
     pos: Vec<Pos>,
     /// Per slot: the last written text (text signals inside records).
     last_text: Vec<String>,
@@ -64,30 +68,34 @@ pub(crate) struct Decoder {
 }
 
 impl Decoder {
-    pub(crate) fn new(
-        entries: &[Entry],
-        records: &[RecordDecl],
-        unselected: &[bool],
-        nslots: usize,
-    ) -> Decoder {
-        let words = frame_words(records);
+    pub(crate) fn new(decl: &Declaration) -> Decoder {
+        let (entries, records) = (&decl.layout.entries, &decl.shape.records);
         // Frames and walks are far smaller than 2^32 words and positions (a declaration that
         // is not gets records that fail as malformed instead).
         let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Decoder {
             recs: records
                 .iter()
-                .enumerate()
-                .map(|(k, r)| FrameRecord {
+                .map(|r| FrameRecord {
                     off: small(r.word_off),
                     len: small(r.words),
                     first: small(r.first_sig),
                     end: small(r.first_sig + r.sigs),
-                    selected: !unselected.get(k).copied().unwrap_or(false),
+                    selected: !decl.none_selected(r.first_sig, r.sigs),
                     decode: r.decode,
                 })
                 .collect(),
-            last: vec![0; words],
+            last: vec![0; decl.shape.frame_words()],
+            rec_at: {
+                let mut at = vec![u32::MAX; decl.shape.frame_words()];
+                for (k, r) in records.iter().enumerate() {
+                    if let Some(ws) = at.get_mut(r.word_off..r.word_off + r.words) {
+                        ws.fill(small(k));
+                    }
+                }
+                at
+            },
+            changed: vec![0; decl.shape.frame_words().div_ceil(64)],
             pos: {
                 let mut pos: Vec<Pos> = entries
                     .iter()
@@ -110,7 +118,7 @@ impl Decoder {
                 }
                 pos
             },
-            last_text: vec![String::new(); nslots],
+            last_text: vec![String::new(); decl.layout.nslots],
             bits: vec![(0, 0); entries.len()],
             nbits: 0,
             texts: Vec::new(),
@@ -144,15 +152,32 @@ impl Decoder {
         if words.len() != self.last.len() {
             return Err(malformed());
         }
+        // The words that changed, as a set of bits (a branch-free pass over the frame; a
+        // cycle changes a few of its words, and the records are found from those).
+        for ((set, cur), old) in self
+            .changed
+            .iter_mut()
+            .zip(words.chunks(64))
+            .zip(self.last.chunks_mut(64))
+        {
+            let mut m = 0u64;
+            for (i, (c, o)) in cur.iter().zip(old.iter_mut()).enumerate() {
+                m |= ((*c != *o) as u64) << i;
+                *o = *c;
+            }
+            *set = if force { u64::MAX } else { m };
+        }
         let Decoder {
             recs,
-            last,
+            rec_at,
+            changed,
             pos,
             last_text,
             bits,
             nbits,
             texts,
             text_bytes,
+            ..
         } = self;
         // One tracer for the frame; each record's decode runs on its own positions.
         let mut t = DecodeTracer {
@@ -167,67 +192,42 @@ impl Decoder {
             force,
             bad: false,
         };
-        for r in recs.iter() {
-            let (off, len) = (r.off as usize, r.len as usize);
-            let (Some(cur), Some(old)) = (words.get(off..off + len), last.get_mut(off..off + len))
-            else {
-                return Err(malformed());
-            };
-            if !differs_then_store(cur, old) && !force {
-                continue;
-            }
-            if !r.selected {
-                continue;
-            }
-            t.next = r.first as usize;
-            t.end = r.end as usize;
-            (r.decode)(cur, &mut t);
-            if t.bad || t.next != t.end {
-                *nbits = t.nout;
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "a trace record's decode function does not show the declared signals",
-                ));
+        // The records below `done` are decoded (a record's words are consecutive).
+        let mut done = 0usize;
+        for (k, &set) in changed.iter().enumerate() {
+            let mut set = set;
+            while set != 0 {
+                let w = k * 64 + set.trailing_zeros() as usize;
+                set &= set - 1;
+                let Some(&ri) = rec_at.get(w) else { break };
+                let ri = ri as usize;
+                // Padding (`u32::MAX`) follows the records.
+                if ri < done || ri == u32::MAX as usize {
+                    continue;
+                }
+                done = ri + 1;
+                let Some(r) = recs.get(ri).filter(|r| r.selected) else {
+                    continue;
+                };
+                let (off, len) = (r.off as usize, r.len as usize);
+                let cur = words.get(off..off + len).ok_or_else(malformed)?;
+                t.next = r.first as usize;
+                t.end = r.end as usize;
+                match r.decode {
+                    Some(decode) => decode(cur, &mut t),
+                    None => t.walked_bits(cur.first().copied().unwrap_or(0)),
+                }
+                if t.bad || t.next != t.end {
+                    *nbits = t.nout;
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "a trace record's decode function does not show the declared signals",
+                    ));
+                }
             }
         }
         *nbits = t.nout;
         Ok(())
-    }
-}
-
-/// Whether a record's words `cur` differ from `old`; `old` becomes `cur`. Records are one to
-/// four words: those are compared and stored inline (a slice comparison and copy of unknown
-/// length is a loop or a library call per record and frame).
-#[inline(always)]
-fn differs_then_store(cur: &[u64], old: &mut [u64]) -> bool {
-    match (cur, old) {
-        ([a], [b]) => {
-            let d = *a != *b;
-            *b = *a;
-            d
-        }
-        ([a0, a1], [b0, b1]) => {
-            let d = (*a0 ^ *b0) | (*a1 ^ *b1) != 0;
-            (*b0, *b1) = (*a0, *a1);
-            d
-        }
-        (&[a0, a1, a2], [b0, b1, b2]) => {
-            let d = (a0 ^ *b0) | (a1 ^ *b1) | (a2 ^ *b2) != 0;
-            (*b0, *b1, *b2) = (a0, a1, a2);
-            d
-        }
-        (&[a0, a1, a2, a3], [b0, b1, b2, b3]) => {
-            let d = (a0 ^ *b0) | (a1 ^ *b1) | (a2 ^ *b2) | (a3 ^ *b3) != 0;
-            (*b0, *b1, *b2, *b3) = (a0, a1, a2, a3);
-            d
-        }
-        (c, o) => {
-            let d = *c != *o;
-            if d {
-                o.copy_from_slice(c);
-            }
-            d
-        }
     }
 }
 
@@ -273,6 +273,28 @@ impl DecodeTracer<'_> {
             Some(o) => {
                 *o = (slot, v);
                 self.nout += 1;
+            }
+            None => self.bad = true,
+        }
+    }
+}
+
+impl DecodeTracer<'_> {
+    /// A walked bits signal's value (its width is the declared one).
+    #[inline(always)]
+    fn walked_bits(&mut self, value: u64) {
+        let n = self.next;
+        self.next = n + 1;
+        match record_pos(self.pos, self.end, n) {
+            Some(p) => {
+                let v = value & p.mask;
+                if p.last != v || self.force {
+                    p.last = v;
+                    if p.slot != NOT_SELECTED {
+                        let slot = p.slot;
+                        self.emit(slot, v);
+                    }
+                }
             }
             None => self.bad = true,
         }
@@ -451,7 +473,7 @@ mod tests {
             if self.records {
                 t.record("inner", &[self.a], decode_inner);
                 // A record inside a keyed group: skipped with it, it keeps its words.
-                if t.group(&[self.b]) {
+                if t.group(self.b) {
                     t.record_group(&[self.b], decode_group);
                     t.end_group();
                 }
@@ -463,7 +485,7 @@ mod tests {
                 t.bits("val", 12, self.a >> 3);
                 t.text_static("kind", if self.a & 1 != 0 { "ODD" } else { "EVEN" });
                 t.pop_scope();
-                if t.group(&[self.b]) {
+                if t.group(self.b) {
                     t.bits("b", 64, self.b);
                     t.end_group();
                 }

@@ -11,7 +11,8 @@
 //! The same sink writes the system waveform (`render::system::system_wave`), which has no
 //! `clk` and calls [`FstSink::time`] instead of [`Sink::begin`] and [`Sink::end`].
 
-use super::{DeclItem, Sink, FST_TEXT_BITS, FST_TEXT_CHARS};
+use super::declare::DeclItem;
+use super::{Sink, FST_TEXT_BITS, FST_TEXT_CHARS};
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;

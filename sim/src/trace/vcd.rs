@@ -6,7 +6,8 @@
 //! not allocate. Timestamps are kept as decimal digits (packed BCD) and advanced by decimal
 //! addition, instead of being formatted from binary each time.
 
-use super::{DeclItem, Sink};
+use super::declare::DeclItem;
+use super::Sink;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;

@@ -1,13 +1,11 @@
 //! The waveform writer's background thread.
 //!
-//! The simulation thread walks the blocks and keeps, per cycle, only the values that changed
-//! (compared with the last written ones as it walks); this thread formats those changes (VCD
-//! text or FST blocks) and writes the file. Batches travel through a bounded channel (so
-//! memory stays bounded when the disk is slow) and come back empty to be reused, so the
-//! steady state does not allocate. Blocks that trace by [`pp5_rtl::trace::Tracer::record`]
-//! send their words instead (every sample's words of every record, one fixed-size frame),
-//! and this thread finds the records whose words changed and decodes them
-//! ([`super::decode`]).
+//! The simulation thread walks the blocks and keeps, per cycle, one fixed-size frame of words
+//! (every record's words and every walked bits signal's value) and the walked texts that
+//! changed; this thread finds the records whose words changed and decodes them
+//! ([`super::decode`]), formats the changes (VCD text or FST blocks) and writes the file.
+//! Batches travel through a bounded channel (so memory stays bounded when the disk is slow)
+//! and come back empty to be reused, so the steady state does not allocate.
 
 use super::decode::{merge_by_slot, Decoder};
 use super::Sink;
@@ -35,41 +33,38 @@ pub(crate) struct Frame {
     pub cycle: u64,
     /// The first sample of the file (a VCD writes it as `$dumpvars`).
     pub first: bool,
-    /// Every selected value is written (the first sample, or one after a failed walk): the
-    /// records' decoded values too, changed or not.
+    /// Every selected value is written (the first sample, or one after a failed walk),
+    /// changed or not.
     pub force: bool,
-    /// End (exclusive) of this frame's entries in [`Batch::changes`] and [`Batch::texts`];
-    /// each frame starts where the previous one ended.
-    pub changes_end: u32,
+    /// End (exclusive) of this frame's entries in [`Batch::texts`]; each frame starts where
+    /// the previous one ended.
     pub texts_end: u32,
 }
 
-/// Samples of up to [`BATCH_CYCLES`] cycles: only the values that changed.
+/// Samples of up to [`BATCH_CYCLES`] cycles: their frames of words and the walked texts that
+/// changed.
 #[derive(Default)]
 pub(crate) struct Batch {
     pub frames: Vec<Frame>,
-    /// (slot, new value) of the bits signals that changed.
-    pub changes: Vec<(u32, u64)>,
-    /// (slot, start, end) of the text signals that changed; the text is
+    /// (slot, start, end) of the walked text signals that changed; the text is
     /// `text_bytes[start..end]`.
     pub texts: Vec<(u32, u32, u32)>,
     pub text_bytes: String,
-    /// The records' words of every frame, one fixed-size frame of words per sample (see
-    /// `sampler::RecordFrame`): frame `k`'s words are at `k * n..(k + 1) * n`. Only the
+    /// The words of every frame, one fixed-size frame of words per sample (see
+    /// `sampler::SampleState`): frame `k`'s words are at `k * n..(k + 1) * n`. Only the
     /// frames in [`Batch::frames`] count; the vector keeps its length when the batch is
     /// cleared, so a frame is copied into place without growing it.
     pub record_words: Vec<u64>,
 }
 
-/// The lengths of a [`Batch`]'s lists, to undo a failed walk (the record words need no
-/// undoing: a frame's words count only once the frame is pushed).
+/// The lengths of a [`Batch`]'s texts, to undo a failed walk (the words need no undoing: a
+/// frame's words count only once the frame is pushed).
 #[derive(Clone, Copy)]
-pub(crate) struct BatchLens([usize; 3]);
+pub(crate) struct BatchLens([usize; 2]);
 
 impl Batch {
     fn clear(&mut self) {
         self.frames.clear();
-        self.changes.clear();
         self.texts.clear();
         self.text_bytes.clear();
     }
@@ -79,7 +74,6 @@ impl Batch {
     fn empty_like(&self) -> Batch {
         Batch {
             frames: Vec::with_capacity(self.frames.len()),
-            changes: Vec::with_capacity(self.changes.len()),
             texts: Vec::with_capacity(self.texts.len()),
             text_bytes: String::with_capacity(self.text_bytes.len()),
             record_words: Vec::with_capacity(self.record_words.len()),
@@ -87,13 +81,12 @@ impl Batch {
     }
 
     pub fn lens(&self) -> BatchLens {
-        BatchLens([self.changes.len(), self.texts.len(), self.text_bytes.len()])
+        BatchLens([self.texts.len(), self.text_bytes.len()])
     }
 
     /// Drop what was added since `lens` was taken.
     pub fn truncate(&mut self, lens: BatchLens) {
-        let [c, t, b] = lens.0;
-        self.changes.truncate(c);
+        let [t, b] = lens.0;
         self.texts.truncate(t);
         self.text_bytes.truncate(b);
     }
@@ -197,30 +190,6 @@ impl Worker {
     }
 }
 
-/// Write the bits changes of a frame, the walked ones and the decoded ones (each list in
-/// slot order) merged in slot order, a walked one first on equal slots (as
-/// [`merge_by_slot`], but with the sink's `bits` inlined at each call).
-#[inline(always)]
-fn write_bits<S: Sink>(
-    sink: &mut S,
-    mut walked: &[(u32, u64)],
-    decoded: &[(u32, u64)],
-) -> io::Result<()> {
-    for &(slot, value) in decoded {
-        while let Some((&(s, v), rest)) = walked.split_first() {
-            if s > slot {
-                break;
-            }
-            sink.bits(s as usize, v)?;
-            walked = rest;
-        }
-        sink.bits(slot as usize, value)?;
-    }
-    walked
-        .iter()
-        .try_for_each(|&(s, v)| sink.bits(s as usize, v))
-}
-
 /// How long the writer thread polls for the next batch before it blocks on the channel.
 ///
 /// A blocked receiver must be woken by the sender: a system call on the simulation thread
@@ -257,15 +226,10 @@ fn write_loop<S: Sink>(
     let malformed = || io::Error::other("malformed trace batch");
     let written = (|| {
         while let Some(mut batch) = next_batch(rx) {
-            let (mut c, mut t, mut w) = (0usize, 0usize, 0usize);
+            let (mut t, mut w) = (0usize, 0usize);
             for f in &batch.frames {
                 let rise = f.cycle * CYCLE_PS;
                 sink.begin(rise, f.first)?;
-                let changes = batch
-                    .changes
-                    .get(c..f.changes_end as usize)
-                    .ok_or_else(malformed)?;
-                c = f.changes_end as usize;
                 let texts = batch
                     .texts
                     .get(t..f.texts_end as usize)
@@ -276,7 +240,9 @@ fn write_loop<S: Sink>(
                 w += n;
                 decoder.clear();
                 decoder.decode_frame(words, f.force)?;
-                write_bits(&mut sink, changes, decoder.bits())?;
+                for &(slot, value) in decoder.bits() {
+                    sink.bits(slot as usize, value)?;
+                }
                 merge_by_slot(
                     texts,
                     &decoder.texts,
