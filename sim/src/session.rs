@@ -142,7 +142,7 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         sim.board.igc.state = pp5_rtl::igc::IgcState::Run;
         sim.board.igc.pc = 0;
     }
-    // A waveform skips the usually idle blocks while they stay idle (`TraceCtx::slow_key`).
+    // A waveform skips the flow-control unit while it does not change (`TraceCtx::fc_key`).
     if spec.wave.is_some() {
         sim.trace.set_keyed(true, &sim.board);
     }
