@@ -222,10 +222,16 @@ impl Qee {
     /// The content of EMC `k`'s shift chain of coefficient `j` (0..6 = A..F) this cycle: the
     /// bits still to come, LSB first (zero before the first START).
     pub fn chain(&self, k: usize, j: usize) -> i128 {
+        self.chains(k)[j % 6]
+    }
+
+    /// EMC `k`'s six shift chains this cycle ([`Qee::chain`] of A..F).
+    pub fn chains(&self, k: usize) -> [i128; 6] {
         if !self.active {
-            return 0;
+            return [0; 6];
         }
-        self.local[k % NUM_EMCS][j % 6] >> self.chain_shift()
+        let shift = self.chain_shift();
+        self.local[k % NUM_EMCS].map(|c| c >> shift)
     }
 
     /// The serial tree bit of EMC `k`'s root pixel this cycle (what the pixel at its local

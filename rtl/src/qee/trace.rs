@@ -58,23 +58,35 @@ impl Qee {
             if !t.group((key << 32) | u64::from(reg)) {
                 continue;
             }
+            let [a, b, c, d, e, f] = self.chains(k).map(|c| c as u64);
+            // The root pixel's tree bit: its C chain's LSB while the QEE delivers.
+            let tree = self.delivering() && c & 1 != 0;
+            let state = u64::from(self.bit.min(TRACE_BIT_MAX)) | (tree as u64) << 8;
             t.push_scope(EMC_SCOPES[k]);
-            t.push_scope("qee");
-            t.bits("config", 32, u64::from(reg));
-            let (ox, oy) = self.config.origin(k);
-            t.bits("origin_x", 16, ox as u64);
-            t.bits("origin_y", 16, oy as u64);
-            for (j, name) in CHAIN_NAMES.iter().enumerate() {
-                // The low 64 bits: the next 64 to be delivered.
-                t.bits(name, 64, self.chain(k, j) as u64);
-            }
-            t.bits("tree_bit_index", 8, u64::from(self.bit.min(TRACE_BIT_MAX)));
-            bit(t, "tree_bit", self.emc_tree_bit(k));
-            t.pop_scope();
+            t.record(
+                "qee",
+                &[u64::from(reg), state, a, b, c, d, e, f],
+                decode_emc_qee,
+            );
             t.pop_scope();
             t.end_group();
         }
     }
+}
+
+/// An EMC's `qee` scope from [`Qee::trace_emcs`]'s words: the configuration register, the
+/// bit index and tree bit, the six chains (low 64 bits: the next 64 to be delivered).
+fn decode_emc_qee(w: &[u64], t: &mut dyn Tracer) {
+    let [reg, state] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    t.bits("config", 32, reg);
+    // The screen origin the register holds (`QeeConfig::origin`), 16 bits each.
+    t.bits("origin_x", 16, reg & 0xffff);
+    t.bits("origin_y", 16, reg >> 16);
+    for (j, name) in CHAIN_NAMES.iter().enumerate() {
+        t.bits(name, 64, w.get(j + 2).copied().unwrap_or(0));
+    }
+    t.bits("tree_bit_index", 8, state & 0xff);
+    bit(t, "tree_bit", state >> 8 & 1 != 0);
 }
 
 impl Traced for Qee {
