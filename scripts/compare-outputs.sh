@@ -12,8 +12,9 @@
 # is identical, 1 with the list of differing files (and the first lines of each diff) when not.
 #
 # The jobs: the demo (VCD and FST), every stream under testbench/fixtures/streams/ (VCD and FST,
-# with --report table, json and csv, --tx-out, --dump-mem), the double-buffer example, and one
-# `pp5 render --wave` region (VCD) with its PNG and JSON report. Set PP5_COMPARE_KEEP=1 to keep
+# with --report table, json and csv, --tx-out, --dump-mem), the double-buffer example, one
+# `pp5 render --wave` region (VCD) with its PNG and JSON report, and the R700 example
+# (waves/examples/r700.pp5s, VCD and FST, four probes). Set PP5_COMPARE_KEEP=1 to keep
 # the output directories (printed) for a closer look.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,6 +74,13 @@ jobs() { # BIN DIR: run every job with BIN, writing into DIR (exit codes recorde
     done
     run render render --scene spheres --renderers 4 -o render.png --wave render.vcd \
       --region 4,3 --report json
+    # The flow-control unit and the R700 stack: the R700 example with four probes (VCD, FST).
+    local ex=$root/waves/examples m=$root/sim/microcode
+    for f in vcd fst; do
+      run "r700-$f" run "$ex/r700.pp5s" --microcode "$m/standard.pp5uc" \
+        --microcode "$m/qee.pp5uc" --microcode "$ex/r700.pp5uc" --"$f" "r700-$f.$f" \
+        --probe 0,0 --probe 1,0 --probe 2,0 --probe 6,0
+    done
   )
 }
 

@@ -8,7 +8,7 @@ use crate::trace::{bit, Tracer};
 
 impl BsPort {
     /// Everything [`BsPort::trace`] shows, packed exactly ([`decode_bs_port`] shows it).
-    pub fn trace_key(&self) -> [u64; 6] {
+    pub fn trace_words(&self) -> [u64; 6] {
         let (a, sector, scanline) = self.state_fields();
         let (b, c) = (sector as u64, scanline as u64);
         let [t0, t1] = self.tx.trace_words();
@@ -54,9 +54,9 @@ impl BsPort {
     }
 
     /// The port as scope `bs_port` of the caller's (the board's) scope: one record,
-    /// [`BsPort::trace_key`]'s words.
+    /// [`BsPort::trace_words`]'s words.
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.record("bs_port", &self.trace_key(), decode_bs_port);
+        t.record("bs_port", &self.trace_words(), decode_bs_port);
     }
 }
 
@@ -86,7 +86,7 @@ const STATES: [BsState; 9] = [
     BsState::Skip,
 ];
 
-/// The port's signals from [`BsPort::trace_key`]'s words: the Ring input, `rxfifo`,
+/// The port's signals from [`BsPort::trace_words`]'s words: the Ring input, `rxfifo`,
 /// `parser` and the transmitter's `tx`.
 fn decode_bs_port(w: &[u64], t: &mut dyn Tracer) {
     let [w0, w1, a, commands, t0, t1] = [0, 1, 2, 3, 4, 5].map(|k| w.get(k).copied().unwrap_or(0));

@@ -1,8 +1,10 @@
 //! The flow-control unit in the waveform: scope `fc` (the mode, the last instruction and its
-//! decision, the loop and address stacks), keyed by a version the waveform's context keeps
-//! (`TraceCtx::fc_key`, bumped in every cycle in which the unit changed).
+//! decision, the loop and address stacks), a record in a group keyed by a version the
+//! waveform's context keeps (`TraceCtx::fc_key`, bumped in every cycle in which the unit
+//! changed).
 
-use super::stacks::STACK_DEPTH;
+use super::instruction::FcInstr;
+use super::stacks::{LoopKind, STACK_DEPTH};
 use super::{FlowControl, PeFlowState};
 use crate::trace::{bit, Tracer};
 
@@ -42,89 +44,116 @@ impl FlowControl {
         t.text_static("fc_state", state.name());
     }
 
-    /// Trace the unit as scope `fc`, skipped while `key` (which must change whenever the
-    /// unit does) is unchanged. The key check inline (the scope is skipped in most cycles),
-    /// the walk out of line.
+    /// Trace the unit as scope `fc`, a record skipped while `key` (which must change
+    /// whenever the unit does) is unchanged.
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, key: u64) {
         if t.group(key) {
-            t.push_scope("fc");
-            self.trace_scope(t);
-            t.pop_scope();
+            t.record("fc", &self.trace_words(), decode_fc);
             t.end_group();
         }
     }
-}
 
-impl FlowControl {
-    /// The `fc` scope's signals.
+    /// Everything the `fc` scope shows, packed ([`decode_fc`] shows it): the last
+    /// instruction (encoded as its W3 word) and its request and decision, the flags, the
+    /// counts, the loop frames and the address stack.
     #[inline(never)]
-    fn trace_scope<T: Tracer + ?Sized>(&self, t: &mut T) {
+    fn trace_words(&self) -> [u64; 5] {
         let l = &self.last;
-        bit(t, "full", self.full);
-        bit(t, "all_active", self.all_active);
-        let i = &l.req.instr;
-        t.text_static("op", if l.valid { i.op.name() } else { "-" });
-        bit(t, "b_else", i.b_else);
-        bit(t, "jump_any", i.jump_any);
-        t.text_static("a_op", i.a_op.name());
-        t.bits("jump_func", 8, i.jump_func as u64);
-        t.bits("b_pop_cnt", 5, i.b_pop_cnt as u64);
-        t.text_static("b_op0", i.b_op0.name());
-        t.text_static("b_op1", i.b_op1.name());
-        bit(t, "ignore_uncovered", i.ignore_uncovered);
-        t.bits("pc", 11, l.req.pc as u64);
-        t.bits("jump_addr", 11, l.req.target as u64);
-        bit(t, "bool", l.req.bool_value);
-        t.bits("const_count", 8, l.req.count as u64 & 0xff);
-        t.bits("const_init", 8, l.req.init as u64 & 0xff);
-        t.bits("const_step", 8, l.req.step as u64 & 0xff);
-        bit(t, "jump", l.jump);
-        bit(t, "error", l.error);
-        t.bits("wanted", 15, l.wanted as u64);
-        t.bits("participants", 15, l.participants as u64);
-        t.bits("loop_depth", 3, self.loops.depth() as u64);
-        t.bits("addr_depth", 3, self.addrs.depth() as u64);
-        // The R700 stack of our model (docs/flow-control.md, "The R700 stack"): its entries
-        // in use, and whether the last instruction over- or underflowed it.
-        t.bits(
-            "r700_stack",
-            4,
-            (self.loops.depth() + self.addrs.depth()) as u64,
-        );
-        bit(
-            t,
-            "r700_uncounted",
-            self.loops.top().is_some_and(|f| f.uncounted),
-        );
-        bit(
-            t,
-            "r700_call_waiting",
-            self.addrs
+        let r = &l.req;
+        let flags = l.req.bool_value as u64
+            | (l.jump as u64) << 1
+            | (l.error as u64) << 2
+            | (self.full as u64) << 3
+            | (self.all_active as u64) << 4
+            | (l.valid as u64) << 5
+            | (self.loops.top().is_some_and(|f| f.uncounted) as u64) << 6
+            | (self
+                .addrs
                 .waiting()
                 .iter()
-                .any(|p| p.iter().any(|&w| w != 0)),
-        );
-        const FRAME: [&str; STACK_DEPTH] = ["loop0", "loop1", "loop2", "loop3"];
-        for (k, name) in FRAME.iter().enumerate() {
-            t.push_scope(name);
-            let f = self.loops.frames().get(k);
-            t.text_static("kind", f.map_or("-", |f| f.kind.name()));
-            t.bits("count", 8, f.map_or(0, |f| f.count as u64 & 0xff));
-            t.bits(
-                "al",
-                16,
-                f.and_then(|f| f.al).map_or(0, |a| a as u16 as u64),
-            );
-            t.pop_scope();
-        }
-        const ADDR: [&str; STACK_DEPTH] = ["addr0", "addr1", "addr2", "addr3"];
-        for (k, name) in ADDR.iter().enumerate() {
-            t.bits(
-                name,
-                11,
-                self.addrs.entries().get(k).map_or(0, |&a| a as u64),
-            );
-        }
+                .any(|p| p.iter().any(|&w| w != 0)) as u64)
+                << 7;
+        let w0 = r.instr.encode() as u64
+            | (r.pc as u64 & 0x7ff) << 32
+            | (r.target as u64 & 0x7ff) << 43
+            | flags << 54;
+        let w1 = (r.count as u64 & 0xff)
+            | (r.init as u64 & 0xff) << 8
+            | (r.step as u64 & 0xff) << 16
+            | (l.wanted as u64 & 0x7fff) << 24
+            | (l.participants as u64 & 0x7fff) << 40
+            | (self.loops.depth() as u64 & 0xf) << 56
+            | (self.addrs.depth() as u64 & 0xf) << 60;
+        // A loop frame in 32 bits: present, REP, the count (8 bits), aL (16 bits).
+        let frame = |k: usize| {
+            self.loops.frames().get(k).map_or(0, |f| {
+                1 | ((f.kind == LoopKind::Rep) as u64) << 1
+                    | (f.count as u64 & 0xff) << 2
+                    | f.al.map_or(0, |a| a as u16 as u64) << 10
+            })
+        };
+        let addr = |k: usize| self.addrs.entries().get(k).map_or(0, |&a| a as u64 & 0x7ff);
+        [
+            w0,
+            w1,
+            frame(0) | frame(1) << 32,
+            frame(2) | frame(3) << 32,
+            addr(0) | addr(1) << 16 | addr(2) << 32 | addr(3) << 48,
+        ]
+    }
+}
+
+/// The `fc` scope's signals from [`FlowControl::trace_words`]'s words.
+fn decode_fc(w: &[u64], t: &mut dyn Tracer) {
+    let [w0, w1, w2, w3, w4] = [0, 1, 2, 3, 4].map(|k| w.get(k).copied().unwrap_or(0));
+    let i = FcInstr::decode(w0 as u32).unwrap_or_default();
+    let flag = |k: u32| w0 >> (54 + k) & 1 != 0;
+    bit(t, "full", flag(3));
+    bit(t, "all_active", flag(4));
+    t.text_static("op", if flag(5) { i.op.name() } else { "-" });
+    bit(t, "b_else", i.b_else);
+    bit(t, "jump_any", i.jump_any);
+    t.text_static("a_op", i.a_op.name());
+    t.bits("jump_func", 8, i.jump_func as u64);
+    t.bits("b_pop_cnt", 5, i.b_pop_cnt as u64);
+    t.text_static("b_op0", i.b_op0.name());
+    t.text_static("b_op1", i.b_op1.name());
+    bit(t, "ignore_uncovered", i.ignore_uncovered);
+    t.bits("pc", 11, w0 >> 32 & 0x7ff);
+    t.bits("jump_addr", 11, w0 >> 43 & 0x7ff);
+    bit(t, "bool", flag(0));
+    t.bits("const_count", 8, w1 & 0xff);
+    t.bits("const_init", 8, w1 >> 8 & 0xff);
+    t.bits("const_step", 8, w1 >> 16 & 0xff);
+    bit(t, "jump", flag(1));
+    bit(t, "error", flag(2));
+    t.bits("wanted", 15, w1 >> 24 & 0x7fff);
+    t.bits("participants", 15, w1 >> 40 & 0x7fff);
+    let (loops, addrs) = (w1 >> 56 & 0xf, w1 >> 60);
+    t.bits("loop_depth", 3, loops);
+    t.bits("addr_depth", 3, addrs);
+    // The R700 stack of our model (docs/flow-control.md, "The R700 stack"): its entries
+    // in use, and whether the last instruction over- or underflowed it.
+    t.bits("r700_stack", 4, loops + addrs);
+    bit(t, "r700_uncounted", flag(6));
+    bit(t, "r700_call_waiting", flag(7));
+    const FRAME: [&str; STACK_DEPTH] = ["loop0", "loop1", "loop2", "loop3"];
+    for (k, name) in FRAME.iter().enumerate() {
+        let f = if k < 2 { w2 } else { w3 } >> (32 * (k % 2)) & 0xffff_ffff;
+        t.push_scope(name);
+        let kind = match f & 3 {
+            0 => "-",
+            1 => LoopKind::Loop.name(),
+            _ => LoopKind::Rep.name(),
+        };
+        t.text_static("kind", kind);
+        t.bits("count", 8, f >> 2 & 0xff);
+        t.bits("al", 16, f >> 10 & 0xffff);
+        t.pop_scope();
+    }
+    const ADDR: [&str; STACK_DEPTH] = ["addr0", "addr1", "addr2", "addr3"];
+    for (k, name) in ADDR.iter().enumerate() {
+        t.bits(name, 11, w4 >> (16 * k) & 0x7ff);
     }
 }

@@ -14,7 +14,7 @@ impl Traced for IgcPort {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("igc_port");
         // The receive side changes with most Ring words.
-        let [p0, p1, p2] = self.parser.trace_key();
+        let [p0, p1, p2] = self.parser.trace_words();
         let words = [self.rx.trace_word(), p0, p1, p2];
         t.record_group(&words, decode_receive);
         self.messages.trace(t);
@@ -35,8 +35,8 @@ fn decode_receive(w: &[u64], t: &mut dyn Tracer) {
 }
 
 impl StreamParser {
-    /// Everything [`Traced::trace`] shows, packed (the skip key of the `parser` scope).
-    pub fn trace_key(&self) -> [u64; 3] {
+    /// Everything [`Traced::trace`] shows, packed ([`decode_parser`] shows it).
+    pub fn trace_words(&self) -> [u64; 3] {
         let flags = self.fifo_read as u64
             | (self.wr_en_llpr as u64) << 1
             | (self.go_llpr as u64) << 2
@@ -49,7 +49,7 @@ impl StreamParser {
     }
 }
 
-/// The `parser` scope's signals from [`StreamParser::trace_key`]'s words.
+/// The `parser` scope's signals from [`StreamParser::trace_words`]'s words.
 fn decode_parser(w: &[u64], t: &mut dyn Tracer) {
     let [w0, w1, w2] = [0, 1, 2].map(|k| w.get(k).copied().unwrap_or(0));
     let flags = w1 >> 40;
@@ -64,7 +64,7 @@ fn decode_parser(w: &[u64], t: &mut dyn Tracer) {
 
 impl Traced for StreamParser {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.record("parser", &self.trace_key(), decode_parser);
+        t.record("parser", &self.trace_words(), decode_parser);
     }
 }
 
