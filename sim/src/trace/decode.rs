@@ -215,7 +215,7 @@ impl Decoder {
                 t.end = r.end as usize;
                 match r.decode {
                     Some(decode) => decode(cur, &mut t),
-                    None => t.walked_bits(cur.first().copied().unwrap_or(0)),
+                    None => t.put_bits(None, cur.first().copied().unwrap_or(0)),
                 }
                 if t.bad || t.next != t.end {
                     *nbits = t.nout;
@@ -280,39 +280,16 @@ impl DecodeTracer<'_> {
 }
 
 impl DecodeTracer<'_> {
-    /// A walked bits signal's value (its width is the declared one).
+    /// The next position's value: a bits signal of `width` (`None`: a walked bits signal,
+    /// of the declared width).
     #[inline(always)]
-    fn walked_bits(&mut self, value: u64) {
-        let n = self.next;
-        self.next = n + 1;
-        match record_pos(self.pos, self.end, n) {
-            Some(p) => {
-                let v = value & p.mask;
-                if p.last != v || self.force {
-                    p.last = v;
-                    if p.slot != NOT_SELECTED {
-                        let slot = p.slot;
-                        self.emit(slot, v);
-                    }
-                }
-            }
-            None => self.bad = true,
-        }
-    }
-}
-
-impl Tracer for DecodeTracer<'_> {
-    fn push_scope(&mut self, _name: &str) {}
-    fn pop_scope(&mut self) {}
-
-    #[inline]
-    fn bits(&mut self, _name: &str, width: u32, value: u64) {
+    fn put_bits(&mut self, width: Option<u32>, value: u64) {
         let n = self.next;
         self.next = n + 1;
         // (Not `pos_at`: `self.force` and `emit` are used while `p` is borrowed.)
         match record_pos(self.pos, self.end, n) {
             // Declared bits kinds are widths in 1..=64; a text's kind (0) is no width.
-            Some(p) if u32::from(p.kind) == width && width != 0 => {
+            Some(p) if p.kind != TEXT_KIND && width.is_none_or(|w| u32::from(p.kind) == w) => {
                 let v = value & p.mask;
                 if p.last != v || self.force {
                     p.last = v;
@@ -324,6 +301,16 @@ impl Tracer for DecodeTracer<'_> {
             }
             _ => self.bad = true,
         }
+    }
+}
+
+impl Tracer for DecodeTracer<'_> {
+    fn push_scope(&mut self, _name: &str) {}
+    fn pop_scope(&mut self) {}
+
+    #[inline]
+    fn bits(&mut self, _name: &str, width: u32, value: u64) {
+        self.put_bits(Some(width), value);
     }
 
     fn bits_packed(&mut self, names: &[&str], value: u64) {
