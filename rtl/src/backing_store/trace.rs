@@ -3,7 +3,7 @@
 
 use super::transfer::{TransferUnit, XferDir, XFER_PES_PER_STEP};
 use super::ARRAY_DIM;
-use crate::trace::{bit, Tracer};
+use crate::trace::{bit, words, Tracer};
 
 impl TransferUnit {
     /// Everything the unit shows, packed ([`decode_transfer`] shows it).
@@ -26,7 +26,7 @@ impl TransferUnit {
 
 /// The unit's signals from [`TransferUnit::trace_words`]'s words.
 fn decode_transfer(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, completed] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    let [w0, completed] = words(w);
     let busy = w0 & 1 != 0;
     let dir = if w0 >> 1 & 1 == XferDir::Load as u64 {
         XferDir::Load

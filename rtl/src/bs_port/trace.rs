@@ -4,7 +4,7 @@
 use super::{BsPort, BsState};
 use crate::cause::Cause;
 use crate::ring::trace::{decode_tx, trace_ring, trace_rxfifo};
-use crate::trace::{bit, Tracer};
+use crate::trace::{bit, words, Tracer};
 
 impl BsPort {
     /// Everything [`BsPort::trace`] shows, packed exactly ([`decode_bs_port`] shows it).
@@ -89,7 +89,7 @@ const STATES: [BsState; 9] = [
 /// The port's signals from [`BsPort::trace_words`]'s words: the Ring input, `rxfifo`,
 /// `parser` and the transmitter's `tx`.
 fn decode_bs_port(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1, a, commands, t0, t1] = [0, 1, 2, 3, 4, 5].map(|k| w.get(k).copied().unwrap_or(0));
+    let [w0, w1, a, commands, t0, t1] = words(w);
     // The receiver's word as `Receiver::trace_word` packs it: the Ring input and overrun
     // (bits 0..35), the FIFO empty (36) and its level (40..).
     let level = w1 & 0xffff_ffff;

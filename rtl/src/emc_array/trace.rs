@@ -8,7 +8,7 @@
 
 use super::plane::{self, Plane, PLANE_WORDS};
 use super::{emc_of, ArrayOp, BSource, EmcArray, MEM_BITS};
-use crate::trace::{bit, Tracer};
+use crate::trace::{bit, words, Tracer};
 
 /// What a probe pixel saw in the last cycle, packed for its waveform record: the ALU's
 /// inputs at the pixel and the operation's constants, from which the record's decoder (on
@@ -154,7 +154,7 @@ pub(super) fn probe_outputs(s: u64) -> (bool, bool, bool, bool) {
 /// A probe pixel's Enable, Carry and ALU signals, from the words [`Probe::trace_alu`]
 /// packs: the ALU sample (see [`probe_bits`]), then Enable and Carry.
 fn decode_probe_alu(w: &[u64], t: &mut dyn Tracer) {
-    let [s, regs] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    let [s, regs] = words(w);
     let (alu_out, carry_out, written, wdata) = probe_outputs(s);
     // alu_a, alu_b, alu_cin, alu_out, alu_cout, mem_we (written), mem_wdata (the bit).
     let flag = |k: u32| s >> k & 1;
@@ -214,7 +214,7 @@ impl EmcArray {
 /// The AEO, stripe and Enable-count signals of the `emc_array` scope, from the word
 /// [`EmcArray`]'s trace packs.
 fn decode_array(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
+    let [w] = words(w);
     let stripes = w & 0xf;
     t.bits_packed(
         &["aeo", "stripe0", "stripe1", "stripe2", "stripe3"],
@@ -225,7 +225,7 @@ fn decode_array(w: &[u64], t: &mut dyn Tracer) {
 
 /// The operand signals of the `emc_array` scope, from the word [`EmcArray`]'s trace packs.
 fn decode_array_operands(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
+    let [w] = words(w);
     let a = w & 0x1ff;
     t.bits("a_addr", 8, a & 0xff);
     bit(t, "a_en", a & 0x100 != 0);

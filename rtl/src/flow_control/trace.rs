@@ -6,7 +6,7 @@
 use super::instruction::FcInstr;
 use super::stacks::{LoopKind, STACK_DEPTH};
 use super::{FlowControl, PeFlowState};
-use crate::trace::{bit, Tracer};
+use crate::trace::{bit, words, Tracer};
 
 /// The states by their code in a probe's word ([`FlowControl::pe_word`]).
 const PE_STATES: [PeFlowState; 8] = [
@@ -106,7 +106,7 @@ impl FlowControl {
 
 /// The `fc` scope's signals from [`FlowControl::trace_words`]'s words.
 fn decode_fc(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1, w2, w3, w4] = [0, 1, 2, 3, 4].map(|k| w.get(k).copied().unwrap_or(0));
+    let [w0, w1, w2, w3, w4] = words(w);
     let i = FcInstr::decode(w0 as u32).unwrap_or_default();
     let flag = |k: u32| w0 >> (54 + k) & 1 != 0;
     bit(t, "full", flag(3));

@@ -5,7 +5,7 @@
 use super::microinstruction::{self, BSrc};
 use super::opcode::OpcodeWord;
 use super::{Igc, IgcState};
-use crate::trace::{bit, Tracer};
+use crate::trace::{bit, words, Tracer};
 use std::sync::Arc;
 
 impl IgcState {
@@ -129,7 +129,7 @@ impl Igc {
 
 /// `state`, `rmode`, `pc`, `upc` from their record.
 fn decode_sequencer(w: &[u64], t: &mut dyn Tracer) {
-    let w0 = w.first().copied().unwrap_or(0);
+    let [w0] = words(w);
     let state = IgcState::ALL
         .get((w0 & 0xff) as usize)
         .copied()
@@ -142,7 +142,7 @@ fn decode_sequencer(w: &[u64], t: &mut dyn Tracer) {
 
 /// The registers a command loads, from their record.
 fn decode_loaded(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1, w2] = [0, 1, 2].map(|k| w.get(k).copied().unwrap_or(0));
+    let [w0, w1, w2] = words(w);
     let opcode = w0 & 0xffff_ffff;
     t.bits("cmd", 8, opcode & 0xff);
     t.bits("opcode", 32, opcode);
@@ -158,7 +158,7 @@ fn decode_loaded(w: &[u64], t: &mut dyn Tracer) {
 
 /// The bit counter and the loop counter, from their record.
 fn decode_counters(w: &[u64], t: &mut dyn Tracer) {
-    let w0 = w.first().copied().unwrap_or(0);
+    let [w0] = words(w);
     t.bits("i", 8, w0 & 0xff);
     t.bits("l", 8, (w0 >> 8) & 0xff);
 }

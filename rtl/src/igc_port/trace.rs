@@ -6,7 +6,7 @@ use super::messages::MessageUnit;
 use super::parser::{ParserState, StreamParser};
 use super::IgcPort;
 use crate::ring::trace::{decode_tx, trace_ring, trace_rxfifo};
-use crate::trace::{bit, Traced, Tracer};
+use crate::trace::{bit, words, Traced, Tracer};
 
 impl Traced for IgcPort {
     /// The port as scope `igc_port`: its receive side (the Ring input, `rxfifo`, the Stream
@@ -24,7 +24,7 @@ impl Traced for IgcPort {
 
 /// The receive side (Ring input, RxFIFO, Stream Parser) from its record.
 fn decode_receive(w: &[u64], t: &mut dyn Tracer) {
-    let w0 = w.first().copied().unwrap_or(0);
+    let [w0] = words(w);
     trace_ring(w0, t);
     t.push_scope("rxfifo");
     trace_rxfifo(w0, t);
@@ -51,7 +51,7 @@ impl StreamParser {
 
 /// The `parser` scope's signals from [`StreamParser::trace_words`]'s words.
 fn decode_parser(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1, w2] = [0, 1, 2].map(|k| w.get(k).copied().unwrap_or(0));
+    let [w0, w1, w2] = words(w);
     let flags = w1 >> 40;
     t.text_static("state", ParserState::name_of_code(w2));
     bit(t, "fifo_read", flags & 1 != 0);
@@ -84,7 +84,7 @@ impl MessageUnit {
 
 /// The `messages` and `tx` scopes from [`MessageUnit::trace`]'s words.
 fn decode_messages(w: &[u64], t: &mut dyn Tracer) {
-    let [flags, sent, t0, t1] = [0, 1, 2, 3].map(|k| w.get(k).copied().unwrap_or(0));
+    let [flags, sent, t0, t1] = words(w);
     t.push_scope("messages");
     bit(t, "status_latched", flags & 1 != 0);
     bit(t, "error_req", flags >> 1 & 1 != 0);

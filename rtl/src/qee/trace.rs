@@ -4,7 +4,7 @@
 
 use super::{Qee, TRACE_BIT_MAX};
 use crate::emc_array::NUM_EMCS;
-use crate::trace::{bit, Traced, Tracer};
+use crate::trace::{bit, words, Traced, Tracer};
 
 /// Scope names of the per-EMC QEE scopes, `emc[k]` (the waveform's `renderer.emc[k].qee`).
 const EMC_SCOPES: [&str; NUM_EMCS] = [
@@ -77,7 +77,7 @@ impl Qee {
 /// An EMC's `qee` scope from [`Qee::trace_emcs`]'s words: the configuration register, the
 /// bit index and tree bit, the six chains (low 64 bits: the next 64 to be delivered).
 fn decode_emc_qee(w: &[u64], t: &mut dyn Tracer) {
-    let [reg, state] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    let [reg, state] = words(w);
     t.bits("config", 32, reg);
     // The screen origin the register holds (`QeeConfig::origin`), 16 bits each.
     t.bits("origin_x", 16, reg & 0xffff);
@@ -108,7 +108,7 @@ const MODES: [&str; 4] = ["NONE", "CONSTANT", "LINEAR", "QUADRATIC"];
 
 /// The `qee` scope's signals from [`Qee`]'s trace words.
 fn decode_qee(w: &[u64], t: &mut dyn Tracer) {
-    let state = w.first().copied().unwrap_or(0);
+    let [state] = words(w);
     t.text_static("mode", MODES[(state & 3) as usize]);
     bit(t, "delivering", state >> 2 & 1 != 0);
     t.bits("bit", 8, state >> 8 & 0xff);

@@ -12,7 +12,7 @@ use crate::emc_array::Probe;
 use crate::flow_control::FlowControl;
 use crate::igc::IgcNames;
 use crate::status::ST_AEO_STRIPES;
-use crate::trace::{bit, Traced, Tracer};
+use crate::trace::{bit, words, Traced, Tracer};
 
 /// What the waveform shows beside the board's registers, kept by whoever walks the board
 /// (the simulator's waveform observer): not the hardware's state.
@@ -83,7 +83,7 @@ impl TraceView<'_> {
 /// of the LEDs that are not in it (the IGC timeout counter has its own record,
 /// [`decode_timeout`]).
 fn decode_top(w: &[u64], t: &mut dyn Tracer) {
-    let w0 = w.first().copied().unwrap_or(0);
+    let [w0] = words(w);
     let st = (w0 & 0xffff_ffff) as u32;
     t.bits("status", 32, st as u64);
     t.bits("leds", 16, leds_from(st, (w0 >> 32) as u32 & 0xff) as u64);
@@ -150,7 +150,7 @@ impl Renderer {
 
 /// A probe pixel's EMC and flow-control view, from the word [`Renderer::trace_probes`] packs.
 fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
+    let [w] = words(w);
     t.bits("emc", 6, w >> 24 & 0x3f);
     FlowControl::decode_pe_word(w, t);
 }

@@ -4,7 +4,7 @@
 
 use super::receiver::Receiver;
 use super::tx::Transmitter;
-use crate::trace::{bit, Tracer};
+use crate::trace::{bit, words, Tracer};
 
 impl Receiver {
     /// Everything the receiver shows, packed in one word: the Ring word (bits 0..31), valid
@@ -65,7 +65,7 @@ const TX_KINDS: [&str; 4] = ["IDLE", "STATUS", "ERROR", "DATA"];
 /// The transmitter's signals from [`Transmitter::trace_words`]'s words (inside its `tx`
 /// scope).
 pub(crate) fn decode_tx(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1] = [0, 1].map(|k| w.get(k).copied().unwrap_or(0));
+    let [w0, w1] = words(w);
     let kind = (w0 >> 35 & 3) as usize;
     bit(t, "TxReady", w0 >> 34 & 1 != 0);
     bit(t, "busy", kind != 0);

@@ -2,7 +2,7 @@
 //! requests).
 
 use super::{Semaphore, SEMAPHORE_BITS};
-use crate::trace::{bit, Tracer};
+use crate::trace::{bit, words, Tracer};
 
 impl Semaphore {
     /// Everything the semaphore shows, packed ([`decode_semaphore`] shows it).
@@ -22,7 +22,7 @@ impl Semaphore {
 
 /// The semaphore's signals from [`Semaphore::trace_word`]'s word.
 fn decode_semaphore(w: &[u64], t: &mut dyn Tracer) {
-    let w = w.first().copied().unwrap_or(0);
+    let [w] = words(w);
     t.bits("count", SEMAPHORE_BITS, w & 0xff);
     t.bits("v", 2, w >> 8 & 0xff);
     bit(t, "p", w >> 16 & 1 != 0);
