@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests of pp5-testbench and pp5-sim: a scratch directory
 //! that removes itself ([`Scratch`]), the usual [`session::run`] of a stream ([`spec`],
-//! [`run`]), and GTKWave's tools, which a test may not silently go without ([`tool_output`],
-//! [`skipped`]).
+//! [`run`]), GTKWave's tools, which a test may not silently go without ([`tool_output`],
+//! [`skipped`]), and the array's pixels with a pseudo-random bit each ([`for_all_pixels`],
+//! [`pixel_bit`]).
 //!
 //! pp5-sim's tests cannot depend on pp5-testbench (which depends on pp5-sim), so they include
 //! this same file as their `common` module (`sim/tests/common/mod.rs`): it uses nothing but
@@ -151,4 +152,20 @@ pub fn wave_changes(w: &mut wellen::simple::Waveform, path: &str) -> Vec<(u64, S
             (tt[i as usize], value)
         })
         .collect()
+}
+
+/// A pseudo-random bit per (pixel, k): the same for every run.
+pub fn pixel_bit(x: usize, y: usize, k: usize) -> bool {
+    let h = (x as u64 * 0x9e37_79b9 + y as u64 * 0x85eb_ca6b + k as u64 * 0xc2b2_ae35)
+        .wrapping_mul(0x2545_f491_4f6c_dd1d);
+    (h >> 61) & 1 == 1
+}
+
+/// `f(x, y)` for every pixel of the 128×128 array, row by row.
+pub fn for_all_pixels(mut f: impl FnMut(usize, usize)) {
+    for y in 0..128 {
+        for x in 0..128 {
+            f(x, y);
+        }
+    }
 }

@@ -5,6 +5,7 @@
 
 use pp5_sim::asm::microcode::{assemble, STANDARD_SOURCE};
 use pp5_sim::engine::StopReason;
+use pp5_testbench::support::{for_all_pixels as for_all, pixel_bit as bit};
 use pp5_testbench::Testbench;
 
 /// Extra commands appended to the standard microcode (new CMD numbers after the standard ones).
@@ -120,21 +121,6 @@ fn bench() -> Testbench {
     let src = format!("{STANDARD_SOURCE}\n{FC_SOURCE}");
     let img = assemble(&src, "<fc test>").unwrap_or_else(|e| panic!("{e}"));
     Testbench::boot(img)
-}
-
-/// A pseudo-random bit per (pixel, k).
-fn bit(x: usize, y: usize, k: usize) -> bool {
-    let h = (x as u64 * 0x9e37_79b9 + y as u64 * 0x85eb_ca6b + k as u64 * 0xc2b2_ae35)
-        .wrapping_mul(0x2545_f491_4f6c_dd1d);
-    (h >> 61) & 1 == 1
-}
-
-fn for_all(mut f: impl FnMut(usize, usize)) {
-    for y in 0..128 {
-        for x in 0..128 {
-            f(x, y);
-        }
-    }
 }
 
 fn assert_clean(tb: &Testbench) {
