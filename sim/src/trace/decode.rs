@@ -1,8 +1,8 @@
 //! The writer thread's side of [`Tracer::record`]: a block hands the sample walk a few words
 //! and a pure [`Decode`] function instead of its signals; the simulation thread copies every
 //! record's words (and every walked bits signal's value) into a fixed frame, and this thread
-//! compares each frame with the last one, record by record ([`Decoder::decode_frame`]), runs
-//! the decode function of the records whose words changed to get their signals, and compares
+//! compares each frame with the last one word by word ([`Decoder::decode_frame`]), runs the
+//! decode function of the records whose words changed to get their signals, and compares
 //! those with the values it wrote last. The changes come out in slot order, so the file is
 //! the same as if the block had walked its signals.
 
