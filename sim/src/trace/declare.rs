@@ -74,10 +74,13 @@ pub(crate) struct Cursor {
     pub(crate) group: usize,
 }
 
-/// A group ([`Tracer::group`]) of the walk: where the walk continues when it is skipped, and
-/// the signal positions in it.
+/// A group ([`Tracer::group`]) of the walk: where it starts and ends in the walk, and the
+/// signal positions in it.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct GroupDecl {
+    /// Where the walk is when it opens the group (checked), and where it continues when it
+    /// jumps over it.
+    pub(crate) start: Cursor,
     pub(crate) end: Cursor,
     pub(crate) first_sig: usize,
     pub(crate) sigs: usize,
@@ -180,6 +183,7 @@ impl Tracer for Collector {
     fn group(&mut self, _key: u64) -> bool {
         let k = (self.in_record == 0).then(|| {
             self.shape.groups.push(GroupDecl {
+                start: self.shape.end,
                 first_sig: self.sigs,
                 ..GroupDecl::default()
             });

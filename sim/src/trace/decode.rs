@@ -144,13 +144,15 @@ impl Decoder {
     }
 
     /// Decode the records of a frame whose words differ from the last frame's (every
-    /// selected one if `force`), in walk order. After an error (a decode function that does
-    /// not show its declared signals) the decoder's state is not to be used again: the writer
-    /// thread stops with that error.
+    /// selected one if `force`, a record without words too), in walk order. After an error (a
+    /// decode function that does not show its declared signals) the decoder's state is not to
+    /// be used again: the writer thread stops with that error.
     pub(crate) fn decode_frame(&mut self, words: &[u64], force: bool) -> io::Result<()> {
-        let malformed = || io::Error::new(io::ErrorKind::InvalidData, "malformed trace frame");
         if words.len() != self.last.len() {
-            return Err(malformed());
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "malformed trace frame",
+            ));
         }
         // The words that changed, as a set of bits (a branch-free pass over the frame; a
         // cycle changes a few of its words, and the records are found from those).
@@ -165,7 +167,7 @@ impl Decoder {
                 m |= ((*c != *o) as u64) << i;
                 *o = *c;
             }
-            *set = if force { u64::MAX } else { m };
+            *set = m;
         }
         let Decoder {
             recs,
@@ -192,7 +194,13 @@ impl Decoder {
             force,
             bad: false,
         };
-        // The records below `done` are decoded (a record's words are consecutive).
+        if force {
+            let r = recs.iter().try_for_each(|r| t.record(r, words));
+            *nbits = t.nout;
+            return r;
+        }
+        // The records below `done` are decoded (a record's words are consecutive, and the
+        // records are in word order).
         let mut done = 0usize;
         for (k, &set) in changed.iter().enumerate() {
             let mut set = set;
@@ -206,27 +214,44 @@ impl Decoder {
                     continue;
                 }
                 done = ri + 1;
-                let Some(r) = recs.get(ri).filter(|r| r.selected) else {
-                    continue;
-                };
-                let (off, len) = (r.off as usize, r.len as usize);
-                let cur = words.get(off..off + len).ok_or_else(malformed)?;
-                t.next = r.first as usize;
-                t.end = r.end as usize;
-                match r.decode {
-                    Some(decode) => decode(cur, &mut t),
-                    None => t.put_bits(None, cur.first().copied().unwrap_or(0)),
-                }
-                if t.bad || t.next != t.end {
-                    *nbits = t.nout;
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        "a trace record's decode function does not show the declared signals",
-                    ));
+                if let Some(r) = recs.get(ri) {
+                    if let Err(e) = t.record(r, words) {
+                        *nbits = t.nout;
+                        return Err(e);
+                    }
                 }
             }
         }
         *nbits = t.nout;
+        Ok(())
+    }
+}
+
+impl DecodeTracer<'_> {
+    /// Decode record `r` of the frame `words` (nothing if none of its signals is selected).
+    fn record(&mut self, r: &FrameRecord, words: &[u64]) -> io::Result<()> {
+        if !r.selected {
+            return Ok(());
+        }
+        let (off, len) = (r.off as usize, r.len as usize);
+        let Some(cur) = words.get(off..off + len) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "malformed trace frame",
+            ));
+        };
+        self.next = r.first as usize;
+        self.end = r.end as usize;
+        match r.decode {
+            Some(decode) => decode(cur, self),
+            None => self.put_bits(None, cur.first().copied().unwrap_or(0)),
+        }
+        if self.bad || self.next != self.end {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a trace record's decode function does not show the declared signals",
+            ));
+        }
         Ok(())
     }
 }
@@ -577,5 +602,89 @@ mod tests {
             let _ = std::fs::remove_file(&p);
             assert!(failed, "the malformed record was not reported");
         }
+    }
+
+    /// A record without words (its signals constant) is written with the first sample, as
+    /// every signal is.
+    #[test]
+    fn a_record_without_words_is_written_on_the_first_sample() {
+        struct Const(u64);
+        fn constant(_: &[u64], t: &mut dyn Tracer) {
+            t.bits("c", 8, 0x5a);
+            t.text_static("name", "CONST");
+        }
+        impl Traced for Const {
+            fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+                t.push_scope("top");
+                t.record("k", &[], constant);
+                t.bits("v", 8, self.0);
+                t.pop_scope();
+            }
+        }
+        let p = temp("const.vcd");
+        let mut w = WaveWriter::create(&p, WaveFormat::Vcd, TraceConfig::default(), &Const(0))
+            .expect("create");
+        for c in 0..3u64 {
+            w.sample(c, &Const(c)).expect("sample");
+        }
+        w.finish().expect("finish");
+        let text = std::fs::read_to_string(&p).expect("read");
+        let _ = std::fs::remove_file(&p);
+        let id = |name: &str| {
+            text.lines()
+                .find(|l| l.starts_with("$var") && l.split_whitespace().nth(4) == Some(name))
+                .and_then(|l| l.split_whitespace().nth(3))
+                .map(str::to_string)
+                .unwrap_or_else(|| panic!("{name} is not declared"))
+        };
+        let dump = text.split("$dumpvars").nth(1).expect("a $dumpvars block");
+        let dump = dump.split("$end").next().unwrap_or("");
+        assert!(
+            dump.lines()
+                .any(|l| l == format!("b1011010 {}", id("c"))
+                    || l == format!("b01011010 {}", id("c"))),
+            "c is not in the first sample:\n{dump}"
+        );
+        assert!(
+            dump.lines().any(|l| l == format!("sCONST {}", id("name"))),
+            "name is not in the first sample:\n{dump}"
+        );
+    }
+
+    /// A walk that leaves out a signal just before a group whose key is unchanged reaches
+    /// the group's end as declared; the checking walk (the first of each batch) still reports
+    /// it, where the walk reaches the group.
+    #[test]
+    fn a_signal_missed_before_a_skipped_group_is_an_error() {
+        struct Walk {
+            with_a: bool,
+        }
+        impl Traced for Walk {
+            fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+                t.push_scope("top");
+                if self.with_a {
+                    t.bits("a", 8, 1);
+                }
+                if t.group(7) {
+                    t.bits("g", 8, 2);
+                    t.end_group();
+                }
+                t.bits("b", 4, 3);
+                t.pop_scope();
+            }
+        }
+        let p = temp("skipped.vcd");
+        let mut blk = Walk { with_a: true };
+        let mut w =
+            WaveWriter::create(&p, WaveFormat::Vcd, TraceConfig::default(), &blk).expect("create");
+        let mut failed = false;
+        for c in 0..5000u64 {
+            // From the first sample of the second batch (a checking walk) on.
+            blk.with_a = c < 2048;
+            failed |= w.sample(c, &blk).is_err();
+        }
+        failed |= w.finish().is_err();
+        let _ = std::fs::remove_file(&p);
+        assert!(failed, "the missed signal was not reported");
     }
 }

@@ -22,7 +22,9 @@ struct GroupState {
     valid: bool,
     /// No signal in it is selected: always jumped over.
     unselected: bool,
-    /// Where the walk continues when it is jumped over.
+    /// Where the walk is when it opens the group (checked by a checking walk), and where
+    /// it continues when it is jumped over.
+    start: Cursor,
     end: Cursor,
 }
 
@@ -52,6 +54,7 @@ impl SampleState {
                 .iter()
                 .map(|g| GroupState {
                     unselected: decl.none_selected(g.first_sig, g.sigs),
+                    start: g.start,
                     end: g.end,
                     ..GroupState::default()
                 })
@@ -137,6 +140,12 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
             self.bad = true;
             return false;
         };
+        if CHECK {
+            // The walk reached the group where the declaration did (jumping over it would
+            // hide a signal missed or added before it).
+            let (s, a) = (&g.start, &self.at);
+            self.bad |= (s.item, s.word, s.text) != (a.item, a.word, a.text);
+        }
         let same = g.valid && g.key == key && !self.force;
         (g.key, g.valid) = (key, true);
         if same || g.unselected {
