@@ -229,6 +229,7 @@ impl Decoder {
 
 impl DecodeTracer<'_> {
     /// Decode record `r` of the frame `words` (nothing if none of its signals is selected).
+    #[inline(always)]
     fn record(&mut self, r: &FrameRecord, words: &[u64]) -> io::Result<()> {
         if !r.selected {
             return Ok(());
