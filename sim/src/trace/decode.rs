@@ -340,7 +340,8 @@ impl Tracer for DecodeTracer<'_> {
     }
 
     fn bits_packed(&mut self, names: &[&str], value: u64) {
-        let (n, len) = (self.next, names.len());
+        // At most 64 names count, as in the default (which the declaration walk uses).
+        let (n, len) = (self.next, names.len().min(64));
         self.next = n + len;
         let Some(ps) = self.pos.get_mut(n..n + len).filter(|_| n + len <= self.end) else {
             self.bad = true;
@@ -349,7 +350,7 @@ impl Tracer for DecodeTracer<'_> {
         if len == 0 {
             return;
         }
-        if len > 64 || usize::from(ps[0].ones) < len {
+        if usize::from(ps[0].ones) < len {
             self.bad = true;
             return;
         }
