@@ -9,7 +9,8 @@
 # included). A revision is built from a clean `git worktree` of it into
 # target/compare/<sha>/ (the `ci` profile: optimised, no LTO, so a build takes a minute or
 # two, not five); the working tree is built into target/compare/work/. Exit 0 when every output
-# is identical, 1 with the list of differing files (and the first lines of each diff) when not.
+# is identical, 1 with the list of differing files (and the first lines of each diff) when not;
+# a VCD that differs only in the order of its lines within a timestamp is listed as such.
 #
 # The jobs: the demo (VCD and FST), every stream under testbench/fixtures/streams/ (VCD and FST,
 # with --report table, json and csv, --tx-out, --dump-mem), the double-buffer example, one
@@ -94,6 +95,25 @@ normalise() {
     -e 's/[0-9.]\+ \?[mµ]\?s wall[^ ]*/WALL/g' "$1"
 }
 
+# Whether two VCDs hold the same lines between each pair of timestamps, in any order there (a
+# reader sees the same waveform).
+same_per_timestamp() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+def blocks(path):
+    out, cur = [], []
+    for line in open(path, encoding="utf-8", errors="replace"):
+        if line.startswith("#"):
+            out.append(sorted(cur))
+            cur = [line]
+        else:
+            cur.append(line)
+    out.append(sorted(cur))
+    return out
+sys.exit(0 if blocks(sys.argv[1]) == blocks(sys.argv[2]) else 1)
+PY
+}
+
 status=0
 diffs=0
 while IFS= read -r f; do
@@ -108,6 +128,16 @@ while IFS= read -r f; do
     case $f in
       *.out | *.err)
         if diff -q <(normalise "$a") <(normalise "$b") >/dev/null; then continue; fi
+        ;;
+    esac
+    case $f in
+      *.vcd)
+        if same_per_timestamp "$a" "$b"; then
+          echo "differs: $f (only in the order of lines within a timestamp: the same waveform)"
+          diffs=$((diffs + 1))
+          status=1
+          continue
+        fi
         ;;
     esac
     echo "differs: $f"
