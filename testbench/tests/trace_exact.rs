@@ -83,26 +83,8 @@ fn check_stream_with(name: &str, stream: &Stream, max_cycles: u64, img: &McImage
         .collect();
     let mut checked = 0usize;
     for (k, (path, width, is_text)) in names.iter().enumerate() {
-        let parts: Vec<&str> = path.split('.').collect();
-        let (leaf, scopes) = parts.split_last().expect("path");
-        let var = wave
-            .hierarchy()
-            .lookup_var(scopes, leaf)
-            .unwrap_or_else(|| panic!("{path} is not in the VCD"));
-        let sig = wave.hierarchy()[var].signal_ref();
-        wave.load_signals(&[sig]);
-        let tt = wave.time_table().to_vec();
-        let signal = wave.get_signal(sig).expect("loaded");
-        let changes: HashMap<u64, String> = signal
-            .iter_changes()
-            .map(|(idx, v)| {
-                let s = match v {
-                    wellen::SignalValueRef::String(s) => s.to_string(),
-                    other => other.to_bit_string().expect("bits"),
-                };
-                (tt[idx as usize], s)
-            })
-            .collect();
+        let changes: HashMap<u64, String> =
+            support::wave_changes(&mut wave, path).into_iter().collect();
         let mut times: Vec<u64> = changes.keys().copied().collect();
         times.sort_unstable();
         let mut cur: Option<&String> = None;
