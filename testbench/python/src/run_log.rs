@@ -32,6 +32,14 @@ impl<T> Capped<T> {
     }
 
     /// Keep `item` if there is room, else count it.
+    /// Keep `items` but their first `*skip` (records that ended before this run), and take
+    /// those off `*skip`.
+    pub fn push_after(&mut self, items: Vec<T>, skip: &mut usize) {
+        let n = (*skip).min(items.len());
+        *skip -= n;
+        items.into_iter().skip(n).for_each(|r| self.push(r));
+    }
+
     pub fn push(&mut self, item: T) {
         if self.kept.len() < self.cap {
             self.kept.push(item);
@@ -68,20 +76,10 @@ impl RunLog {
     /// Move the records of the commands that ended and the messages sent out of the engine's
     /// logs: into this run's (the first ones kept) and the board's messages `board_sent`.
     pub fn collect(&mut self, sim: &mut Sim, board_sent: &mut Capped<OutMessage>) {
-        let ended = sim.take_ended_commands();
-        let skip = self.skip_commands.min(ended.len());
-        self.skip_commands -= skip;
-        ended
-            .into_iter()
-            .skip(skip)
-            .for_each(|r| self.commands.push(r));
-        let ended = sim.bs_commands.take_ended();
-        let skip = self.skip_bs.min(ended.len());
-        self.skip_bs -= skip;
-        ended
-            .into_iter()
-            .skip(skip)
-            .for_each(|r| self.bs_commands.push(r));
+        self.commands
+            .push_after(sim.take_ended_commands(), &mut self.skip_commands);
+        self.bs_commands
+            .push_after(sim.bs_commands.take_ended(), &mut self.skip_bs);
         for m in sim.tx.iter() {
             self.sent.push(m.clone());
             board_sent.push(m.clone());
