@@ -163,8 +163,8 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
     fn end_group(&mut self) {}
 
     #[inline(always)]
-    fn record(&mut self, _name: &str, words: &[u64], _decode: Decode) {
-        self.record_group(words, _decode);
+    fn record(&mut self, _name: &str, words: &[u64], decode: Decode) {
+        self.record_group(words, decode);
     }
 
     /// The record's words go to its place in the frame. (Its decode function is the
