@@ -15,8 +15,9 @@
 # The jobs: the demo (VCD and FST), every stream under testbench/fixtures/streams/ (VCD and FST,
 # with --report table, json and csv, --tx-out, --dump-mem), the double-buffer example, one
 # `pp5 render --wave` region (VCD) with its PNG and JSON report, and the R700 example
-# (waves/examples/r700.pp5s, VCD and FST, four probes). Set PP5_COMPARE_KEEP=1 to keep
-# the output directories (printed) for a closer look.
+# (waves/examples/r700.pp5s, VCD and FST, four probes; and VCDs of it in a window late in the
+# run and with --scope renderer.igc). Set PP5_COMPARE_KEEP=1 to keep the output directories
+# (printed) for a closer look.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -82,6 +83,14 @@ jobs() { # BIN DIR: run every job with BIN, writing into DIR (exit codes recorde
         --microcode "$m/qee.pp5uc" --microcode "$ex/r700.pp5uc" --"$f" "r700-$f.$f" \
         --probe 0,0 --probe 1,0 --probe 2,0 --probe 6,0
     done
+    # A window late in the run (the probes are sampled in it only), and a selection
+    # without the probes.
+    run r700-window run "$ex/r700.pp5s" --microcode "$m/standard.pp5uc" \
+      --microcode "$m/qee.pp5uc" --microcode "$ex/r700.pp5uc" --vcd r700-window.vcd \
+      --probe 0,0 --probe 1,0 --probe 2,0 --probe 6,0 --window 3000:4400
+    run r700-igc run "$ex/r700.pp5s" --microcode "$m/standard.pp5uc" \
+      --microcode "$m/qee.pp5uc" --microcode "$ex/r700.pp5uc" --vcd r700-igc.vcd \
+      --scope renderer.igc
   )
 }
 

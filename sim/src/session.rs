@@ -11,6 +11,7 @@ use crate::asm::microcode::McImage;
 use crate::engine::{Sim, SimOptions, StopReason};
 use crate::out_file::{self, named, OutFile};
 use crate::stream::Stream;
+use crate::trace::board::BoardTrace;
 use crate::trace::{write_gtkw_view, Declaration, SignalInfo, TraceConfig, WaveFormat, WaveWriter};
 use pp5_rtl::igc::UinstNames;
 use std::io;
@@ -142,9 +143,20 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         sim.board.igc.state = pp5_rtl::igc::IgcState::Run;
         sim.board.igc.pc = 0;
     }
-    // A waveform skips the flow-control unit while it does not change (`TraceCtx::fc_key`).
-    if spec.wave.is_some() {
+    if let Some(w) = &spec.wave {
+        // A waveform skips the flow-control unit while it does not change
+        // (`TraceCtx::fc_key`).
         sim.trace.set_keyed(true, &sim.board);
+        // The probes are sampled in the cycles the waveform shows them only.
+        let cfg = &w.cfg;
+        let shown = (sim.trace.ctx.probes.iter())
+            .any(|p| cfg.selects_within(&format!("renderer.{}", p.scope)));
+        let (first, last) = cfg.window.unwrap_or((0, u64::MAX));
+        sim.trace.sample_probes_in(if shown {
+            first..=last
+        } else {
+            BoardTrace::NO_CYCLES
+        });
     }
     if let Some(names) = spec.wave.as_ref().and_then(|w| w.uinst_names.clone()) {
         sim.trace.ctx.igc.uinsts = names;

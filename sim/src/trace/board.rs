@@ -8,7 +8,9 @@
 //! from a copy of the pixel's memory column that the observer keeps: gathered when the probe
 //! is added or the board was changed from outside, and after every cycle brought up to date
 //! at the bit the array's operation addressed for writing and, while a BSLOAD moves the
-//! pixel's words, at bits 0-31.
+//! pixel's words, at bits 0-31. In the cycles whose samples nobody shows (outside the
+//! waveform's window, or all of them when its selection holds no probe) it takes none and
+//! lets the columns go stale, to gather them again before the next sample.
 
 use crate::engine::observer::{Cx, Observer};
 use pp5_rtl::backing_store::transfer::{XferDir, XFER_PES_PER_STEP};
@@ -17,6 +19,7 @@ use pp5_rtl::emc_array::{BSource, Probe, ProbeInputs, MEM_BITS};
 use pp5_rtl::qee::arith::tree_bit;
 use pp5_rtl::renderer::{TraceCtx, TraceView};
 use pp5_rtl::Renderer;
+use std::ops::RangeInclusive;
 
 /// A probe pixel's memory column: bit k of the pixel's memory is bit `k % 64` of word `k / 64`.
 type Column = [u64; MEM_BITS.div_ceil(64)];
@@ -33,7 +36,7 @@ struct Before {
 /// The waveform's observer: its context, the key of the flow-control unit, and the probe
 /// pixels' samples. Idle (and free) until [`BoardTrace::set_keyed`] turns it on (the
 /// simulator does when it writes a waveform) or a probe is added.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct BoardTrace {
     /// What the waveform shows beside the board's registers.
     pub ctx: TraceCtx,
@@ -49,6 +52,29 @@ pub struct BoardTrace {
     /// START: for the evaluation the QEE counts as `tree_starts` (`None`: none yet).
     tree_values: Vec<i128>,
     tree_starts: Option<u64>,
+    /// The cycles whose probe samples are shown ([`BoardTrace::sample_probes_in`]).
+    probe_cycles: RangeInclusive<u64>,
+    /// This cycle's probe samples are taken (its number is in `probe_cycles`).
+    sampling: bool,
+    /// The memory columns missed a cycle's writes: gathered again before the next sample.
+    stale: bool,
+}
+
+impl Default for BoardTrace {
+    fn default() -> Self {
+        BoardTrace {
+            ctx: TraceCtx::default(),
+            active: false,
+            columns: Vec::new(),
+            before: Vec::new(),
+            xfer_lane: None,
+            tree_values: Vec::new(),
+            tree_starts: None,
+            probe_cycles: 0..=u64::MAX,
+            sampling: false,
+            stale: false,
+        }
+    }
 }
 
 /// Bit `k` of a column.
@@ -105,17 +131,35 @@ impl BoardTrace {
         }
     }
 
+    /// No cycle ([`BoardTrace::sample_probes_in`] for a waveform that shows no probe).
+    pub const NO_CYCLES: RangeInclusive<u64> = RangeInclusive::new(1, 0);
+
+    /// Sample the probe pixels only in the cycles `cycles` (a cycle is numbered as the board
+    /// counts it after its step, as the waveform's samples are): the waveform's window, or
+    /// an empty range when its selection shows no probe. Their samples of other cycles are
+    /// never shown, and not taking them keeps the array's speed outside the window. The
+    /// default: every cycle.
+    pub fn sample_probes_in(&mut self, cycles: RangeInclusive<u64>) {
+        self.probe_cycles = cycles;
+    }
+
     /// The board was changed from outside its step (a testbench wrote it, a Ring reset): the
     /// next walk visits the flow-control unit again, and the probes' memory columns are
     /// gathered again.
     pub fn touched(&mut self, board: &Renderer) {
         self.ctx.fc_key += 1;
         self.tree_starts = None;
+        self.gather(board);
+    }
+
+    /// Every probe's memory column from the board.
+    fn gather(&mut self, board: &Renderer) {
         for (p, c) in self.ctx.probes.iter().zip(self.columns.iter_mut()) {
             for k in 0..MEM_BITS {
                 refresh_bit(c, p, board, k);
             }
         }
+        self.stale = false;
     }
 
     /// Read the probes' inputs that do not depend on the cycle's operation, before the edge.
@@ -188,15 +232,26 @@ impl BoardTrace {
 impl Observer for BoardTrace {
     #[inline]
     fn before_step(&mut self, b: &Renderer) {
-        if !self.ctx.probes.is_empty() {
-            self.probes_before(b);
+        if self.ctx.probes.is_empty() {
+            return;
         }
+        // The cycle this step makes.
+        self.sampling = self.probe_cycles.contains(&b.cycle.wrapping_add(1));
+        if !self.sampling {
+            // Its writes are not followed: the columns are gathered again when needed.
+            self.stale = true;
+            return;
+        }
+        if self.stale {
+            self.gather(b);
+        }
+        self.probes_before(b);
     }
 
     #[inline]
     fn cycle(&mut self, cx: &mut Cx) {
         let b = cx.board;
-        if !self.ctx.probes.is_empty() {
+        if self.sampling {
             self.probes_after(b);
         }
         if b.record.fc_changed {

@@ -85,6 +85,12 @@ impl TraceConfig {
                 .any(|prefix| prefix_selects(prefix, path))
     }
 
+    /// True if a signal inside the scope with this full path may be selected: a prefix
+    /// selects the scope, or lies inside it.
+    pub fn selects_within(&self, scope: &str) -> bool {
+        self.selects(scope) || self.scopes.iter().any(|p| prefix_selects(scope, p))
+    }
+
     /// True if cycle `cycle` lies inside [`Self::window`].
     pub fn in_window(&self, cycle: u64) -> bool {
         match self.window {
@@ -392,6 +398,10 @@ mod tests {
         assert!(!cfg.selects("renderer.pixel_3_45.acc"));
         assert!(!cfg.selects("renderer.status"));
         assert!(TraceConfig::default().selects("anything"));
+        assert!(cfg.selects_within("renderer.pixel_3_4"));
+        assert!(cfg.selects_within("renderer"));
+        assert!(!cfg.selects_within("renderer.pixel_3_45"));
+        assert!(!cfg.selects_within("renderer.qee"));
     }
 
     #[test]
