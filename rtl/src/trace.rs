@@ -9,12 +9,19 @@
 //! The blocks do no I/O: writers (VCD, FST) live in the `pp5-sim` crate. When tracing is off
 //! nobody calls `trace`, so it costs nothing in the clocked step.
 
+use std::sync::Arc;
+
 /// Shows the signals of a [`Tracer::record`] or [`Tracer::record_group`] from its words: a
 /// pure function of `words` (a plain `fn`, so it captures nothing), which must visit the
 /// same signals in the same order for every `words`. A record must pass the same function
 /// on every walk (a waveform writer keeps the one of its declaration walk), and must not
 /// open groups ([`Tracer::group`]) or records inside it.
 pub type Decode = fn(words: &[u64], t: &mut dyn Tracer);
+
+/// A [`Decode`] that holds what a run fixes before its first walk (names from the microcode's
+/// assembly, by the numbers a record carries): shared with a waveform writer's thread, which
+/// keeps the declaration walk's ([`Tracer::record_with`]). The same rules as a [`Decode`].
+pub type DecodeWith = Arc<dyn Fn(&[u64], &mut dyn Tracer) + Send + Sync>;
 
 /// Gives a tracer as `&mut dyn Tracer` (implemented for every sized [`Tracer`]), so the
 /// default [`Tracer::record`] can hand itself to a [`Decode`] function.
@@ -29,6 +36,9 @@ impl<T: Tracer> AsDynTracer for T {
 }
 
 /// Receives the signals of a block, one call per signal, in a stable order.
+///
+/// A waveform writer shows text signals only from records ([`Tracer::record`] and its kin):
+/// a text is the name of a number a record carries, decoded on the writer's thread.
 pub trait Tracer: AsDynTracer {
     /// Enter a child scope (a hardware block), e.g. `igc` inside `renderer`.
     fn push_scope(&mut self, name: &str);
@@ -83,6 +93,12 @@ pub trait Tracer: AsDynTracer {
     /// [`Tracer::record`] for signals of the current scope, without a scope of their own.
     /// The same as `decode(words, t)`, the default.
     fn record_group(&mut self, words: &[u64], decode: Decode) {
+        decode(words, self.as_dyn_tracer());
+    }
+
+    /// [`Tracer::record_group`] with a decode function that holds the run's names
+    /// ([`DecodeWith`]). The same as `decode(words, t)`, the default.
+    fn record_with(&mut self, words: &[u64], decode: &DecodeWith) {
         decode(words, self.as_dyn_tracer());
     }
 }

@@ -159,7 +159,7 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         });
     }
     if let Some(names) = spec.wave.as_ref().and_then(|w| w.uinst_names.clone()) {
-        sim.trace.ctx.igc.uinsts = names;
+        sim.trace.ctx.igc.set_uinsts(names);
     }
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
         sim.trace.ctx.emcs = Some(emc_mask(emcs)?);

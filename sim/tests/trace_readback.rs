@@ -61,7 +61,7 @@ impl Traced for Fixture {
         t.push_scope("x");
         t.bits("count", 4, self.count);
         if self.flag_as_text {
-            t.text("flag", "yes");
+            t.record_group(&[1], |_, t| t.text("flag", "yes"));
         } else {
             bit(t, "flag", self.flag);
         }
@@ -69,9 +69,9 @@ impl Traced for Fixture {
         if self.panic_in_walk {
             panic!("fixture panics inside its walk (expected by the test)");
         }
-        t.push_scope("fsm");
-        t.text("state", STATES[self.state]);
-        t.pop_scope();
+        t.record("fsm", &[self.state as u64], |w, t| {
+            t.text_static("state", STATES[w.first().map_or(0, |&s| s as usize) % 3]);
+        });
         t.pop_scope();
         t.push_scope("y");
         t.bits("acc", 16, self.acc);
@@ -572,6 +572,19 @@ fn unbalanced_walk_is_rejected_before_creating_the_file() {
     assert!(!path.exists());
     let e = WaveWriter::create(&path, WaveFormat::Vcd, TraceConfig::default(), &Wide).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    // A text is the name of a number a record carries: one walked alone is refused.
+    struct Loose;
+    impl Traced for Loose {
+        fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+            t.push_scope("r");
+            t.text("state", "IDLE");
+            t.pop_scope();
+        }
+    }
+    let e = WaveWriter::create(&path, WaveFormat::Vcd, TraceConfig::default(), &Loose).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    assert!(e.to_string().contains("`state` outside a record"), "{e}");
+    assert!(!path.exists());
 }
 
 #[test]
@@ -580,8 +593,10 @@ fn signals_outside_a_scope_get_a_top_scope() {
     impl Traced for Flat {
         fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
             t.bits("v", 8, self.0);
-            t.text("s", "a b");
-            t.text("e", "");
+            t.record_group(&[], |_, t| {
+                t.text("s", "a b");
+                t.text("e", "");
+            });
         }
     }
     let (_path_dir, path) = temp_path("flat.vcd");

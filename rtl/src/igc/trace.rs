@@ -5,7 +5,7 @@
 use super::microinstruction::{self, BSrc};
 use super::opcode::OpcodeWord;
 use super::{Igc, IgcState};
-use crate::trace::{bit, words, Tracer};
+use crate::trace::{bit, words, DecodeWith, Tracer};
 use std::sync::Arc;
 
 impl IgcState {
@@ -38,24 +38,71 @@ const _: () = {
     }
 };
 
-/// Per microinstruction address: `(routine+offset, file:line)` ([`IgcNames::uinsts`]).
+/// Per microinstruction address: `(routine+offset, file:line)` ([`IgcNames::set_uinsts`]).
 pub type UinstNames = Arc<[(Box<str>, Box<str>)]>;
 
 /// The names the waveform shows in the IGC's scope beside its registers: simulation
 /// annotations from the microcode's assembly, kept by whoever walks the board (the
-/// waveform's context, `renderer::TraceCtx`), not hardware state.
-#[derive(Clone, Debug, Default)]
+/// waveform's context, `renderer::TraceCtx`), not hardware state. Each is a decode function
+/// over the table it names by (the record carries the number): fix them before the first
+/// walk.
+#[derive(Clone)]
 pub struct IgcNames {
+    /// `command`: the latched command's name by its dispatch index.
+    command: DecodeWith,
+    /// `uinst.at` and `.src`, by the executed microinstruction's address; `None`: the
+    /// microcode's sources are unknown, and so are those signals.
+    uinst: Option<DecodeWith>,
+}
+
+impl Default for IgcNames {
+    fn default() -> Self {
+        let mut names = IgcNames {
+            command: Arc::new(|_, _| {}),
+            uinst: None,
+        };
+        names.set_commands(Arc::from([]));
+        names
+    }
+}
+
+impl std::fmt::Debug for IgcNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IgcNames")
+            .field("uinst", &self.uinst.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl IgcNames {
     /// The commands' names by dispatch index (the opcode's `cmd` field), from the opcode table
     /// the microcode was assembled with, shown as `renderer.igc.command`
-    /// (docs/model-choices.md, "Waveform annotations"). Empty or missing: `CMD_0x..`.
-    pub commands: Arc<[Box<str>]>,
-    /// Per microinstruction address, where it came from in the microcode's sources: its
+    /// (docs/model-choices.md, "Waveform annotations"). An empty or missing name shows as
+    /// `CMD_0x..`.
+    pub fn set_commands(&mut self, names: Arc<[Box<str>]>) {
+        self.command = Arc::new(move |w, t| {
+            let cmd = w.first().copied().unwrap_or(0) as u8;
+            match names.get(usize::from(cmd)) {
+                Some(name) if !name.is_empty() => t.text("command", name),
+                _ => t.text("command", &format!("CMD_0x{cmd:02x}")),
+            }
+        });
+    }
+
+    /// Where each microinstruction came from in the microcode's sources, by address: its
     /// routine and offset (`MEMplusMEM+3`) and its source position (`standard.pp5uc:141`),
     /// shown as `renderer.igc.uinst.at` and `.src` (docs/microcode.md, "Debugging
-    /// microcode"). Empty: the microcode's sources are unknown, and so are those signals.
-    /// Fix it before the first walk.
-    pub uinsts: UinstNames,
+    /// microcode"). Empty: no such signals.
+    pub fn set_uinsts(&mut self, names: UinstNames) {
+        self.uinst = (!names.is_empty()).then(|| -> DecodeWith {
+            Arc::new(move |w, t| {
+                let pc = w.first().copied().unwrap_or(0) as usize;
+                let (at, src) = names.get(pc).map_or(("", ""), |(a, s)| (&**a, &**s));
+                t.text("at", at);
+                t.text("src", src);
+            })
+        });
+    }
 }
 
 impl Igc {
@@ -82,16 +129,8 @@ impl Igc {
             self.sca() as u64 | self.commands << 32,
         ];
         t.record_group(&loaded, decode_loaded);
-        // The latched command's name: a function of its dispatch index (the names are fixed
-        // for a run), so it is walked only when another command is latched.
-        let cmd = OpcodeWord(self.opcode).cmd();
-        if t.group(u64::from(cmd)) {
-            match names.commands.get(usize::from(cmd)) {
-                Some(name) if !name.is_empty() => t.text("command", name),
-                _ => t.text("command", &format!("CMD_0x{cmd:02x}")),
-            }
-            t.end_group();
-        }
+        // The latched command's name, by its dispatch index.
+        t.record_with(&[u64::from(OpcodeWord(self.opcode).cmd())], &names.command);
         t.record_group(&[self.i as u64 | (self.l as u64) << 8], decode_counters);
         // Everything in `uinst` follows from the words the executed microinstruction was
         // decoded from and the store's words at its address now.
@@ -110,16 +149,9 @@ impl Igc {
         };
         t.push_scope("uinst");
         t.record_group(&[l0, l1, c0, c1], decode_uinst);
-        // Where the executed microinstruction came from: a function of its address (the
-        // names are fixed for a run).
-        if !names.uinsts.is_empty() && t.group(u64::from(self.last_pc)) {
-            let (at, src) = names
-                .uinsts
-                .get(usize::from(self.last_pc))
-                .map_or(("", ""), |(a, s)| (&**a, &**s));
-            t.text("at", at);
-            t.text("src", src);
-            t.end_group();
+        // Where the executed microinstruction came from, by its address.
+        if let Some(uinst) = &names.uinst {
+            t.record_with(&[u64::from(self.last_pc)], uinst);
         }
         t.pop_scope();
         self.fc.trace(t, fc_key);

@@ -177,9 +177,11 @@ impl Sim {
         // `renderer.cycle` as wide as the cycle limit needs.
         trace.ctx.max_cycle = opts.max_cycles;
         // The waveform's `renderer.igc.command`: the table's names by dispatch index.
-        trace.ctx.igc.commands = (0..=u8::MAX)
-            .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())
-            .collect();
+        trace.ctx.igc.set_commands(
+            (0..=u8::MAX)
+                .map(|cmd| table.by_cmd(cmd).map_or("", |c| c.name.as_str()).into())
+                .collect(),
+        );
         let profile = opts.profile.then(|| MicrocodeProfile::new(board.igc.state));
         let breakpoint = opts
             .until

@@ -58,10 +58,10 @@ impl MicrocodeSources {
     }
 
     /// Per microinstruction address, its routine and offset and its source position, for
-    /// the waveform's `renderer.igc.uinst.at` and `.src` ([`IgcNames::uinsts`];
+    /// the waveform's `renderer.igc.uinst.at` and `.src` ([`IgcNames::set_uinsts`];
     /// `""` where no source sets the address).
     ///
-    /// [`IgcNames::uinsts`]: pp5_rtl::igc::IgcNames::uinsts
+    /// [`IgcNames::set_uinsts`]: pp5_rtl::igc::IgcNames::set_uinsts
     pub fn uinst_names(&self) -> UinstNames {
         (0..self.branches.len() as u32)
             .map(|pc| {

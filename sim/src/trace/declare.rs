@@ -1,14 +1,14 @@
 //! The declaration walk: the first walk of a block, turned into the hierarchy and signals a
 //! waveform declares (a [`Layout`], checked and filtered by the selection as it is built) and
 //! the shape of the per-cycle sample walk ([`Shape`]): where each walked signal and each
-//! record's words lie in the frame of words the simulation thread fills every cycle, which
-//! texts it walks, and where each group ends, so a later walk can jump over it.
+//! record's words lie in the frame of words the simulation thread fills every cycle, and
+//! where each group ends, so a later walk can jump over it.
 
 use super::{
     invalid_data, invalid_input, prefix_selects, SignalInfo, TraceConfig, UnmatchedScopes,
 };
 use super::{WaveFormat, FST_TEXT_BITS};
-use pp5_rtl::trace::{Decode, Traced, Tracer};
+use pp5_rtl::trace::{Decode, DecodeWith, Traced, Tracer};
 use std::io;
 
 /// Longest scope or signal name accepted (the FST hierarchy limit).
@@ -59,19 +59,27 @@ enum RawEvent {
 pub(crate) enum Item {
     /// A signal walked with [`Tracer::bits`] of this width: one frame word.
     Bits(u32),
-    /// A signal walked with [`Tracer::text`].
-    Text,
     /// A record of this many words.
     Record(usize),
 }
 
-/// Where the sample walk is: its next item, frame word, walked text and group.
+/// Where the sample walk is: its next item, frame word and group.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Cursor {
     pub(crate) item: usize,
     pub(crate) word: usize,
-    pub(crate) text: usize,
     pub(crate) group: usize,
+}
+
+/// How a record's signals come from its words.
+#[derive(Clone)]
+pub(crate) enum Shows {
+    /// A walked bits signal: its one word is its value.
+    Word,
+    /// A [`Tracer::record`] or [`Tracer::record_group`].
+    Fn(Decode),
+    /// A [`Tracer::record_with`].
+    With(DecodeWith),
 }
 
 /// A group ([`Tracer::group`]) of the walk: where it starts and ends in the walk, and the
@@ -86,17 +94,16 @@ pub(crate) struct GroupDecl {
     pub(crate) sigs: usize,
 }
 
-/// A record of the walk ([`Tracer::record`], [`Tracer::record_group`]; a walked bits signal
-/// is a record of one word without a decode function): its signals, decoded on the writer
-/// thread, and where its words lie in the frame.
-#[derive(Clone, Copy)]
+/// A record of the walk ([`Tracer::record`] and its kin; a walked bits signal is a record of
+/// one word that shows it): its signals, decoded on the writer thread, and where its words
+/// lie in the frame.
+#[derive(Clone)]
 pub(crate) struct RecordDecl {
     pub(crate) first_sig: usize,
     pub(crate) sigs: usize,
     pub(crate) word_off: usize,
     pub(crate) words: usize,
-    /// `None`: a walked bits signal, whose word is its value.
-    pub(crate) decode: Option<Decode>,
+    pub(crate) shows: Shows,
 }
 
 /// The shape of the sample walk.
@@ -105,8 +112,6 @@ pub(crate) struct Shape {
     pub(crate) items: Vec<Item>,
     pub(crate) records: Vec<RecordDecl>,
     pub(crate) groups: Vec<GroupDecl>,
-    /// The signal position of each walked text.
-    pub(crate) texts: Vec<usize>,
     /// The cursor at the end of the walk.
     pub(crate) end: Cursor,
 }
@@ -131,6 +136,8 @@ struct Collector {
     in_record: usize,
     /// `end_group` without a group.
     unbalanced: bool,
+    /// The first text signal outside a record, if any.
+    loose_text: Option<String>,
 }
 
 impl Collector {
@@ -148,26 +155,29 @@ impl Collector {
         let s = &mut self.shape;
         s.items.push(item);
         s.end.item += 1;
-        match item {
-            Item::Bits(_) => s.end.word += 1,
-            Item::Text => s.end.text += 1,
-            Item::Record(n) => s.end.word += n,
-        }
+        s.end.word += match item {
+            Item::Bits(_) => 1,
+            Item::Record(n) => n,
+        };
     }
 
-    /// A record: its signals are `decode(words)`'s.
-    fn add_record(&mut self, words: &[u64], decode: Decode) {
+    /// A record: its signals are those `shows` shows of `words`.
+    fn add_record(&mut self, words: &[u64], shows: Shows) {
         let first_sig = self.sigs;
         let word_off = self.shape.end.word;
         self.in_record += 1;
-        decode(words, self);
+        match &shows {
+            Shows::Word => {}
+            Shows::Fn(decode) => decode(words, self),
+            Shows::With(decode) => decode(words, self),
+        }
         self.in_record -= 1;
         self.shape.records.push(RecordDecl {
             first_sig,
             sigs: self.sigs - first_sig,
             word_off,
             words: words.len(),
-            decode: Some(decode),
+            shows,
         });
         self.item(Item::Record(words.len()));
     }
@@ -208,18 +218,21 @@ impl Tracer for Collector {
     }
     fn record(&mut self, name: &str, words: &[u64], decode: Decode) {
         self.push_scope(name);
-        if self.in_record > 0 {
-            decode(words, self);
-        } else {
-            self.add_record(words, decode);
-        }
+        self.record_group(words, decode);
         self.pop_scope();
     }
     fn record_group(&mut self, words: &[u64], decode: Decode) {
         if self.in_record > 0 {
             decode(words, self);
         } else {
-            self.add_record(words, decode);
+            self.add_record(words, Shows::Fn(decode));
+        }
+    }
+    fn record_with(&mut self, words: &[u64], decode: &DecodeWith) {
+        if self.in_record > 0 {
+            decode(words, self);
+        } else {
+            self.add_record(words, Shows::With(decode.clone()));
         }
     }
     fn bits(&mut self, name: &str, width: u32, _value: u64) {
@@ -229,16 +242,15 @@ impl Tracer for Collector {
                 sigs: 1,
                 word_off: self.shape.end.word,
                 words: 1,
-                decode: None,
+                shows: Shows::Word,
             });
             self.item(Item::Bits(width));
         }
         self.sig(name, width, false);
     }
     fn text(&mut self, name: &str, _value: &str) {
-        if self.in_record == 0 {
-            self.shape.texts.push(self.sigs);
-            self.item(Item::Text);
+        if self.in_record == 0 && self.loose_text.is_none() {
+            self.loose_text = Some(name.to_string());
         }
         self.sig(name, 0, true);
     }
@@ -522,7 +534,8 @@ pub struct Declaration {
 
 impl Declaration {
     /// Walk `top` once and lay out its signals for `format` and the selection `cfg`. A walk
-    /// that is malformed (unbalanced scopes or groups, widths outside 1..=64) is an error.
+    /// that is malformed (unbalanced scopes or groups, widths outside 1..=64, a text outside
+    /// a record) is an error.
     pub fn new<B: Traced + ?Sized>(
         top: &B,
         format: WaveFormat,
@@ -538,6 +551,12 @@ impl Declaration {
             return Err(invalid_data(
                 "trace walk has an end_group without a group, or a group left open",
             ));
+        }
+        if let Some(name) = collector.loose_text {
+            return Err(invalid_input(format!(
+                "text signal `{name}` outside a record: a waveform shows a text decoded from a \
+                 record's words (Tracer::record)"
+            )));
         }
         let layout = Layout::build(collector.events, &cfg, text_width)?;
         Ok(Declaration {

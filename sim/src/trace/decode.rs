@@ -6,12 +6,12 @@
 //! those with the values it wrote last. The changes come out in slot order, so the file is
 //! the same as if the block had walked its signals.
 
-use super::declare::{mask, Declaration, NOT_SELECTED};
-use pp5_rtl::trace::{Decode, Tracer};
+use super::declare::{mask, Declaration, Shows, NOT_SELECTED};
+use pp5_rtl::trace::Tracer;
 use std::io;
 
 /// A record's place in the frame of words ([`Decoder::decode_frame`]) and in the walk.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct FrameRecord {
     /// Its first frame word and number of words.
     off: u32,
@@ -21,8 +21,7 @@ struct FrameRecord {
     end: u32,
     /// A signal in it is selected (otherwise it is never decoded).
     selected: bool,
-    /// `None`: a walked bits signal, whose word is its value.
-    decode: Option<Decode>,
+    shows: Shows,
 }
 
 /// Kind of a text position (bits positions hold their width, 1..=64).
@@ -82,7 +81,7 @@ impl Decoder {
                     first: small(r.first_sig),
                     end: small(r.first_sig + r.sigs),
                     selected: !decl.none_selected(r.first_sig, r.sigs),
-                    decode: r.decode,
+                    shows: r.shows.clone(),
                 })
                 .collect(),
             last: vec![0; decl.shape.frame_words()],
@@ -243,9 +242,10 @@ impl DecodeTracer<'_> {
         };
         self.next = r.first as usize;
         self.end = r.end as usize;
-        match r.decode {
-            Some(decode) => decode(cur, self),
-            None => self.put_bits(None, cur.first().copied().unwrap_or(0)),
+        match &r.shows {
+            Shows::Word => self.put_bits(None, cur.first().copied().unwrap_or(0)),
+            Shows::Fn(decode) => decode(cur, self),
+            Shows::With(decode) => decode(cur, self),
         }
         if self.bad || self.next != self.end {
             return Err(io::Error::new(
@@ -425,46 +425,20 @@ impl Tracer for DecodeTracer<'_> {
     }
 }
 
-/// Visit two lists, each in increasing slot order, as one list in increasing slot order:
-/// `emit(false, x)` for the items `x` of `a`, `emit(true, y)` for those of `b`.
-pub(crate) fn merge_by_slot<T: Copy>(
-    mut a: &[T],
-    mut b: &[T],
-    slot: impl Fn(&T) -> u32,
-    mut emit: impl FnMut(bool, T) -> io::Result<()>,
-) -> io::Result<()> {
-    loop {
-        match (a.split_first(), b.split_first()) {
-            (Some((x, ra)), Some((y, rb))) => {
-                if slot(x) <= slot(y) {
-                    emit(false, *x)?;
-                    a = ra;
-                } else {
-                    emit(true, *y)?;
-                    b = rb;
-                }
-            }
-            (Some(_), None) => {
-                return a.iter().try_for_each(|&x| emit(false, x));
-            }
-            (None, _) => {
-                return b.iter().try_for_each(|&y| emit(true, y));
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{TraceConfig, WaveFormat, WaveWriter};
-    use pp5_rtl::trace::{bit, Decode, Traced, Tracer};
+    use pp5_rtl::trace::{bit, Decode, DecodeWith, Traced, Tracer};
     use std::path::{Path, PathBuf};
+    use std::sync::Arc;
 
-    /// The same registers traced two ways: walked signal by signal, or as records.
+    /// The same registers traced two ways: walked signal by signal (the text, which a walk
+    /// cannot show alone, from a decode function that holds its names), or as records.
     struct Block {
         a: u64,
         b: u64,
         records: bool,
+        kind: DecodeWith,
     }
 
     const FLAGS: [&str; 3] = ["f0", "f1", "f2"];
@@ -497,7 +471,7 @@ mod tests {
                     bit(t, name, self.a >> i & 1 != 0);
                 }
                 t.bits("val", 12, self.a >> 3);
-                t.text_static("kind", if self.a & 1 != 0 { "ODD" } else { "EVEN" });
+                t.record_with(&[self.a & 1], &self.kind);
                 t.pop_scope();
                 if t.group(self.b) {
                     t.bits("b", 64, self.b);
@@ -514,10 +488,14 @@ mod tests {
     }
 
     fn write(records: bool, path: &Path, cfg: TraceConfig) {
+        let names: Arc<[&str]> = Arc::from(["EVEN", "ODD"]);
         let mut blk = Block {
             a: 0,
             b: 0,
             records,
+            kind: Arc::new(move |w, t| {
+                t.text("kind", names[w.first().map_or(0, |x| x & 1) as usize])
+            }),
         };
         let mut w = WaveWriter::create(path, WaveFormat::Vcd, cfg, &blk).expect("create");
         let mut s = 0x9e37_79b9_7f4a_7c15u64;

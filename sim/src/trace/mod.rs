@@ -197,7 +197,7 @@ pub struct WaveWriter {
     format: WaveFormat,
     cfg: TraceConfig,
     signals: Vec<SignalInfo>,
-    /// The frame, the walked texts and the groups' keys the sample walks keep.
+    /// The frame and the groups' keys the sample walks keep.
     state: sampler::SampleState,
     /// A walk failed after it had updated the kept state: the next sample writes every value.
     resync: bool,
@@ -318,9 +318,7 @@ impl WaveWriter {
             .ok_or_else(|| invalid_input(format!("cycle {cycle} overflows the time axis")))?;
         let first = self.last_cycle.is_none();
         let force = first || self.resync;
-        let batch = &mut self.worker.batch;
-        let lens0 = batch.lens();
-        let check = force || batch.frames.is_empty();
+        let check = force || self.worker.batch.frames.is_empty();
         macro_rules! walk {
             ($check:literal) => {{
                 let mut walk = sampler::Sampler::<$check> {
@@ -328,7 +326,6 @@ impl WaveWriter {
                     at: Default::default(),
                     bad: false,
                     force,
-                    batch,
                 };
                 top.trace(&mut walk);
                 walk.bad || !walk.complete()
@@ -337,7 +334,6 @@ impl WaveWriter {
         let bad = if check { walk!(true) } else { walk!(false) };
         if bad {
             // Write nothing for this sample; the next one writes every value again.
-            self.worker.batch.truncate(lens0);
             self.resync = true;
             self.state.invalidate();
             return Err(invalid_data(
@@ -348,13 +344,10 @@ impl WaveWriter {
         self.resync = false;
         let batch = &mut self.worker.batch;
         self.state.commit(batch);
-        let texts_end =
-            u32::try_from(batch.texts.len()).map_err(|_| invalid_data("batch overflow"))?;
         batch.frames.push(worker::Frame {
             cycle,
             first,
             force,
-            texts_end,
         });
         self.first_cycle.get_or_insert(cycle);
         self.last_cycle = Some(cycle);

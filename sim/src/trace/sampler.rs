@@ -1,18 +1,16 @@
 //! The per-cycle sample: one walk of the blocks that copies every record's words, and every
-//! walked bits signal's value, into its place in a frame of words, and compares each walked
-//! text with the one last written.
+//! walked bits signal's value, into its place in a frame of words.
 //!
 //! The walk runs on the simulation thread every cycle, so it does as little as it can there:
 //! a record costs a copy of its words, a walked bits signal a store, and the whole frame goes
 //! to the writer thread, which finds the records whose words changed and decodes them
 //! ([`super::decode`]). A group whose key is unchanged is jumped over: its words stay in the
 //! frame as they were, which, its content being a function of its key, are still its words. A
-//! walk whose shape turns out wrong is undone (its texts are dropped) and the next one is
-//! forced.
+//! walk whose shape turns out wrong writes nothing, and the next one is forced.
 
 use super::declare::{Cursor, Declaration, Item, CHUNK};
 use super::worker::Batch;
-use pp5_rtl::trace::{Decode, Tracer};
+use pp5_rtl::trace::{Decode, DecodeWith, Tracer};
 
 /// A group of the walk as the sample walk keeps it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,18 +26,14 @@ struct GroupState {
     end: Cursor,
 }
 
-/// What the sample walks keep from one to the next: the frame, the walked texts last written
-/// and the groups' keys; and the shape they must have.
+/// What the sample walks keep from one to the next: the frame and the groups' keys; and the
+/// shape they must have.
 pub(crate) struct SampleState {
     /// This walk's words, padded to whole chunks of [`CHUNK`] words.
     frame: Vec<u64>,
     /// The declared items, in walk order (checked by a checking walk).
     items: Vec<Item>,
     groups: Vec<GroupState>,
-    /// Per walked text: its slot ([`super::declare::NOT_SELECTED`] if none) and the text
-    /// last written.
-    text_slots: Vec<u32>,
-    last_text: Vec<String>,
     end: Cursor,
 }
 
@@ -59,12 +53,6 @@ impl SampleState {
                     ..GroupState::default()
                 })
                 .collect(),
-            text_slots: shape
-                .texts
-                .iter()
-                .map(|&p| decl.layout.entries.get(p).map_or(u32::MAX, |e| e.slot))
-                .collect(),
-            last_text: vec![String::new(); shape.texts.len()],
             end: shape.end,
         }
     }
@@ -106,18 +94,15 @@ pub(crate) struct Sampler<'a, const CHECK: bool> {
     pub(crate) st: &'a mut SampleState,
     pub(crate) at: Cursor,
     pub(crate) bad: bool,
-    /// First sample (or a resynchronisation): no group is jumped over by key, every text
-    /// counts.
+    /// First sample (or a resynchronisation): no group is jumped over by key.
     pub(crate) force: bool,
-    /// The batch, for the walked texts that changed (copied during the walk).
-    pub(crate) batch: &'a mut Batch,
 }
 
 impl<const CHECK: bool> Sampler<'_, CHECK> {
     /// Whether the walk visited (or jumped over) everything declared.
     pub(crate) fn complete(&self) -> bool {
         let (a, e) = (&self.at, &self.st.end);
-        a.word == e.word && a.text == e.text && a.group == e.group && (!CHECK || a.item == e.item)
+        a.word == e.word && a.group == e.group && (!CHECK || a.item == e.item)
     }
 
     /// The next item is `item` (checked by a checking walk).
@@ -144,7 +129,7 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
             // The walk reached the group where the declaration did (jumping over it would
             // hide a signal missed or added before it).
             let (s, a) = (&g.start, &self.at);
-            self.bad |= (s.item, s.word, s.text) != (a.item, a.word, a.text);
+            self.bad |= (s.item, s.word) != (a.item, a.word);
         }
         let same = g.valid && g.key == key && !self.force;
         (g.key, g.valid) = (key, true);
@@ -190,22 +175,13 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
         self.at.word += 1;
     }
 
-    fn text(&mut self, _name: &str, value: &str) {
-        self.check(Item::Text);
-        let k = self.at.text;
-        self.at.text = k + 1;
-        let (Some(&slot), Some(last)) = (self.st.text_slots.get(k), self.st.last_text.get_mut(k))
-        else {
-            self.bad = true;
-            return;
-        };
-        if slot != u32::MAX && (self.force || last.as_str() != value) {
-            last.clear();
-            last.push_str(value);
-            let b = &mut self.batch.text_bytes;
-            let start = b.len() as u32;
-            b.push_str(value);
-            self.batch.texts.push((slot, start, b.len() as u32));
-        }
+    #[inline(always)]
+    fn record_with(&mut self, words: &[u64], _decode: &DecodeWith) {
+        self.record_group(words, |_, _| {});
+    }
+
+    /// A text outside a record, which the declaration refuses.
+    fn text(&mut self, _name: &str, _value: &str) {
+        self.bad = true;
     }
 }

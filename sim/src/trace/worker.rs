@@ -1,13 +1,13 @@
 //! The waveform writer's background thread.
 //!
 //! The simulation thread walks the blocks and keeps, per cycle, one fixed-size frame of words
-//! (every record's words and every walked bits signal's value) and the walked texts that
-//! changed; this thread finds the records whose words changed and decodes them
+//! (every record's words and every walked bits signal's value); this thread finds the records
+//! whose words changed and decodes them
 //! ([`super::decode`]), formats the changes (VCD text or FST blocks) and writes the file.
 //! Batches travel through a bounded channel (so memory stays bounded when the disk is slow)
 //! and come back empty to be reused, so the steady state does not allocate.
 
-use super::decode::{merge_by_slot, Decoder};
+use super::decode::Decoder;
 use super::Sink;
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use std::io;
@@ -36,20 +36,12 @@ pub(crate) struct Frame {
     /// Every selected value is written (the first sample, or one after a failed walk),
     /// changed or not.
     pub force: bool,
-    /// End (exclusive) of this frame's entries in [`Batch::texts`]; each frame starts where
-    /// the previous one ended.
-    pub texts_end: u32,
 }
 
-/// Samples of up to [`BATCH_CYCLES`] cycles: their frames of words and the walked texts that
-/// changed.
+/// Samples of up to [`BATCH_CYCLES`] cycles: their frames of words.
 #[derive(Default)]
 pub(crate) struct Batch {
     pub frames: Vec<Frame>,
-    /// (slot, start, end) of the walked text signals that changed; the text is
-    /// `text_bytes[start..end]`.
-    pub texts: Vec<(u32, u32, u32)>,
-    pub text_bytes: String,
     /// The words of every frame, one fixed-size frame of words per sample (see
     /// `sampler::SampleState`): frame `k`'s words are at `k * n..(k + 1) * n`. Only the
     /// frames in [`Batch::frames`] count; the vector keeps its length when the batch is
@@ -57,38 +49,14 @@ pub(crate) struct Batch {
     pub record_words: Vec<u64>,
 }
 
-/// The lengths of a [`Batch`]'s texts, to undo a failed walk (the words need no undoing: a
-/// frame's words count only once the frame is pushed).
-#[derive(Clone, Copy)]
-pub(crate) struct BatchLens([usize; 2]);
-
 impl Batch {
-    fn clear(&mut self) {
-        self.frames.clear();
-        self.texts.clear();
-        self.text_bytes.clear();
-    }
-
     /// An empty batch with room for as much as this one holds (a new batch would otherwise
     /// grow its lists by doubling, copying them each time, while the simulation waits).
     fn empty_like(&self) -> Batch {
         Batch {
             frames: Vec::with_capacity(self.frames.len()),
-            texts: Vec::with_capacity(self.texts.len()),
-            text_bytes: String::with_capacity(self.text_bytes.len()),
             record_words: Vec::with_capacity(self.record_words.len()),
         }
-    }
-
-    pub fn lens(&self) -> BatchLens {
-        BatchLens([self.texts.len(), self.text_bytes.len()])
-    }
-
-    /// Drop what was added since `lens` was taken.
-    pub fn truncate(&mut self, lens: BatchLens) {
-        let [t, b] = lens.0;
-        self.texts.truncate(t);
-        self.text_bytes.truncate(b);
     }
 }
 
@@ -226,15 +194,10 @@ fn write_loop<S: Sink>(
     let malformed = || io::Error::other("malformed trace batch");
     let written = (|| {
         while let Some(mut batch) = next_batch(rx) {
-            let (mut t, mut w) = (0usize, 0usize);
+            let mut w = 0usize;
             for f in &batch.frames {
                 let rise = f.cycle * CYCLE_PS;
                 sink.begin(rise, f.first)?;
-                let texts = batch
-                    .texts
-                    .get(t..f.texts_end as usize)
-                    .ok_or_else(malformed)?;
-                t = f.texts_end as usize;
                 let n = decoder.frame_words();
                 let words = batch.record_words.get(w..w + n).ok_or_else(malformed)?;
                 w += n;
@@ -243,25 +206,15 @@ fn write_loop<S: Sink>(
                 for &(slot, value) in decoder.bits() {
                     sink.bits(slot as usize, value)?;
                 }
-                merge_by_slot(
-                    texts,
-                    &decoder.texts,
-                    |x| x.0,
-                    |decoded, (slot, start, end)| {
-                        let bytes = if decoded {
-                            &decoder.text_bytes
-                        } else {
-                            &batch.text_bytes
-                        };
-                        let text = bytes
-                            .get(start as usize..end as usize)
-                            .ok_or_else(malformed)?;
-                        sink.text(slot as usize, text)
-                    },
-                )?;
+                for &(slot, start, end) in &decoder.texts {
+                    let text = (decoder.text_bytes)
+                        .get(start as usize..end as usize)
+                        .ok_or_else(malformed)?;
+                    sink.text(slot as usize, text)?;
+                }
                 sink.end(rise + HALF_CYCLE_PS, f.first)?;
             }
-            batch.clear();
+            batch.frames.clear();
             let _ = back.send(batch);
         }
         Ok(())

@@ -127,7 +127,7 @@ impl Board {
             Ok(mut m) => {
                 // `renderer.igc.uinst.at` and `.src`, when the microcode's sources are known.
                 if let Some(s) = &sources {
-                    m.sim.trace.ctx.igc.uinsts = s.uinst_names();
+                    m.sim.trace.ctx.igc.set_uinsts(s.uinst_names());
                 }
                 m.sources = sources;
                 if !given {

@@ -13,10 +13,11 @@
 
 use super::bytes::Bytes;
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
-use pp5_rtl::trace::{Traced, Tracer};
+use pp5_rtl::trace::{DecodeWith, Traced, Tracer};
 use pp5_sim::trace::{write_gtkw, TraceConfig, WaveFormat, WaveWriter, FST_TEXT_CHARS};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Name stems; each signal's name is a stem and its index, so names are unique.
 const STEMS: [&str; 8] = ["a", "clk", "x y", "", "st\tate", "größe", "v_", "\u{7f}q"];
@@ -46,6 +47,31 @@ struct Block {
     sigs: Vec<Sig>,
     bits: Vec<u64>,
     texts: Vec<&'static str>,
+    /// Per text signal: a record's decode function that shows it, by its index in [`TEXTS`].
+    shows: Vec<Option<DecodeWith>>,
+}
+
+impl Block {
+    fn new(sigs: Vec<Sig>) -> Block {
+        let n = sigs.len();
+        let shows = (sigs.iter())
+            .map(|s| {
+                let name = s.name.clone();
+                s.width.is_none().then(|| -> DecodeWith {
+                    Arc::new(move |w, t| {
+                        let k = w.first().map_or(0, |&k| k as usize);
+                        t.text(&name, TEXTS.get(k).copied().unwrap_or(""));
+                    })
+                })
+            })
+            .collect();
+        Block {
+            sigs,
+            bits: vec![0; n],
+            texts: vec![""; n],
+            shows,
+        }
+    }
 }
 
 impl Traced for Block {
@@ -55,9 +81,13 @@ impl Traced for Block {
             for sc in &s.scopes {
                 t.push_scope(sc);
             }
-            match s.width {
-                Some(w) => t.bits(&s.name, w, self.bits[i]),
-                None => t.text(&s.name, self.texts[i]),
+            match (s.width, &self.shows[i]) {
+                (Some(w), _) => t.bits(&s.name, w, self.bits[i]),
+                (None, Some(show)) => {
+                    let k = TEXTS.iter().position(|&x| x == self.texts[i]);
+                    t.record_with(&[k.unwrap_or(0) as u64], show);
+                }
+                (None, None) => {}
             }
             for _ in &s.scopes {
                 t.pop_scope();
@@ -148,11 +178,7 @@ pub fn check(data: &[u8]) {
         }),
     };
     let n = sigs.len();
-    let mut block = Block {
-        sigs,
-        bits: vec![0; n],
-        texts: vec![""; n],
-    };
+    let mut block = Block::new(sigs);
     let path = scratch(format.extension());
     let made = WaveWriter::create(&path, format, cfg.clone(), &block);
     if bad_width {
