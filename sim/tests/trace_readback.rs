@@ -31,6 +31,9 @@ struct Fixture {
     panic_in_walk: bool,
     /// Show one extra signal (to test shape checks).
     extra: bool,
+    /// Show one extra text outside a record (refused by the declaration; a later walk that
+    /// shows one is malformed).
+    loose_text: bool,
     /// Show `flag` as text (to test kind checks).
     flag_as_text: bool,
 }
@@ -77,6 +80,9 @@ impl Traced for Fixture {
         t.bits("acc", 16, self.acc);
         if self.extra {
             t.bits("extra", 1, 0);
+        }
+        if self.loose_text {
+            t.text("loose", "LOOSE");
         }
         t.pop_scope();
         t.pop_scope();
@@ -545,6 +551,14 @@ fn shape_changes_are_errors_not_panics() {
 
     // The writer still works after rejected samples.
     w.sample(1, &fx).unwrap();
+    // A text outside a record, in a walk that is not checked item by item (the batch has
+    // frames, and the last sample was good): still refused.
+    let loose = Fixture {
+        loose_text: true,
+        ..Fixture::default()
+    };
+    let e = w.sample(2, &loose).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
     w.finish().unwrap();
     let mut wave = read(&path, WaveFormat::Vcd);
     assert_eq!(wave.changes("renderer.clk"), expected_clk(0, 1));

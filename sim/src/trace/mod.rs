@@ -35,11 +35,14 @@
 //!
 //! # Failure behaviour
 //!
-//! Nothing here panics on bad input: a walk whose shape differs from the declaration gives an
-//! [`io::ErrorKind::InvalidData`] error and writes nothing for that sample; a non-increasing
-//! cycle number gives [`io::ErrorKind::InvalidInput`]. A writer dropped without
-//! [`WaveWriter::finish`] (early stop, error path, unwinding) still closes its file, so the
-//! trace of a stopped run is valid up to the last sample.
+//! Nothing here panics on bad input: a declaration walk that is malformed (unbalanced scopes
+//! or groups: [`io::ErrorKind::InvalidData`]; a width outside 1..=64, a name too long, a text
+//! outside a record: [`io::ErrorKind::InvalidInput`]) creates no file; a later walk whose
+//! shape differs from the declaration gives an [`io::ErrorKind::InvalidData`] error and
+//! writes nothing for that sample; a non-increasing cycle number gives
+//! [`io::ErrorKind::InvalidInput`]. A writer dropped without [`WaveWriter::finish`] (early
+//! stop, error path, unwinding) still closes its file, so the trace of a stopped run is valid
+//! up to the last sample.
 
 pub mod board;
 mod declare;
@@ -221,7 +224,8 @@ impl std::fmt::Debug for WaveWriter {
 impl WaveWriter {
     /// Walk `top` once, declare every selected signal (plus `clk` in the top scope) and
     /// create the file at `path`. The walk happens before the file is created, so a walk that
-    /// is malformed (unbalanced scopes, widths outside 1..=64) leaves no file behind.
+    /// is malformed (unbalanced scopes, widths outside 1..=64, a text outside a record)
+    /// leaves no file behind.
     pub fn create<B: Traced + ?Sized>(
         path: &Path,
         format: WaveFormat,
