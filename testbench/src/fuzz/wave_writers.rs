@@ -12,6 +12,7 @@
 //! any file exists.
 
 use super::bytes::Bytes;
+use crate::support;
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
 use pp5_rtl::trace::{DecodeWith, Traced, Tracer};
 use pp5_sim::trace::{write_gtkw, TraceConfig, WaveFormat, WaveWriter, FST_TEXT_CHARS};
@@ -268,27 +269,7 @@ fn read_back(
         if !cfg.selects(&p) {
             continue;
         }
-        let parts: Vec<&str> = p.split('.').collect();
-        let (name, scopes) = parts.split_last().expect("a path has a name");
-        let var = wave
-            .hierarchy()
-            .lookup_var(scopes, name)
-            .unwrap_or_else(|| panic!("no signal {p} in the file"));
-        let sig = wave.hierarchy()[var].signal_ref();
-        wave.load_signals(&[sig]);
-        let times = wave.time_table().to_vec();
-        let signal = wave.get_signal(sig).expect("loaded");
-        let changes: Vec<(u64, String)> = signal
-            .iter_changes()
-            .map(|(k, v)| {
-                let t = times[k as usize];
-                let v = match v {
-                    wellen::SignalValueRef::String(s) => s.to_string(),
-                    other => other.to_bit_string().unwrap_or_default(),
-                };
-                (t, v)
-            })
-            .collect();
+        let changes = support::wave_changes(&mut wave, &p);
         for (cycle, bits, texts) in &written {
             let t = cycle * CYCLE_PS;
             let seen = changes
