@@ -237,7 +237,7 @@ fn loop_stack_overflow_sets_status_bit_4_and_sends_an_error_message() {
 
 #[test]
 fn partial_mode_has_no_loop_stack() {
-    let src = format!("{STANDARD_SOURCE}\n{FC_SOURCE}\n.fcmode partial\n");
+    let src = partial_source();
     let img = assemble(&src, "<fc test>").unwrap_or_else(|e| panic!("{e}"));
     let mut tb = Testbench::boot(img);
     tb.run_text("FCCOUNT 0 3 120\n");
@@ -247,13 +247,8 @@ fn partial_mode_has_no_loop_stack() {
         "LOOP overflows the (absent) loop stack"
     );
     // IF/ELSE works in partial mode.
-    let mut tb2 = Testbench::boot(
-        assemble(
-            &format!("{STANDARD_SOURCE}\n{FC_SOURCE}\n.fcmode partial\n"),
-            "<fc>",
-        )
-        .unwrap_or_else(|e| panic!("{e}")),
-    );
+    let mut tb2 =
+        Testbench::boot(assemble(&partial_source(), "<fc>").unwrap_or_else(|e| panic!("{e}")));
     for_all(|x, y| tb2.poke(x, y, 100, 1, bit(x, y, 1) as u64));
     tb2.run_text("FCSEL 10 100\n");
     assert_clean(&tb2);
@@ -345,7 +340,7 @@ fn every_stack_error_shows_in_status_diagnostics_and_trace() {
     assert_fc_error(&tb, "address stack underflow");
 
     // Partial mode: the branch counter overflows at the fifth nested IF.
-    let src = format!("{STANDARD_SOURCE}\n{FC_SOURCE}\n.fcmode partial\n");
+    let src = partial_source();
     let mut tb = Testbench::boot(assemble(&src, "<fc>").unwrap_or_else(|e| panic!("{e}")));
     // One pixel takes the IFs; the others are deactivated at the first and counted deeper.
     tb.poke(0, 0, 100, 1, 1);
@@ -448,4 +443,12 @@ fn aeo_looks_at_the_active_pixels_only() {
     // After ENDIF every pixel is active again: Enable elsewhere makes AEO false.
     assert!(!tb.sim.board.array.aeo());
     assert_eq!(tb.peek(0, 0, 10, 1), 1, "the active pixel wrote");
+}
+
+/// The standard and flow-control sources with flow.pp5uc's mode set to partial (setting it
+/// again after flow.pp5uc would be refused: the mode is one for the whole image).
+fn partial_source() -> String {
+    let fc = FC_SOURCE.replace(".fcmode full", ".fcmode partial");
+    assert_ne!(fc, FC_SOURCE, "flow.pp5uc sets .fcmode full");
+    format!("{STANDARD_SOURCE}\n{fc}\n")
 }

@@ -12,11 +12,30 @@ pub struct AsmError {
     pub line: usize,
     /// What is wrong.
     pub msg: String,
+    /// An earlier line the error is about (what this line defines or sets again was first
+    /// defined or set there), shown after it as a note, as compilers show a previous
+    /// definition.
+    pub note: Option<AsmNote>,
+}
+
+/// A note pointing at another source line: `file:line: note: msg`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmNote {
+    /// The source file, as named to the assembler.
+    pub file: String,
+    /// 1-based line in `file`.
+    pub line: usize,
+    /// What is there (`first set here`).
+    pub msg: String,
 }
 
 impl fmt::Display for AsmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.msg)
+        write!(f, "{}:{}: {}", self.file, self.line, self.msg)?;
+        if let Some(n) = &self.note {
+            write!(f, "\n{}:{}: note: {}", n.file, n.line, n.msg)?;
+        }
+        Ok(())
     }
 }
 
@@ -24,11 +43,13 @@ impl fmt::Display for AsmError {
 /// errors"), so a long file of bad lines costs bounded memory (docs/user-guide.md, "Limits").
 pub const MAX_ASM_ERRORS: usize = 100;
 
-/// The errors of one assembly: the first [`MAX_ASM_ERRORS`] by line, and how many more there
-/// were.
+/// The errors of one assembly: the fatal ones first (those that make the rest of the file
+/// moot, such as code that does not fit the control store), then the first
+/// [`MAX_ASM_ERRORS`] by line, and how many more there were.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmErrors {
-    /// The errors kept, sorted by line (those of one line in the order found).
+    /// The errors kept: the fatal ones, then the others sorted by line (those of one line in
+    /// the order found).
     pub errors: Vec<AsmError>,
     /// How many errors were found past those kept.
     pub more: usize,
@@ -52,12 +73,18 @@ impl fmt::Display for AsmErrors {
 
 impl std::error::Error for AsmErrors {}
 
-/// The errors of one assembly as they are found, in the order of its passes: the
-/// [`MAX_ASM_ERRORS`] first by (line, order found) are kept, the others counted.
+/// One error as it is kept: (line, order found, message, the line and text of its note).
+type Kept = (usize, u64, String, Option<(usize, String)>);
+
+/// The errors of one assembly as they are found, in the order of its passes: the fatal ones
+/// all kept, of the others the [`MAX_ASM_ERRORS`] first by (line, order found), the rest
+/// counted.
 pub(super) struct Errs<'a> {
     file: &'a str,
+    /// Fatal errors, in the order found (few: one per pass at most).
+    fatal: Vec<Kept>,
     /// Max-heap on (line, order found): its top is the first to drop.
-    kept: BinaryHeap<(usize, u64, String)>,
+    kept: BinaryHeap<Kept>,
     found: u64,
     more: usize,
 }
@@ -67,6 +94,7 @@ impl<'a> Errs<'a> {
     pub fn new(file: &'a str) -> Self {
         Errs {
             file,
+            fatal: Vec::new(),
             kept: BinaryHeap::new(),
             found: 0,
             more: 0,
@@ -75,7 +103,23 @@ impl<'a> Errs<'a> {
 
     /// An error at `line`.
     pub fn push(&mut self, line: usize, msg: String) {
-        self.kept.push((line, self.found, msg));
+        self.keep((line, self.found, msg, None));
+    }
+
+    /// An error at `line` about an earlier line: `note` is shown at `note_line`
+    /// (`first set here`).
+    pub fn push_noted(&mut self, line: usize, msg: String, note_line: usize, note: &str) {
+        self.keep((line, self.found, msg, Some((note_line, note.to_string()))));
+    }
+
+    /// An error that makes the others moot: always kept, and shown before them.
+    pub fn push_fatal(&mut self, line: usize, msg: String) {
+        self.fatal.push((line, self.found, msg, None));
+        self.found += 1;
+    }
+
+    fn keep(&mut self, e: Kept) {
+        self.kept.push(e);
         self.found += 1;
         if self.kept.len() > MAX_ASM_ERRORS {
             self.kept.pop();
@@ -83,20 +127,28 @@ impl<'a> Errs<'a> {
         }
     }
 
-    /// `Err` with the errors sorted by line (those of one line in the order found), if any.
+    /// `Err` with the fatal errors first, then the others sorted by line (those of one line
+    /// in the order found), if any.
     pub fn finish(self) -> Result<(), AsmErrors> {
-        if self.kept.is_empty() {
+        if self.kept.is_empty() && self.fatal.is_empty() {
             return Ok(());
         }
-        let errors = self
-            .kept
-            .into_sorted_vec()
-            .into_iter()
-            .map(|(line, _, msg)| AsmError {
-                file: self.file.to_string(),
+        let file = self.file;
+        let error = |(line, _, msg, note): Kept| AsmError {
+            file: file.to_string(),
+            line,
+            msg: shown_message(&msg),
+            note: note.map(|(line, msg)| AsmNote {
+                file: file.to_string(),
                 line,
-                msg: shown_message(&msg),
-            })
+                msg,
+            }),
+        };
+        let errors = self
+            .fatal
+            .into_iter()
+            .chain(self.kept.into_sorted_vec())
+            .map(error)
             .collect();
         Err(AsmErrors {
             errors,

@@ -14,7 +14,7 @@ mod passes;
 mod source_map;
 mod table;
 
-pub use errors::{AsmError, AsmErrors, MAX_ASM_ERRORS};
+pub use errors::{AsmError, AsmErrors, AsmNote, MAX_ASM_ERRORS};
 pub use image::{McImage, IMAGE_FORMAT};
 pub use source_map::{SourceMap, StoreKind, StoreSource};
 
@@ -112,6 +112,9 @@ pub fn assemble_files_mapped(
         Err(mut errs) => {
             for e in &mut errs.errors {
                 locate(&mut e.file, &mut e.line);
+                if let Some(n) = &mut e.note {
+                    locate(&mut n.file, &mut n.line);
+                }
             }
             Err(errs)
         }

@@ -38,10 +38,15 @@ pub(super) struct Scan {
     /// Labels in the order they were defined, with their addresses.
     pub label_order: Vec<(String, u32)>,
     pub insts: Vec<Inst>,
-    /// `(store address, word, line)` set by the flow-control directives (the last one wins).
+    /// `(store address, word, line)` set by the flow-control directives: each word is set
+    /// once (again with the same value is allowed, another value is an error naming the
+    /// first line: the words are image-wide, so one source file must not silently change
+    /// another's).
     pub fc_words: Vec<(u32, u32, usize)>,
     /// The boolean constants' word and the line of the last `.fcbool`, if any.
     pub fc_bools: Option<(u32, usize)>,
+    /// The line that set each boolean constant, with its value.
+    fc_bool_lines: [Option<(bool, usize)>; 32],
     /// Labels waiting for their microinstruction.
     pending_labels: Vec<(String, usize)>,
     /// Microinstructions past the control store: counted with the line of the last, not kept
@@ -80,7 +85,7 @@ impl Scan {
         }
         if let Some(d) = flow::directive(text) {
             match d {
-                Ok(d) => self.directive(d, line),
+                Ok(d) => self.directive(d, text, line, errs),
                 Err(m) => errs.push(line, m),
             }
             return;
@@ -101,17 +106,47 @@ impl Scan {
         }
     }
 
-    /// A flow-control directive's store word or boolean constant.
-    fn directive(&mut self, d: Directive, line: usize) {
+    /// A flow-control directive's store word or boolean constant. Setting one again to
+    /// another value is an error naming the first line (they are image-wide: a later source
+    /// file would change an earlier one's loops).
+    fn directive(&mut self, d: Directive, text: &str, line: usize, errs: &mut Errs) {
+        let what = || {
+            let mut t = text.split_whitespace();
+            let d = t.next().unwrap_or_default();
+            let k = t.next().unwrap_or_default();
+            match d {
+                ".fcmode" => "the flow-control mode (.fcmode) is set again to another value; \
+                              it is one for the whole image: every source must agree"
+                    .to_string(),
+                ".fcconst" => format!(
+                    "loop constant {k} is set again to another value; it is one for the \
+                     whole image (every source file's LOOP {k} uses it): give this loop a \
+                     constant of its own"
+                ),
+                _ => format!(
+                    "boolean constant {k} is set again to another value; it is one for the \
+                     whole image (every source file's `bool={k}` reads it): use a constant of \
+                     its own"
+                ),
+            }
+        };
+        let clash =
+            |first: usize, errs: &mut Errs| errs.push_noted(line, what(), first, "first set here");
         match d {
-            Directive::Word(a, v) => {
-                self.fc_words.retain(|w| w.0 != a);
-                self.fc_words.push((a, v, line));
-            }
-            Directive::Bool(k, v) => {
-                let (w, _) = self.fc_bools.unwrap_or((0, line));
-                self.fc_bools = Some(((w & !(1 << k)) | (v as u32) << k, line));
-            }
+            Directive::Word(a, v) => match self.fc_words.iter().find(|w| w.0 == a) {
+                Some(&(_, old, _)) if old == v => {}
+                Some(&(_, _, first)) => clash(first, errs),
+                None => self.fc_words.push((a, v, line)),
+            },
+            Directive::Bool(k, v) => match self.fc_bool_lines[k as usize] {
+                Some((old, _)) if old == v => {}
+                Some((_, first)) => clash(first, errs),
+                None => {
+                    self.fc_bool_lines[k as usize] = Some((v, line));
+                    let (w, _) = self.fc_bools.unwrap_or((0, line));
+                    self.fc_bools = Some(((w & !(1 << k)) | (v as u32) << k, line));
+                }
+            },
         }
     }
 
@@ -136,8 +171,13 @@ impl Scan {
     fn inst(&mut self, body: &str, line: usize, errs: &mut Errs) {
         let addr = (self.insts.len() + self.beyond_store.0) as u32;
         for (l, lline) in self.pending_labels.drain(..) {
-            if self.labels.contains_key(&l) {
-                errs.push(lline, format!("label `{l}` defined twice"));
+            if let Some(&(_, first)) = self.labels.get(&l) {
+                errs.push_noted(
+                    lline,
+                    format!("label `{l}` defined twice"),
+                    first,
+                    "first defined here",
+                );
             } else {
                 self.labels.insert(l.clone(), (addr, lline));
                 self.label_order.push((l, addr));

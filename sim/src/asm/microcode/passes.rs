@@ -10,8 +10,9 @@ use super::source_map::{Routines, SourceMap, StoreKind, StoreSource};
 use super::table::opcode_table;
 use crate::asm::flow::{self, FcPlan};
 use crate::asm::opcodes::OpcodeTable;
-use pp5_rtl::igc::microinstruction::{encode, WORDS_PER_UINST};
-use pp5_rtl::igc::store::{CONTROL_STORE_UINSTS, DISPATCH_BASE, DISPATCH_VALID};
+use pp5_rtl::flow_control::instruction::{AOp, FcOp};
+use pp5_rtl::igc::microinstruction::{decode, encode, Microinstruction, Seq, WORDS_PER_UINST};
+use pp5_rtl::igc::store::{CONTROL_STORE_UINSTS, DISPATCH_BASE, DISPATCH_VALID, FC_CONST_BASE};
 
 /// Assemble `src`; `file` names it in errors and in the source map.
 pub(super) fn assemble(src: &str, file: &str) -> Result<(McImage, SourceMap), AsmErrors> {
@@ -22,7 +23,9 @@ pub(super) fn assemble(src: &str, file: &str) -> Result<(McImage, SourceMap), As
     scopes(&scan.decls, &scan.labels, &mut scan.insts, &mut errs);
     let table = opcode_table(&scan.decls, &scan.labels, &mut errs);
     let plans = lower_flow(&scan.insts, &scan.labels, &mut errs);
+    check_loop_consts(&scan, &plans, &mut errs);
     let mut words = encode_insts(&scan, &plans, &mut errs);
+    check_ends(&scan, &words, &mut errs);
     words.extend(dispatch_words(&table));
     words.extend(scan.fc_words.iter().map(|&(a, v, _)| (a, v)));
     if let Some((b, _)) = scan.fc_bools {
@@ -40,14 +43,17 @@ pub(super) fn assemble(src: &str, file: &str) -> Result<(McImage, SourceMap), As
     Ok((image, map))
 }
 
-/// An error if the microinstructions do not fit the control store.
+/// A fatal error, shown first, if the microinstructions do not fit the control store: the
+/// lines past it are counted, not checked (so the other errors are those of the lines that
+/// fit), and the message says so.
 fn check_fits(scan: &parse::Scan, errs: &mut Errs) {
     let (beyond, last_line) = scan.beyond_store;
     if beyond > 0 {
-        errs.push(
+        errs.push_fatal(
             last_line,
             format!(
-                "{} microinstructions do not fit the control store ({CONTROL_STORE_UINSTS})",
+                "{} microinstructions do not fit the control store ({CONTROL_STORE_UINSTS}); \
+                 the {beyond} past it were not checked",
                 scan.insts.len() + beyond
             ),
         );
@@ -81,7 +87,7 @@ fn scopes(decls: &[Decl], labels: &Labels, insts: &mut [Inst], errs: &mut Errs) 
 /// line (none for any line when a construct has an error).
 fn lower_flow(insts: &[Inst], labels: &Labels, errs: &mut Errs) -> Vec<Option<FcPlan>> {
     let lines: Vec<&[String]> = insts.iter().map(|i| i.tokens.as_slice()).collect();
-    match flow::lower(&lines, |l| labels.get(l).map(|x| x.0)) {
+    match flow::lower(&lines, |k| insts[k].line, |l| labels.get(l).map(|x| x.0)) {
         Ok(p) => p,
         Err(es) => {
             for (k, m) in es {
@@ -89,6 +95,70 @@ fn lower_flow(insts: &[Inst], labels: &Labels, errs: &mut Errs) -> Vec<Option<Fc
             }
             vec![None; insts.len()]
         }
+    }
+}
+
+/// An error at every counted LOOP/REP whose loop constant no `.fcconst` sets: its count
+/// would be the store's 0, and the loop would skip its body without a word.
+fn check_loop_consts(scan: &Scan, plans: &[Option<FcPlan>], errs: &mut Errs) {
+    let set = |k: u8| {
+        let a = FC_CONST_BASE as u32 + k as u32;
+        scan.fc_words.iter().any(|w| w.0 == a)
+    };
+    for (inst, plan) in scan.insts.iter().zip(plans) {
+        let Some(p) = plan else { continue };
+        if matches!(p.instr.op, FcOp::Loop | FcOp::Rep) && !p.instr.uncounted && !set(p.fc_const) {
+            errs.push(
+                inst.line,
+                format!(
+                    "{} uses loop constant {k}, which no `.fcconst {k} count=...` sets \
+                     (its count would be 0: the loop would never run its body)",
+                    inst.tokens.join(" "),
+                    k = p.fc_const
+                ),
+            );
+        }
+    }
+}
+
+/// An error where the code runs off what it assembled: a last microinstruction that can go
+/// on to the next address (no source sets it: the IGC would run the empty store, PC 2047
+/// then PC 0, as NOPs).
+fn check_ends(scan: &Scan, words: &[(u32, u32)], errs: &mut Errs) {
+    let n = scan.insts.len();
+    if n == 0 || n >= CONTROL_STORE_UINSTS {
+        return;
+    }
+    let last = (n - 1) as u32;
+    let mut w = [0u32; WORDS_PER_UINST];
+    let mut encoded = false;
+    for &(a, v) in words {
+        if a / WORDS_PER_UINST as u32 == last {
+            w[a as usize % WORDS_PER_UINST] = v;
+            encoded = true;
+        }
+    }
+    let inst = &scan.insts[n - 1];
+    // (One that did not encode has its error already.)
+    if encoded && decode(&w).is_ok_and(|m| falls_through(&m)) {
+        errs.push(
+            inst.line,
+            format!(
+                "the last microinstruction (`{}`, address {last}) can go on to address {n}, \
+                 which no source sets: end the code with `dispatch`, a jump or a RET",
+                inst.tokens.join(" ")
+            ),
+        );
+    }
+}
+
+/// Whether a microinstruction can go on to the next address: a sequencer operation other
+/// than JUMP, DISPATCH, LOOPD or HANG, or a flow-control instruction other than an
+/// unconditional jump (JMP, RET, END_OF_PROGRAM; a CALL returns to the next address).
+fn falls_through(m: &Microinstruction) -> bool {
+    match m.fc {
+        Some(fc) => !(fc.op == FcOp::Jump && fc.jump_func == 0xff && fc.a_op != AOp::Push),
+        None => !matches!(m.seq, Seq::Jump | Seq::Dispatch | Seq::LoopD | Seq::Hang),
     }
 }
 
@@ -173,4 +243,137 @@ fn source_map(scan: &Scan, plans: &[Option<FcPlan>], table: &OpcodeTable, file: 
         ));
     }
     SourceMap { entries }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{assemble, assemble_files, default_parts, AsmErrors};
+
+    /// The shipped sources and one more file `x.pp5uc` holding `extra`, assembled together.
+    fn with_shipped(extra: &str) -> Result<(), AsmErrors> {
+        let mut parts = default_parts();
+        parts.push(("x.pp5uc".into(), extra.into()));
+        assemble_files(&parts).map(|_| ())
+    }
+
+    /// A later file may not silently change an earlier one's loop constants or mode (issue
+    /// 37 item 1: flow-control.md's COUNT example's `.fcconst 0` after the shipped sources
+    /// made GCDSTEPS wrong without a word).
+    #[test]
+    fn a_flow_control_word_set_again_to_another_value_names_both_lines() {
+        let e = with_shipped(".fcconst 0 count=3 init=0 step=1\n").unwrap_err();
+        let text = e.to_string();
+        assert_eq!(e.errors.len(), 1, "{text}");
+        assert!(
+            text.starts_with("x.pp5uc:1: loop constant 0 is set again"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("\nflow.pp5uc:6: note: first set here"),
+            "{text}"
+        );
+        let e = with_shipped(".fcmode partial\n").unwrap_err().to_string();
+        assert!(e.starts_with("x.pp5uc:1: the flow-control mode"), "{e}");
+        assert!(e.contains("flow.pp5uc:5: note: first set here"), "{e}");
+        let e = assemble(".fcbool 3 1\n.fcbool 3 0\nx: dispatch\n", "b.pp5uc").unwrap_err();
+        assert!(
+            e.to_string().starts_with("b.pp5uc:2: boolean constant 3"),
+            "{e}"
+        );
+        // The same value again is no clash (shade.pp5uc sets `.fcmode full` as flow.pp5uc).
+        with_shipped(".fcmode full\n.fcconst 0 count=255\n.fcbool 2 1\n.fcbool 2 1\n")
+            .expect("the same values again assemble");
+    }
+
+    /// `LOOP 9` with no `.fcconst 9` would run with count 0 and skip its body (issue 37 item 1).
+    #[test]
+    fn a_counted_loop_needs_its_constant_set() {
+        let body = ".command F() -> f\nidle: dispatch\nf: LOOP 9\n e=1\n ENDLOOP\n dispatch\n";
+        let e = assemble(body, "l.pp5uc").unwrap_err().to_string();
+        assert!(
+            e.starts_with("l.pp5uc:3: LOOP 9 uses loop constant 9, which no `.fcconst 9"),
+            "{e}"
+        );
+        assemble(&format!(".fcconst 9 count=opr0\n{body}"), "l.pp5uc")
+            .expect("a constant set from an operand is set");
+        let rep = body.replace("LOOP 9", "REP 4").replace("ENDLOOP", "ENDREP");
+        let e = assemble(&rep, "r.pp5uc").unwrap_err().to_string();
+        assert!(e.contains("REP 4 uses loop constant 4"), "{e}");
+        // A DX10 loop has no constant.
+        let dx10 = body
+            .replace("LOOP 9", "LOOP_START_DX10")
+            .replace("ENDLOOP", "LOOP_END");
+        let dx10 = dx10.replace(" e=1\n", " e=1\n LOOP_BREAK\n");
+        assemble(&dx10, "d.pp5uc").expect("a DX10 loop needs no constant");
+    }
+
+    /// Code that can run past its last microinstruction into the empty store is refused
+    /// (issue 37 item 2); code that ends in a dispatch, a jump, a RET or a HANG is not.
+    #[test]
+    fn the_last_microinstruction_may_not_run_off_the_end() {
+        let head = ".command F() -> f\nidle: dispatch\nf: e=1\n";
+        for (last, off) in [
+            ("e=0", true),
+            ("e=0 loop f", true),
+            ("e=0 jaeo f", true),
+            ("e=0 dispatch", false),
+            ("e=0 jump f", false),
+            ("e=0 loopd f", false),
+            ("hang", false),
+            ("RET", false),
+            ("JMP f", false),
+        ] {
+            let r = assemble(&format!("{head}   {last}\n"), "e.pp5uc");
+            match (r, off) {
+                (Ok(_), false) => {}
+                (Err(e), true) => {
+                    let e = e.to_string();
+                    assert!(
+                        e.starts_with("e.pp5uc:4: the last microinstruction")
+                            && e.contains("can go on to address 3, which no source sets"),
+                        "{last}: {e}"
+                    );
+                }
+                (r, _) => panic!("{last}: {:?}", r.map(|_| ())),
+            }
+        }
+        // A CALL returns to the address after it.
+        let call = ".command F() -> f\nidle: dispatch\ns: RET\nf: CALL s\n";
+        let e = assemble(call, "c.pp5uc").unwrap_err().to_string();
+        assert!(e.contains("can go on to address 3"), "{e}");
+        // A last line that does not encode has its own error only.
+        let e = assemble(&format!("{head}   e=0 bogus=1\n"), "e.pp5uc").unwrap_err();
+        assert_eq!(e.errors.len(), 1, "{e}");
+    }
+
+    /// The error that makes the rest moot comes first, and says the lines past the store were
+    /// not checked (issue 38 item 8: it hid among 1,949 others, counted the same for 3,000
+    /// and 3,000,000 bad lines).
+    #[test]
+    fn code_past_the_control_store_is_the_first_error_and_says_what_was_not_checked() {
+        for n in [3000, 30_000] {
+            let e = assemble(&"bogus\n".repeat(n), "big.pp5uc").unwrap_err();
+            assert_eq!(
+                e.errors[0].to_string(),
+                format!(
+                    "big.pp5uc:{n}: {n} microinstructions do not fit the control store (2048); \
+                     the {} past it were not checked",
+                    n - 2048
+                )
+            );
+            assert_eq!(e.errors[1].line, 1, "{e}");
+            // The checked lines' errors are counted exactly: 2048 bad lines, 100 kept.
+            assert_eq!(e.errors.len() - 1 + e.more, 2048, "{n}");
+        }
+    }
+
+    /// A label defined twice points at its first definition (issue 37 item 9).
+    #[test]
+    fn a_label_defined_twice_points_at_the_first() {
+        let e = assemble("a: dispatch\nb: dispatch\na: dispatch\n", "t.pp5uc").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.pp5uc:3: label `a` defined twice\nt.pp5uc:1: note: first defined here"
+        );
+    }
 }
