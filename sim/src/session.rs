@@ -142,6 +142,7 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         }
         sim.board.igc.state = pp5_rtl::igc::IgcState::Run;
         sim.board.igc.pc = 0;
+        sim.set_image(spec.image);
     }
     if let Some(w) = &spec.wave {
         // A waveform skips the flow-control unit while it does not change

@@ -698,7 +698,10 @@ fn hang_stops_the_run_as_stuck_at_once() {
     let mut r = Run::new();
     let o = r.run("SETENABS\nHANG\n", 1_000_000);
     match &o.stop {
-        StopReason::Stuck(why) => assert!(why.starts_with("the IGC executed HANG at PC"), "{why}"),
+        StopReason::Stuck(why) => assert!(
+            why.starts_with("the IGC executed HANG at hang (PC "),
+            "{why}"
+        ),
         s => panic!("{s:?}"),
     }
     assert!(r.end() - r.base < 40, "{}", r.end() - r.base);

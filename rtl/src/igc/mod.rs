@@ -142,6 +142,11 @@ pub enum IgcEvent {
     /// A SENDSTATUS waiting for the transmitter was interrupted by an error: its status
     /// message is lost (seed §III.4.1-5).
     StatusLost,
+    /// The IGC went on from a microinstruction some MCWRITE set to one at `pc` that none
+    /// set since power-up (the store's zeros: it executes as a NOP with NEXT). No hardware
+    /// error; the simulator reports it, since code that runs off its end (or a jump to a
+    /// wrong address) otherwise runs the empty store silently.
+    Unwritten { pc: u16, from: u16 },
 }
 
 /// The port names used by the address generators, as `'static` strings.
@@ -598,6 +603,12 @@ impl Igc {
             }
             Ok(_) if waiting => true,
             Ok(m) => {
+                if !self.store.written(pc) && self.store.written(self.last_pc) {
+                    events.push(IgcEvent::Unwritten {
+                        pc,
+                        from: self.last_pc,
+                    });
+                }
                 self.last = *m;
                 self.last_words = self.store.uinst_words(pc);
                 self.last_pc = pc;

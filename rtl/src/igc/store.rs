@@ -41,6 +41,10 @@ pub const DISPATCH_ADDR_MASK: u32 = (CONTROL_STORE_UINSTS - 1) as u32;
 pub struct McStore {
     words: Vec<u32>,
     decoded: Vec<Result<Microinstruction, Illegal>>,
+    /// Per microinstruction: an MCWRITE set one of its words since power-up (a simulator
+    /// aid, not a hardware register: the IGC reports going on to one that none set,
+    /// [`super::IgcEvent::Unwritten`]).
+    written: Vec<bool>,
     /// Number of MCWRITEs since reset (for reports).
     pub writes: u64,
 }
@@ -57,6 +61,7 @@ impl McStore {
         McStore {
             words: vec![0; STORE_WORDS],
             decoded: vec![Ok(Microinstruction::default()); CONTROL_STORE_UINSTS],
+            written: vec![false; CONTROL_STORE_UINSTS],
             writes: 0,
         }
     }
@@ -67,6 +72,7 @@ impl McStore {
         McStore {
             words: Vec::new(),
             decoded: Vec::new(),
+            written: Vec::new(),
             writes: 0,
         }
     }
@@ -85,8 +91,19 @@ impl McStore {
             let p = a / WORDS_PER_UINST;
             let w: [u32; 4] = std::array::from_fn(|k| self.words[p * WORDS_PER_UINST + k]);
             self.decoded[p] = decode(&w);
+            self.written[p] = true;
         }
         Ok(())
+    }
+
+    /// Whether an MCWRITE set a word of the microinstruction at `pc` (wrapped into the
+    /// store) since power-up.
+    #[inline]
+    pub fn written(&self, pc: u16) -> bool {
+        self.written
+            .get(pc as usize % CONTROL_STORE_UINSTS)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// Read one word.

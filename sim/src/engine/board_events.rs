@@ -35,10 +35,23 @@ impl Observer for BoardEvents {
                 "error",
                 "IGC RxFIFO overwritten (status bit 27): a Ring word was lost; is a message longer than 1024 words?".into(),
             ),
-            BoardEvent::IgcTimeout => cx.report(
-                "error",
-                format!("IGC timeout (status bit 30): a command waited {IGC_TIMEOUT_RING_CYCLES} 20 MHz cycles"),
-            ),
+            BoardEvent::IgcTimeout => {
+                let igc = &cx.board.igc;
+                let cmd = cx.command.map_or(String::new(), |c| format!(" of {}", c.name));
+                let at = cx.names.name(u32::from(igc.pc));
+                cx.report(
+                    "error",
+                    format!(
+                        "IGC timeout (status bit 30): a command waited {IGC_TIMEOUT_RING_CYCLES} 20 MHz cycles; the IGC is at {at}{cmd} ({:?}){}",
+                        igc.state,
+                        if igc.state == pp5_rtl::igc::IgcState::Run {
+                            ": a microcode loop that does not end?"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+            }
             BoardEvent::Bs(BsEvent::FormatError(m)) => {
                 cx.report("error", format!("BS port formatting error (status bit 28): {m}"))
             }
@@ -77,10 +90,22 @@ impl BoardEvents {
             IgcEvent::FormatError(m) => {
                 cx.report("error", format!("IGC formatting error (status bit 29): {m}"))
             }
-            IgcEvent::Fault { pc, why } => cx.report(
-                "fault",
-                format!("IGC stopped on an illegal microinstruction at PC {pc}: {why}"),
-            ),
+            IgcEvent::Fault { pc, why } => {
+                let at = cx.names.name(u32::from(*pc));
+                cx.report(
+                    "fault",
+                    format!("IGC stopped on an illegal microinstruction at {at}: {why}"),
+                )
+            }
+            IgcEvent::Unwritten { pc, from } => {
+                let from = cx.names.name(u32::from(*from));
+                cx.report(
+                    "warning",
+                    format!(
+                        "the IGC went on from {from} to PC {pc}, which no microcode source set (the empty store runs as NOPs): code that runs off its end, or a jump to a wrong address"
+                    ),
+                )
+            }
             IgcEvent::Diagnostic(m) => cx.report("warning", m.clone()),
             IgcEvent::Flow(e) => {
                 if e.is_error() {

@@ -95,6 +95,16 @@ impl CommandLog {
         }
     }
 
+    /// The run stopped before cycle `at` with a command still open (a breakpoint, the cycle
+    /// limit, an interrupt): its cycles so far, as the profile charges them. A run that goes
+    /// on later closes it with its whole count.
+    pub fn so_far(&mut self, at: u64) {
+        if let Some(k) = self.open {
+            let r = &mut self.records[k];
+            r.cycles = at.saturating_sub(r.start);
+        }
+    }
+
     /// A command is open and the IGC is back between commands (or stuck).
     fn may_end(&self, board: &Renderer) -> bool {
         self.open.is_some()

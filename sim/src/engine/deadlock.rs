@@ -113,12 +113,14 @@ impl DeadlockWatch {
         if b.igc.stuck() {
             let why = match b.igc.state {
                 IgcState::Hang => format!(
-                    "the IGC executed HANG at PC {} (cycle {})",
-                    b.igc.pc, self.igc_since.1
+                    "the IGC executed HANG at {} (cycle {})",
+                    at(u32::from(b.igc.pc)),
+                    self.igc_since.1
                 ),
                 _ => format!(
-                    "the IGC stopped on an illegal microinstruction at PC {} (cycle {})",
-                    b.igc.pc, self.igc_since.1
+                    "the IGC stopped on an illegal microinstruction at {} (cycle {})",
+                    at(u32::from(b.igc.pc)),
+                    self.igc_since.1
                 ),
             };
             return StopReason::Stuck(why);

@@ -17,6 +17,7 @@ mod causes;
 mod command_log;
 mod deadlock;
 mod message_log;
+mod microcode_names;
 mod microcode_profile;
 pub mod observer;
 mod ring_env;
@@ -29,6 +30,7 @@ pub use self::bs_log::{BsCommandLog, TransferLog};
 pub use self::command_log::CommandLog;
 use self::deadlock::DeadlockWatch;
 pub use self::message_log::{MessageLog, KEEP_ALL_MESSAGES};
+pub use self::microcode_names::MicrocodeNames;
 pub use self::microcode_profile::{MicrocodeProfile, Outside};
 pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
 pub use self::ring_env::{RingEnv, RingMessage, RingSource, HELD};
@@ -44,6 +46,8 @@ use crate::stream::{Port, Stream};
 use crate::trace::board::BoardTrace;
 use crate::trace::WaveWriter;
 use pp5_rtl::cause::Cause;
+use pp5_rtl::igc::microinstruction::{decode, Microinstruction, Seq};
+use pp5_rtl::igc::UinstNames;
 use pp5_rtl::igc_port::MAX_MESSAGE_WORDS;
 use pp5_rtl::renderer::TraceView;
 use pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES;
@@ -109,6 +113,10 @@ pub struct SimOptions {
     /// How many of the messages the board sends to keep ([`KEEP_ALL_MESSAGES`] by default;
     /// the rest are counted).
     pub keep_messages: usize,
+    /// Each microinstruction's routine and source position, when the run has the
+    /// microcode's sources: messages that name a microinstruction add its `file:line`
+    /// ([`MicrocodeNames`]).
+    pub uinst_names: Option<UinstNames>,
 }
 
 impl Default for SimOptions {
@@ -121,6 +129,7 @@ impl Default for SimOptions {
             profile: false,
             until: None,
             keep_messages: KEEP_ALL_MESSAGES,
+            uinst_names: None,
         }
     }
 }
@@ -162,8 +171,9 @@ pub struct Sim {
     interrupt: Arc<AtomicBool>,
     max_cycles: u64,
     last_sampled: Option<u64>,
-    /// The booted image's labels by address, to name microinstructions in reports.
-    labels: Vec<(String, u32)>,
+    /// The booted image's labels and source positions, to name microinstructions in
+    /// reports.
+    names: MicrocodeNames,
 }
 
 impl Sim {
@@ -208,7 +218,7 @@ impl Sim {
             interrupt: Arc::new(AtomicBool::new(false)),
             max_cycles: opts.max_cycles,
             last_sampled: None,
-            labels: Vec::new(),
+            names: MicrocodeNames::new(opts.uinst_names.as_deref()),
         }
     }
 
@@ -220,18 +230,44 @@ impl Sim {
         }
         self.commands.boot_queued();
         self.suite = SuiteCoverage::for_image(image, self.board.igc.state);
-        self.labels = image.labels.clone();
-        self.labels.sort_by_key(|l| l.1);
+        self.set_image(image);
     }
 
-    /// The microinstruction at store address `pc` by the labels of the booted image
-    /// (`label` or `label+offset`), or just the address.
-    pub fn microinstruction_name(&self, pc: u32) -> String {
-        match self.labels.iter().rev().find(|l| l.1 <= pc) {
-            Some((name, at)) if *at == pc => format!("{name} (PC {pc})"),
-            Some((name, at)) => format!("{name}+{} (PC {pc})", pc - at),
-            None => format!("PC {pc}"),
+    /// The microcode the board runs: its labels name microinstructions in messages, and a
+    /// warning is reported if address 0 does not hold an idle `dispatch` (the IGC starts
+    /// there after the boot's RMODEOFF, or at once without a boot: what is there runs once
+    /// without a command). [`Sim::queue_boot`] calls it; a board whose store is written
+    /// directly calls it itself.
+    pub fn set_image(&mut self, image: &McImage) {
+        self.names.set_labels(&image.labels);
+        let mut w = [0u32; 4];
+        for &(a, v) in &image.words {
+            if let Some(x) = w.get_mut(a as usize) {
+                *x = v;
+            }
         }
+        let idle = Microinstruction {
+            seq: Seq::Dispatch,
+            ..Microinstruction::default()
+        };
+        if image.uinsts > 0 && decode(&w) != Ok(idle) {
+            self.diagnostics.push(
+                self.board.cycle,
+                "warning",
+                format!(
+                    "address 0 holds {}, not an idle `dispatch`: the IGC starts there after \
+                     the boot (RMODEOFF) and runs it once without a command \
+                     (docs/microcode.md, \"Loading\")",
+                    self.microinstruction_name(0)
+                ),
+            );
+        }
+    }
+
+    /// The microinstruction at store address `pc`: `label+offset (PC n, file:line)`
+    /// ([`MicrocodeNames::name`]).
+    pub fn microinstruction_name(&self, pc: u32) -> String {
+        self.names.name(pc)
     }
 
     /// Queue a message for the IGC port.
@@ -291,16 +327,17 @@ impl Sim {
     /// The microinstruction at store address `pc` by the labels of the booted image: the
     /// nearest label at or before it and the offset from it (`None` before every label).
     pub fn label_of(&self, pc: u32) -> Option<(&str, u32)> {
-        self.labels
-            .iter()
-            .rev()
-            .find(|l| l.1 <= pc)
-            .map(|(name, at)| (name.as_str(), pc - at))
+        self.names.label_of(pc)
     }
 
     /// The booted image's labels, by address.
     pub fn labels(&self) -> &[(String, u32)] {
-        &self.labels
+        self.names.labels()
+    }
+
+    /// How messages name microinstructions.
+    pub fn names(&self) -> &MicrocodeNames {
+        &self.names
     }
 
     /// Name of a command by its opcode.
@@ -393,6 +430,7 @@ impl Sim {
                     igc_cause,
                     bs_cause,
                     diag: &mut self.diagnostics,
+                    names: &self.names,
                     flag_format_error: false,
                 }
             };
@@ -494,10 +532,10 @@ impl Sim {
         }
         loop {
             if self.board.cycle >= self.max_cycles && !self.done() {
-                return Ok(StopReason::MaxCycles);
+                return Ok(self.stopped(StopReason::MaxCycles));
             }
             if self.interrupt.load(Ordering::Relaxed) {
-                return Ok(StopReason::Interrupted);
+                return Ok(self.stopped(StopReason::Interrupted));
             }
             let stop = self.tick();
             // The waveform ends at a breakpoint's cycle.
@@ -512,9 +550,24 @@ impl Sim {
                 }
             }
             if let Some(stop) = stop {
-                return Ok(stop);
+                return Ok(self.stopped(stop));
             }
         }
+    }
+
+    /// What a run that stops says of the cycle it stopped at: the command still open gets
+    /// its cycles so far (the report, JSON and Python's `Outcome` show them as the profile
+    /// charges them), and at the cycle limit a note says where the IGC executes
+    /// ([`Sim::note_cycle_limit`]). [`Sim::run`] calls it; a loop of its own over
+    /// [`Sim::tick`] calls it when it stops.
+    pub fn stopped(&mut self, stop: StopReason) -> StopReason {
+        if stop != StopReason::Done {
+            self.commands.so_far(self.board.cycle);
+        }
+        if stop == StopReason::MaxCycles {
+            self.note_cycle_limit();
+        }
+        stop
     }
 
     /// One step of [`Sim::run`] without a waveform: `Some(reason)` when the run is over
@@ -538,6 +591,24 @@ impl Sim {
             }
         }
         Some(stop)
+    }
+
+    /// At the cycle limit, a note of where the IGC executes, if it does (not waiting for a
+    /// command or a handshake): a microcode loop that never ends is found here, by routine
+    /// and source line.
+    fn note_cycle_limit(&mut self) {
+        if self.board.igc.state != pp5_rtl::igc::IgcState::Run {
+            return;
+        }
+        let at = self.microinstruction_name(u32::from(self.board.igc.pc));
+        let cmd = self.commands.open().map_or(String::new(), |c| {
+            format!(" in command {} (started in cycle {})", c.name, c.start)
+        });
+        self.diagnostics.push(
+            self.board.cycle.saturating_sub(1),
+            "note",
+            format!("at the cycle limit the IGC executes {at}{cmd}"),
+        );
     }
 
     /// The record of the command executing (or stuck), if any.

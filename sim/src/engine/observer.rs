@@ -79,6 +79,8 @@ pub struct Cx<'a> {
     pub bs_cause: Cause,
     /// Where observers report to the user.
     pub diag: &'a mut Diagnostics,
+    /// How messages name a microinstruction.
+    pub names: &'a super::MicrocodeNames,
     /// Set to raise the IGC formatting-error strobe (status bit 29) at the next edge.
     pub flag_format_error: bool,
 }

@@ -118,6 +118,7 @@ impl Machine {
     /// Note how a run stopped: a microcode loop found changing nothing is remembered for
     /// [`Machine::still_stuck`].
     pub fn stopped(&mut self, stop: &StopReason) {
+        self.sim.stopped(stop.clone());
         let igc = &self.sim.board.igc;
         self.stuck_loop =
             (matches!(stop, StopReason::Stuck(_)) && igc.state == IgcState::Run).then_some(igc.pc);

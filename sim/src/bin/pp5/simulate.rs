@@ -129,7 +129,10 @@ pub fn simulate(
         image,
         boot: !common.no_boot,
         stream,
-        opts: sim_options(common, until, tx_out.is_some()),
+        opts: SimOptions {
+            uinst_names: sources.map(MicrocodeSources::uinst_names),
+            ..sim_options(common, until, tx_out.is_some())
+        },
         wave: wave.clone(),
     };
     let mut r = run_with_progress(spec, stream.total_words() as u64)?;
