@@ -213,8 +213,8 @@ pub fn run_on_unit(w: &Written, planes: &mut Planes, max_steps: u64) -> Result<u
         .filter_map(|(k, l)| l.label.as_deref().map(|n| (n, k as u32)))
         .collect();
     let refs: Vec<&[String]> = toks.iter().map(|t| t.as_slice()).collect();
-    let plans =
-        flow::lower(&refs, |l| labels.get(l).copied()).map_err(|e| format!("lowering: {e:?}"))?;
+    let plans = flow::lower(&refs, |k| k + 1, |l| labels.get(l).copied())
+        .map_err(|e| format!("lowering: {e:?}"))?;
     let mut fc = FlowControl::default();
     let (mut pc, mut steps) = (0usize, 0u64);
     let mut errors = Vec::new();

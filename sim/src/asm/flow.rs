@@ -31,9 +31,22 @@
 //! | `JUMP L c` | an `IF !c` whose ENDIF is the `POP` at L: the pixels where c holds skip to L |
 //! | `ELSE` / `PUSH` / `POP` | themselves |
 //! | `END_OF_PROGRAM` | JUMP, JUMP_FUNC 0xff → the next `dispatch`: the program ends for every pixel |
+//!
+//! Once the constructs are lowered, [`lower`] refuses every JUMP, RETURN and CALL that would
+//! leave a construct or a subroutine other than through its end, losing pixels or leaving an
+//! entry on the stack (docs/flow-control.md, "Jumps stay in their construct"): an
+//! unconditional JUMP stays in its block (a construct's part, or the top level) or goes to
+//! its end, and at the top level goes neither from subroutine code (up to a RETURN) into main
+//! code (up to a `dispatch`) nor back; a conditional JUMP's POP is in the construct the JUMP
+//! is in; a RETURN is outside every construct; a CALL goes to subroutine code outside every
+//! construct. The checks are in `flow/leave.rs`.
 
 use pp5_rtl::flow_control::instruction::{AOp, BOp, FcInstr, FcOp, LoopConst};
 use pp5_rtl::igc::store::{FC_BOOL_WORD, FC_CONSTS, FC_CONST_BASE, FC_CTRL_WORD};
+
+mod leave;
+#[cfg(test)]
+mod tests;
 
 /// The keywords of the structured constructs.
 pub const KEYWORDS: [&str; 23] = [
@@ -140,6 +153,7 @@ fn jump(func: u8) -> FcInstr {
     }
 }
 
+/// A construct still open during the lowering.
 enum Open {
     If {
         at: usize,
@@ -148,6 +162,8 @@ enum Open {
         func_true: u8,
         /// A conditional `JUMP L c`: the index of L, where its POP must be.
         jump_to: Option<usize>,
+        /// The block of its current part (the then part, or the else part after its ELSE).
+        block: usize,
     },
     Loop {
         at: usize,
@@ -155,38 +171,101 @@ enum Open {
         depth: u8,
         brks: Vec<usize>,
         conts: Vec<usize>,
+        /// The block of its body.
+        block: usize,
     },
 }
 
+impl Open {
+    fn block(&self) -> usize {
+        match self {
+            Open::If { block, .. } | Open::Loop { block, .. } => *block,
+        }
+    }
+}
+
+/// Which part of the program a [`Block`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Outside every construct.
+    Top,
+    /// What an IF, a PUSH or a conditional JUMP runs, up to its ELSE or its ENDIF/POP.
+    Then,
+    /// The part of an IF (or PUSH) from its ELSE to its ENDIF/POP.
+    Else,
+    /// A loop's body, up to its LOOP_END.
+    Loop,
+}
+
+/// A block: the microinstructions among which a jump keeps every stack entry and every
+/// pixel where it is (docs/flow-control.md, "Jumps stay in their construct"). A construct's
+/// opener (IF, PUSH, conditional JUMP, loop start) is in the enclosing block; the
+/// microinstruction that ends a block (an ELSE, an ENDIF/POP, a LOOP_END) is in the block it
+/// ends, so a jump to it from inside is a jump to the block's end.
+struct Block {
+    part: Part,
+    /// The construct's opener (0 for the top).
+    opener: usize,
+    /// An else part's ELSE.
+    else_at: Option<usize>,
+    /// The enclosing block (the top is its own).
+    parent: usize,
+    /// The microinstruction that ends it, once seen.
+    end: Option<usize>,
+}
+
 /// Lower the constructs of a microprogram. `lines[k]` are the tokens of microinstruction
-/// `k`; `label(name)` resolves a label. Returns a plan for every construct line (None for
-/// the others) or `(index, message)` errors.
+/// `k`, `line(k)` its source line (a message says where another construct is from it);
+/// `label(name)` resolves a label. Returns a plan for every construct line (None for the
+/// others) or `(index, message)` errors. Besides the constructs' own forms, it refuses every
+/// JUMP, RETURN and CALL that would leave a construct or a subroutine in a way that loses
+/// pixels or leaves an entry on the stack (docs/flow-control.md, "Jumps stay in their
+/// construct").
 pub fn lower(
     lines: &[&[String]],
+    line: impl Fn(usize) -> usize,
     label: impl Fn(&str) -> Option<u32>,
 ) -> Result<Vec<Option<FcPlan>>, Vec<(usize, String)>> {
     let mut l = Lowering {
+        lines,
+        src_line: (0..lines.len()).map(line).collect(),
         plans: vec![None; lines.len()],
         stack: Vec::new(),
         depth: 0,
         dispatches: (0..lines.len())
             .filter(|&k| lines[k].iter().any(|t| t == "dispatch"))
             .collect(),
+        blocks: vec![Block {
+            part: Part::Top,
+            opener: 0,
+            else_at: None,
+            parent: 0,
+            end: None,
+        }],
+        block_of: vec![0; lines.len()],
+        orphan_pops: Vec::new(),
+        errs: Vec::new(),
     };
-    let mut errs = Vec::new();
     for (k, toks) in lines.iter().enumerate() {
+        l.block_of[k] = l.current();
         if !is_construct(toks) {
             continue;
         }
         if let Err(m) = l.construct(k, toks, &label) {
-            errs.push((k, m));
+            l.errs.push((k, m));
         }
     }
-    errs.extend(l.stack.into_iter().map(unclosed));
-    if errs.is_empty() {
+    let open = std::mem::take(&mut l.stack);
+    l.errs.extend(open.into_iter().map(unclosed));
+    if l.errs.is_empty() {
+        // The structure is sound: check where its jumps and RETURNs go.
+        l.check_jumps(&label);
+    }
+    if l.errs.is_empty() {
         Ok(l.plans)
     } else {
-        Err(errs)
+        l.errs.sort_by_key(|e| e.0);
+        Err(l.errs)
     }
 }
 
@@ -240,17 +319,51 @@ fn want_args(toks: &[String], n: usize) -> Result<(), String> {
     }
 }
 
-/// The state of a lowering: the plans so far and the constructs still open.
-struct Lowering {
+/// The state of a lowering: the plans so far, the constructs still open and the blocks.
+struct Lowering<'a> {
+    lines: &'a [&'a [String]],
+    /// Each microinstruction's source line.
+    src_line: Vec<usize>,
     plans: Vec<Option<FcPlan>>,
     stack: Vec<Open>,
     /// Open IFs/PUSHes (the branch depth), for BRK/CONT's POP_CNT.
     depth: u8,
     /// The microinstructions with `dispatch`, in order (END_OF_PROGRAM's targets).
     dispatches: Vec<usize>,
+    /// Every block seen; block 0 is the top.
+    blocks: Vec<Block>,
+    /// The block of each microinstruction.
+    block_of: Vec<usize>,
+    /// The POPs of conditional JUMPs refused for leaving their construct: they close
+    /// nothing (so the refusal is the only error).
+    orphan_pops: Vec<usize>,
+    /// The errors: (microinstruction, message).
+    errs: Vec<(usize, String)>,
 }
 
-impl Lowering {
+impl Lowering<'_> {
+    /// The innermost open block.
+    fn current(&self) -> usize {
+        self.stack.last().map_or(0, Open::block)
+    }
+
+    /// A new block inside `parent`.
+    fn block(&mut self, part: Part, opener: usize, parent: usize) -> usize {
+        self.blocks.push(Block {
+            part,
+            opener,
+            else_at: None,
+            parent,
+            end: None,
+        });
+        self.blocks.len() - 1
+    }
+
+    /// Microinstruction `k` as written.
+    fn text(&self, k: usize) -> String {
+        self.lines[k].join(" ")
+    }
+
     /// Lower the construct `toks` at microinstruction `k`.
     fn construct(
         &mut self,
@@ -282,6 +395,36 @@ impl Lowering {
         }
     }
 
+    /// At the ELSE, ENDIF/POP or LOOP_END `k`: refuse the conditional JUMPs still open on
+    /// top of the construct it ends whose POP is past it (they would leave that construct),
+    /// and drop them so that `k` ends its own construct.
+    fn leave_skips(&mut self, k: usize) {
+        while let [.., enclosing, Open::If {
+            at,
+            jump_to: Some(t),
+            ..
+        }] = self.stack.as_slice()
+        {
+            let (at, t) = (*at, *t);
+            if t <= k {
+                break;
+            }
+            let m = format!(
+                "`{}` leaves {}: its target {} is past the {} {} that ends it; a conditional \
+                 JUMP goes forward to the POP that closes it, inside the same construct",
+                self.text(at),
+                self.name(enclosing.block(), at),
+                self.lines[at][1],
+                self.lines[k][0],
+                self.rel(at, k)
+            );
+            self.errs.push((at, m));
+            self.stack.pop();
+            self.depth = self.depth.saturating_sub(1);
+            self.orphan_pops.push(t);
+        }
+    }
+
     /// `IF c` / `PUSH`: opens a branch; planned at its ENDIF/POP.
     fn open_if(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
         let (pred, func_true) = if toks[0] == "IF" {
@@ -293,12 +436,14 @@ impl Lowering {
             (None, 0xff)
         };
         self.depth = self.depth.saturating_add(1);
+        let block = self.block(Part::Then, k, self.current());
         self.stack.push(Open::If {
             at: k,
             else_at: None,
             pred,
             func_true,
             jump_to: None,
+            block,
         });
         Ok(())
     }
@@ -306,17 +451,28 @@ impl Lowering {
     /// `ELSE`: noted in the open IF; planned at its ENDIF.
     fn else_(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
         want_args(toks, 0)?;
-        match self.stack.last_mut() {
+        self.leave_skips(k);
+        let (then, opener) = match self.stack.last() {
             Some(Open::If {
-                else_at,
+                else_at: None,
                 jump_to: None,
+                block,
+                at,
                 ..
-            }) if else_at.is_none() => *else_at = Some(k),
+            }) => (*block, *at),
             _ => {
                 return Err(
                     "ELSE without an open IF (or a second ELSE, or in a conditional JUMP)".into(),
                 )
             }
+        };
+        self.blocks[then].end = Some(k);
+        let parent = self.blocks[then].parent;
+        let els = self.block(Part::Else, opener, parent);
+        self.blocks[els].else_at = Some(k);
+        if let Some(Open::If { else_at, block, .. }) = self.stack.last_mut() {
+            *else_at = Some(k);
+            *block = els;
         }
         Ok(())
     }
@@ -324,23 +480,30 @@ impl Lowering {
     /// `ENDIF` / `POP`: plans the IF (or PUSH), its ELSE and itself.
     fn end_if(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
         want_args(toks, 0)?;
+        if let Some(i) = self.orphan_pops.iter().position(|&p| p == k) {
+            self.orphan_pops.swap_remove(i);
+            return Ok(());
+        }
+        self.leave_skips(k);
         let Some(Open::If {
             at,
             else_at,
             pred,
             func_true,
             jump_to,
+            block,
         }) = self.stack.pop()
         else {
             return Err(format!("{} without an open IF/PUSH", toks[0]));
         };
         if jump_to.is_some_and(|t| t != k || toks[0] != "POP") {
             return Err(format!(
-                "{} closes the conditional JUMP of line {}: put its label on this POP",
+                "{} closes the conditional JUMP {}: put its label on this POP",
                 toks[0],
-                at + 1
+                self.rel(k, at)
             ));
         }
+        self.blocks[block].end = Some(k);
         self.depth = self.depth.saturating_sub(1);
         let mut i = jump(!func_true);
         i.b_op0 = BOp::Incr;
@@ -391,12 +554,14 @@ impl Lowering {
         p.instr.uncounted = dx10;
         p.fc_const = c;
         self.plans[k] = Some(p);
+        let block = self.block(Part::Loop, k, self.current());
         self.stack.push(Open::Loop {
             at: k,
             rep,
             depth: self.depth,
             brks: Vec::new(),
             conts: Vec::new(),
+            block,
         });
         Ok(())
     }
@@ -406,11 +571,13 @@ impl Lowering {
     fn end_loop(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
         let kw = toks[0].as_str();
         want_args(toks, 0)?;
+        self.leave_skips(k);
         let Some(Open::Loop {
             at,
             rep,
             brks,
             conts,
+            block,
             ..
         }) = self.stack.pop()
         else {
@@ -428,6 +595,7 @@ impl Lowering {
                 }
             ));
         }
+        self.blocks[block].end = Some(k);
         let end = FcInstr {
             op: if rep { FcOp::EndRep } else { FcOp::EndLoop },
             jump_any: true,
@@ -540,12 +708,14 @@ impl Lowering {
             ));
         }
         self.depth = self.depth.saturating_add(1);
+        let block = self.block(Part::Then, k, self.current());
         self.stack.push(Open::If {
             at: k,
             else_at: None,
             pred: Some(pred),
             func_true: !f,
             jump_to: Some(t as usize),
+            block,
         });
         Ok(())
     }
