@@ -2,8 +2,8 @@
 //! "R700 names"), in a test of its own: a microcode command written with it, booted through
 //! the stream, run on all 16,384 pixels; each pixel's result and the command's cycle count
 //! are checked. Also: a DX10 loop of 1,000 iterations that ends exactly when its last pixel
-//! leaves it, and the R700 stack's overflow and underflow (status bit 4, an error message,
-//! exit code 4).
+//! leaves it, a PUSH reached with no active pixel (it skips past its POP), and the R700
+//! stack's overflow and underflow (status bit 4, an error message, exit code 4).
 
 use pp5_sim::asm::microcode::{assemble, STANDARD_SOURCE};
 use pp5_sim::engine::StopReason;
@@ -35,6 +35,7 @@ const R700_SOURCE: &str = "
 .command R7CALLDEEP() -> r7calldeep
 .command R7RETURN() -> r7return
 .command R7DX10K() -> r7dx10k
+.command R7PUSHNONE() -> r7pushnone
 
 r7empty:   dispatch
 
@@ -125,6 +126,21 @@ r7end:     INC
            END_OF_PROGRAM
            ENDIF
            INC
+           dispatch
+
+; PUSH reached with no active pixel (the flagged ones broke out of the loop, the others wait
+; in the IF): it skips past its POP, so the END_OF_PROGRAM of its ELSE part (for nobody) does
+; not end the program. cnt = flag ? 0 : 4
+r7pushnone: LOOP_START_NO_AL 1
+           IF mem[#100]
+           LOOP_BREAK
+           PUSH
+           ELSE
+           END_OF_PROGRAM
+           POP
+           ENDIF
+           INC
+           LOOP_END
            dispatch
 
 ; five nested DX10 loops: the fifth overflows the R700 stack
@@ -427,6 +443,19 @@ fn end_of_program_ends_it_for_every_pixel_even_under_a_condition() {
     assert_clean(&tb);
     expect(&tb, |_, _| 3);
     assert_eq!(cycles, INC_CYCLES + 1 + INC_CYCLES);
+}
+
+#[test]
+fn push_with_no_active_pixel_skips_past_its_pop() {
+    let mut tb = bench();
+    flags(&mut tb);
+    let cycles = run(&mut tb, "R7PUSHNONE");
+    assert_clean(&tb);
+    expect(&tb, |x, y| if bit(x, y, 0) { 0 } else { 4 });
+    // LOOP_START_NO_AL; the first iteration: IF, LOOP_BREAK (it stays: the pixels in the IF
+    // inhibit it), PUSH (no pixel active: it jumps past its POP), ENDIF, INC, LOOP_END; three
+    // more: IF (every active pixel's flag is clear: it jumps), INC, LOOP_END.
+    assert_eq!(cycles, 1 + (4 + INC_CYCLES + 1) + 3 * (1 + INC_CYCLES + 1));
 }
 
 /// The run ended with status bit 4, an error message sent, an `error` diagnostic containing

@@ -12,7 +12,7 @@
 //! | `BRK [c]` | BREAKLOOP / BREAKREP, JUMP_FUNC 0xff (or "c true"), B_OP1 DECR, POP_CNT = IFs since the loop → ENDLOOP+1 |
 //! | `CONT [c]` | CONTINUE, the same → ENDLOOP |
 //! | `CALL L` / `RET` / `JMP L` | JUMP, JUMP_FUNC 0xff, A_OP PUSH / POP / NONE |
-//! | `PUSH` / `POP` | IF / ENDIF without a condition: save and restore the active mask |
+//! | `PUSH` / `POP` | IF / ENDIF without a condition: save and restore the active mask; with no active pixel the PUSH jumps past its POP, ELSE part or not |
 //!
 //! Conditions `c`: `mem[X]` (the predicate: port A), `carry` (the ALU result), `bool=K`
 //! (boolean constant K), each optionally negated with `!`.
@@ -505,11 +505,15 @@ impl Lowering<'_> {
         }
         self.blocks[block].end = Some(k);
         self.depth = self.depth.saturating_sub(1);
+        // A PUSH (no condition, not a JUMP) with its ELSE: whatever is active stays, so it
+        // jumps only when no pixel is active, and then past its POP: its ELSE part is for
+        // nobody (R700: "If all pixels fail the test, PUSH does not push anything onto the
+        // stack; instead, it ... jumps to a specified address").
+        let push = pred.is_none() && jump_to.is_none();
         let mut i = jump(!func_true);
         i.b_op0 = BOp::Incr;
         let if_target = match else_at {
             Some(e) => {
-                i.b_op1 = BOp::Incr;
                 let el = FcInstr {
                     b_else: true,
                     b_op1: BOp::Decr,
@@ -517,7 +521,12 @@ impl Lowering<'_> {
                     ..jump(0)
                 };
                 self.plans[e] = Some(plan(el, k + 1, None));
-                e + 1
+                if push {
+                    k + 1
+                } else {
+                    i.b_op1 = BOp::Incr;
+                    e + 1
+                }
             }
             None => k + 1,
         };

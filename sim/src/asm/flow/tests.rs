@@ -1,7 +1,8 @@
 //! The lowering's refusals of flow control that leaves a construct or a subroutine
 //! (docs/flow-control.md, "Jumps stay in their construct"), each through the whole assembler
-//! (its file:line and message), and the shapes that stay legal.
+//! (its file:line and message), the shapes that stay legal, and PUSH with no active pixel.
 
+use super::*;
 use crate::asm::microcode::assemble;
 
 /// `body` as the routine of command X, its first line at source line 5 (after a full-mode
@@ -248,6 +249,53 @@ fn jumps_that_stay_in_their_construct_and_subroutines_assemble() {
             panic!("{body}\n{e}");
         }
     }
+}
+
+/// The lowering of `lines` (tokens split at blanks, labels `name:` first).
+fn lowered(lines: &[&str]) -> Vec<Option<FcPlan>> {
+    let mut labels = Vec::new();
+    let toks: Vec<Vec<String>> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let mut t: Vec<String> = l.split_whitespace().map(String::from).collect();
+            if let Some(name) = t.first().and_then(|x| x.strip_suffix(':')) {
+                labels.push((name.to_string(), k as u32));
+                t.remove(0);
+            }
+            t
+        })
+        .collect();
+    let refs: Vec<&[String]> = toks.iter().map(Vec::as_slice).collect();
+    let find = |l: &str| labels.iter().find(|x| x.0 == l).map(|x| x.1);
+    lower(&refs, |k| k + 1, find).expect("lowers")
+}
+
+#[test]
+fn a_push_with_no_active_pixel_skips_past_its_pop() {
+    // PUSH, ELSE, END_OF_PROGRAM, POP: whatever is active stays (JUMP_FUNC 0: nobody wants
+    // to jump), so the PUSH jumps only when no pixel is active (ALL over no participant),
+    // and then past its POP, with no count changed: its ELSE part is for nobody.
+    let p = lowered(&["PUSH", "ELSE", "END_OF_PROGRAM", "POP", "dispatch"]);
+    let push = p[0].as_ref().unwrap();
+    assert_eq!(push.target, 4);
+    assert_eq!(push.instr.jump_func, 0x00);
+    assert!(!push.instr.jump_any);
+    assert_eq!((push.instr.b_op0, push.instr.b_op1), (BOp::Incr, BOp::None));
+    // Its ELSE is unchanged: past the POP.
+    assert_eq!(p[1].as_ref().unwrap().target, 4);
+    // A PUSH without ELSE already did so; an IF with an ELSE still jumps into the ELSE part
+    // when every participating pixel's condition is false.
+    assert_eq!(
+        lowered(&["PUSH", "POP", "dispatch"])[0]
+            .as_ref()
+            .unwrap()
+            .target,
+        2
+    );
+    let p = lowered(&["IF carry", "ELSE", "END_OF_PROGRAM", "ENDIF", "dispatch"]);
+    let i = p[0].as_ref().unwrap();
+    assert_eq!((i.target, i.instr.b_op1), (2, BOp::Incr));
 }
 
 #[test]
