@@ -341,8 +341,9 @@ def assemble(source: str, name: str = "<microcode>") -> Image:
 def assemble_files(parts: Sequence[Union[str, os.PathLike, tuple[str, str]]]) -> Image:
     """Assemble paths or (name, source) parts as one, in order."""
 
-def microcode_source(which: Literal["standard", "flow", "shade"]) -> str:
-    """The shipped microcode's source text, to copy and alter."""
+def microcode_source(which: Literal["standard", "qee", "flow", "shade"]) -> str:
+    """One shipped microcode file's source text (standard.pp5uc, qee.pp5uc, flow.pp5uc,
+    shade.pp5uc), to copy and alter."""
 
 def stream(text: StreamInput, microcode: Microcode = None, name: str = "<stream>") -> bytes:
     """Assemble a text stream into a binary Ring-message file (`pp5 stream -o`)."""

@@ -55,7 +55,12 @@ fn a_loop_of_known_trip_count_gives_that_count_on_its_body_and_both_branch_outco
     );
     assert!(r.contains(&"LF:3") && r.contains(&"LH:3"), "{r:?}");
     // A shipped routine that never ran is listed with zero counts.
-    let std = record(&info, &MicrocodeSources::report_path("standard.pp5uc"));
+    let std = record(
+        &info,
+        &MicrocodeSources::default_image()
+            .1
+            .report_path("standard.pp5uc"),
+    );
     assert!(std
         .iter()
         .any(|l| l.starts_with("DA:") && l.ends_with(",0")));
@@ -154,6 +159,11 @@ fn a_hang_counts_on_its_line() {
         .expect("a hang: line")
         + 1;
     let info = lcov(p, &sources, "hang");
-    let r = record(&info, &MicrocodeSources::report_path("standard.pp5uc"));
+    let r = record(
+        &info,
+        &MicrocodeSources::default_image()
+            .1
+            .report_path("standard.pp5uc"),
+    );
     assert!(r.contains(&format!("DA:{line},1").as_str()), "{r:?}");
 }

@@ -62,7 +62,7 @@ pub fn lcov(profile: &MicrocodeProfile, sources: &MicrocodeSources, test: &str) 
     let mut out = String::new();
     for (file, lines) in &files {
         let _ = writeln!(out, "TN:{}", sanitize_test_name(test));
-        let _ = writeln!(out, "SF:{}", MicrocodeSources::report_path(file));
+        let _ = writeln!(out, "SF:{}", sources.report_path(file));
         let fns = routines.get(file).map(Vec::as_slice).unwrap_or(&[]);
         for (name, line, _) in fns {
             let _ = writeln!(out, "FN:{line},{name}");
@@ -94,11 +94,13 @@ pub fn lcov(profile: &MicrocodeProfile, sources: &MicrocodeSources, test: &str) 
     out
 }
 
-/// Whether the microinstruction at `pc` is a conditional branch (decoded from the store
-/// words the source map points at, via the profile's branch counters when it ran).
+/// Whether the microinstruction at `pc` is a conditional branch, one that can both jump
+/// and go on (decoded from the image's words: an unconditional JMP, CALL or RETURN, or an
+/// ENDIF, is not one, though the profile counts its outcomes).
 fn is_branch(profile: &MicrocodeProfile, pc: usize, sources: &MicrocodeSources) -> bool {
-    let counted = profile.branches.get(pc).is_some_and(|b| b[0] + b[1] > 0);
-    counted || sources.branches.get(pc).copied().unwrap_or(false)
+    // What the words say; past the sources' image (never), what the profile counted.
+    let counted = || profile.branches.get(pc).is_some_and(|b| b[0] + b[1] > 0);
+    sources.branches.get(pc).copied().unwrap_or_else(counted)
 }
 
 /// lcov test names are letters, digits and underscores.

@@ -13,13 +13,19 @@ use crate::engine::Until;
 use pp5_rtl::igc::UinstNames;
 
 /// The microcode sources of an image: the `(file, text)` parts it was assembled from, in
-/// order, and its source map.
+/// order, and its source map. A part is named by the shortest end of its path that tells it
+/// from the others ([`short_names`]: `my.pp5uc` for `$REPO/sim/microcode/../my.pp5uc`) in
+/// the listing, the profile, run-time messages and the waveform; the path as given is kept
+/// for assembly errors (as compilers name files) and the coverage report, which must find
+/// the file.
 #[derive(Clone, Debug, Default)]
 pub struct MicrocodeSources {
     pub parts: Vec<(String, String)>,
+    /// Per part, in order: the path as it was given.
+    pub paths: Vec<String>,
     pub map: SourceMap,
     /// Per microinstruction address: it is a conditional branch (a conditional sequencer
-    /// operation or a flow-control instruction).
+    /// operation or a flow-control instruction that can both jump and go on).
     pub branches: Vec<bool>,
 }
 
@@ -29,19 +35,50 @@ impl MicrocodeSources {
     pub fn assemble(
         parts: Vec<(String, String)>,
     ) -> Result<(McImage, MicrocodeSources), microcode::AsmErrors> {
-        let (image, map) = match &parts[..] {
-            [(file, text)] => microcode::assemble_mapped(text, file)?,
-            _ => microcode::assemble_files_mapped(&parts)?,
+        let paths: Vec<String> = parts.iter().map(|p| p.0.clone()).collect();
+        let names = short_names(&paths);
+        let parts: Vec<(String, String)> = names
+            .into_iter()
+            .zip(parts.into_iter().map(|p| p.1))
+            .collect();
+        let assembled = match &parts[..] {
+            [(file, text)] => microcode::assemble_mapped(text, file),
+            _ => microcode::assemble_files_mapped(&parts),
         };
+        // Errors name the files as they were given, as compilers do.
+        let typed = |name: &mut String| {
+            if let Some(k) = parts.iter().position(|p| p.0 == *name) {
+                name.clone_from(&paths[k]);
+            }
+        };
+        let (image, map) = assembled.map_err(|mut errs| {
+            for e in &mut errs.errors {
+                typed(&mut e.file);
+                if let Some(n) = &mut e.note {
+                    typed(&mut n.file);
+                }
+            }
+            errs
+        })?;
         let branches = branches(&image);
         Ok((
             image,
             MicrocodeSources {
                 parts,
+                paths,
                 map,
                 branches,
             },
         ))
+    }
+
+    /// The path `file` (a part's name) was given as; `file` itself if no part has that name.
+    pub fn path_of<'a>(&'a self, file: &'a str) -> &'a str {
+        self.parts
+            .iter()
+            .position(|p| p.0 == file)
+            .and_then(|k| self.paths.get(k))
+            .map_or(file, String::as_str)
     }
 
     /// The built-in default microcode (standard, qee and flow sources), with its sources.
@@ -76,7 +113,8 @@ impl MicrocodeSources {
     /// The path a coverage report names for `file`: the shipped sources by their place in
     /// this checkout (`sim/microcode/standard.pp5uc`, absolute), a user's file as given,
     /// made absolute when it exists.
-    pub fn report_path(file: &str) -> String {
+    pub fn report_path(&self, file: &str) -> String {
+        let file = self.path_of(file);
         let shipped = ["standard.pp5uc", "qee.pp5uc", "flow.pp5uc", "shade.pp5uc"];
         if shipped.contains(&file) && !std::path::Path::new(file).exists() {
             return format!("{}/microcode/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -94,6 +132,34 @@ impl MicrocodeSources {
     }
 }
 
+/// The names of files given by these paths: the shortest end of each path (whole
+/// components) that no other path ends in, so `a/s.pp5uc` and `b/s.pp5uc` stay apart and
+/// `/work/x/my.pp5uc` is `my.pp5uc`. Paths that are the same are named the same.
+pub fn short_names(paths: &[String]) -> Vec<String> {
+    let comps = |p: &str| -> Vec<String> {
+        std::path::Path::new(p)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    };
+    let all: Vec<Vec<String>> = paths.iter().map(|p| comps(p)).collect();
+    let tail = |c: &[String], n: usize| c[c.len().saturating_sub(n)..].join("/");
+    all.iter()
+        .zip(paths)
+        .map(|(c, path)| {
+            (1..=c.len())
+                .map(|n| tail(c, n))
+                .find(|t| {
+                    all.iter()
+                        .zip(paths)
+                        .filter(|(_, q)| *q != path)
+                        .all(|(o, _)| tail(o, t.matches('/').count() + 1) != *t)
+                })
+                .unwrap_or_else(|| path.clone())
+        })
+        .collect()
+}
+
 /// Which microinstructions of `image` are conditional branches.
 fn branches(image: &McImage) -> Vec<bool> {
     use pp5_rtl::igc::microinstruction::{decode, Seq, WORDS_PER_UINST};
@@ -107,15 +173,29 @@ fn branches(image: &McImage) -> Vec<bool> {
     words
         .iter()
         .map(|w| {
-            decode(w).is_ok_and(|m| {
-                m.fc.is_some()
-                    || matches!(
-                        m.seq,
-                        Seq::Loop | Seq::LoopD | Seq::JAeo | Seq::JNAeo | Seq::JOprGt
-                    )
+            decode(w).is_ok_and(|m| match m.fc {
+                Some(fc) => fc_can_jump_and_go_on(&fc),
+                None => matches!(
+                    m.seq,
+                    Seq::Loop | Seq::LoopD | Seq::JAeo | Seq::JNAeo | Seq::JOprGt
+                ),
             })
         })
         .collect()
+}
+
+/// Whether a flow-control instruction can both jump and go on (rtl/src/flow_control/step.rs,
+/// `decide`): an unconditional JUMP with JUMP_FUNC 0xff voted by all PEs (JMP, CALL,
+/// RETURN) always jumps, and a JUMP_ANY with JUMP_FUNC 0x00 and no B_ELSE (ENDIF, POP)
+/// never does; loops, breaks and the rest go either way.
+fn fc_can_jump_and_go_on(fc: &pp5_rtl::flow_control::instruction::FcInstr) -> bool {
+    use pp5_rtl::flow_control::instruction::FcOp;
+    if fc.op != FcOp::Jump {
+        return true;
+    }
+    let always = !fc.jump_any && fc.jump_func == 0xff;
+    let never = fc.jump_any && fc.jump_func == 0 && !fc.b_else;
+    !always && !never
 }
 
 /// A breakpoint as the user writes it, `LABEL[+OFFSET][#N]`: a label of the microcode (or a
@@ -160,11 +240,25 @@ pub fn resolve_until(spec: &str, image: &McImage) -> Result<Until, String> {
             nearest(label, image).join(", ")
         ));
     };
-    let pc = base + offset;
-    if pc as usize >= pp5_rtl::igc::store::CONTROL_STORE_UINSTS || pc >= image.uinsts {
+    // The routine ends where the next command's routine starts (or the code ends).
+    let end = image
+        .table
+        .commands
+        .iter()
+        .filter_map(|c| c.entry)
+        .filter(|&e| e > base)
+        .min()
+        .unwrap_or(image.uinsts)
+        .min(image.uinsts);
+    let pc = base.saturating_add(offset);
+    if pc >= end {
         return Err(format!(
-            "--until {spec}: {label}+{offset} is PC {pc}, past the microcode's last microinstruction ({})",
-            image.uinsts.saturating_sub(1)
+            "--until {spec}: {label}+{offset} is past the end of its routine: {label} has {n} \
+             microinstruction{s} ({label}+0..{label}+{last}, PC {base}..{})",
+            end.saturating_sub(1),
+            n = end - base,
+            s = if end - base == 1 { "" } else { "s" },
+            last = (end - base).saturating_sub(1),
         ));
     }
     Ok(Until::Uinst {
@@ -259,6 +353,78 @@ mod tests {
         assert!(resolve_until("gcd_inc#0", &image).is_err());
         assert!(resolve_until("gcd_inc+x", &image).is_err());
         assert!(resolve_until("gcd_inc+5000", &image).is_err());
+        // Past the routine's end, though inside the code (issue 37 item 11).
+        let entry_of = |n: &str| {
+            let c = image.table.commands.iter().find(|c| c.name == n);
+            c.and_then(|c| c.entry).unwrap()
+        };
+        let clear = entry_of("CLEAR");
+        let next = (image.table.commands.iter())
+            .filter_map(|c| c.entry)
+            .filter(|&e| e > clear)
+            .min()
+            .unwrap();
+        assert!(next < image.uinsts - 1);
+        let len = next - clear;
+        assert!(resolve_until(&format!("CLEAR+{}", len - 1), &image).is_ok());
+        let e = resolve_until(&format!("CLEAR+{len}"), &image).unwrap_err();
+        assert!(e.contains("past the end of its routine"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod names_and_branches {
+    use super::{short_names, MicrocodeSources};
+
+    fn names(p: &[&str]) -> Vec<String> {
+        short_names(&p.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    /// A source is named by the shortest end of its path that tells it from the others
+    /// (issue 37 item 4: `$REPO/sim/microcode/...` showed as `/wo+` in GTKWave).
+    #[test]
+    fn sources_are_named_by_the_shortest_unique_end_of_their_path() {
+        assert_eq!(
+            names(&["/work/repo/sim/microcode/standard.pp5uc", "../x/my.pp5uc"]),
+            ["standard.pp5uc", "my.pp5uc"]
+        );
+        assert_eq!(
+            names(&["a/s.pp5uc", "b/s.pp5uc", "/c/a/t.pp5uc"]),
+            ["a/s.pp5uc", "b/s.pp5uc", "t.pp5uc"]
+        );
+        assert_eq!(names(&["x/s.pp5uc", "x/s.pp5uc"]), ["s.pp5uc", "s.pp5uc"]);
+        assert_eq!(names(&["<microcode 0>"]), ["<microcode 0>"]);
+        // The map, the listing and the messages use the name; the coverage the path.
+        let parts = vec![(
+            "/tmp/deep/dir/my.pp5uc".to_string(),
+            "idle: dispatch\n".to_string(),
+        )];
+        let (_, s) = MicrocodeSources::assemble(parts).unwrap();
+        assert_eq!(s.uinst(0).unwrap().position(), "my.pp5uc:1");
+        assert_eq!(s.path_of("my.pp5uc"), "/tmp/deep/dir/my.pp5uc");
+    }
+
+    /// Only what can both jump and go on is a branch (issue 37 item 5: CALL, RETURN, JMP had
+    /// an impossible "not taken", ENDIF an impossible "taken").
+    #[test]
+    fn unconditional_flow_control_is_not_a_branch() {
+        let src = "idle: dispatch\n.fcmode full\n.command F() -> f\n\
+                   s:  RET\n\
+                   f:  IF mem[#1]\n    e=1\n    ELSE\n    e=0\n    ENDIF\n    CALL s\n\
+                   \x20   JMP t\nt:  e=1 loop t\n    dispatch\n";
+        let (image, s) = MicrocodeSources::assemble(vec![("b.pp5uc".into(), src.into())]).unwrap();
+        let by_line: Vec<(usize, bool)> = (0..image.uinsts)
+            .map(|pc| (s.uinst(pc).unwrap().line, s.branches[pc as usize]))
+            .collect();
+        let branch = |line| by_line.iter().find(|x| x.0 == line).unwrap().1;
+        assert!(!branch(4), "RET");
+        assert!(branch(5), "IF");
+        assert!(branch(7), "ELSE");
+        assert!(!branch(9), "ENDIF");
+        assert!(!branch(10), "CALL");
+        assert!(!branch(11), "JMP");
+        assert!(branch(12), "loop");
+        assert!(!branch(13), "dispatch");
     }
 }
 

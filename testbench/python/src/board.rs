@@ -332,7 +332,7 @@ impl Board {
     /// (as `pp5 run --coverage`; `genhtml` renders it).
     #[pyo3(signature = (path, *, test = "pp5"))]
     fn coverage(&self, path: std::path::PathBuf, test: &str) -> PyResult<()> {
-        let text = debugger::coverage_text(&self.m, test).map_err(value_error)?;
+        let text = debugger::coverage_text(&self.m, test, &path).map_err(value_error)?;
         pp5_sim::out_file::write(&path, text).map_err(|e| os_error(&path.display().to_string(), &e))
     }
 

@@ -6,6 +6,7 @@ use crate::machine::Machine;
 use pp5_sim::engine::Until;
 use pp5_sim::microcode_view::profile::Profile;
 use pp5_sim::microcode_view::{coverage, resolve_until};
+use std::path::Path;
 
 /// Where the IGC is: the microinstruction it executed last.
 pub struct Where {
@@ -73,8 +74,11 @@ pub fn profile_json(m: &Machine) -> Option<String> {
     serde_json::to_string(&profile).ok()
 }
 
-/// The lcov tracefile of the profile so far: `Err` without a profile or without sources.
-pub fn coverage_text(m: &Machine, test: &str) -> Result<String, String> {
+/// The lcov tracefile of the profile so far, to be written at `path`: `Err` without a
+/// profile or without sources. A source given as text (named `<microcode N>`, no file of
+/// its own) is written beside the tracefile as `STEM.microcode-N.pp5uc` and named there, so
+/// `genhtml` finds every `SF:` file.
+pub fn coverage_text(m: &Machine, test: &str, path: &Path) -> Result<String, String> {
     let p = m
         .sim
         .profile
@@ -84,5 +88,17 @@ pub fn coverage_text(m: &Machine, test: &str) -> Result<String, String> {
         .sources
         .as_deref()
         .ok_or("the microcode has no sources (a pp5.Image or a .json image): no coverage")?;
-    Ok(coverage::lcov(p, s, test))
+    let mut s = s.clone();
+    let stem = path
+        .file_stem()
+        .map_or("coverage".into(), |x| x.to_string_lossy().into_owned());
+    for (k, (name, text)) in s.parts.iter().enumerate() {
+        if !name.starts_with('<') {
+            continue;
+        }
+        let file = path.with_file_name(format!("{stem}.microcode-{k}.pp5uc"));
+        pp5_sim::out_file::write(&file, text).map_err(|e| e.to_string())?;
+        s.paths[k] = file.display().to_string();
+    }
+    Ok(coverage::lcov(p, &s, test))
 }

@@ -245,7 +245,16 @@ fn part(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(String, String)> {
     if let Ok(s) = obj.cast::<PyString>() {
         let s = s.to_str()?;
         if s.contains('\n') {
-            return Ok((format!("<microcode {k}>"), s.to_string()));
+            // A shipped source's text is named by its file, as the CLI names it.
+            let name = microcode::default_parts()
+                .into_iter()
+                .chain([(
+                    "shade.pp5uc".to_string(),
+                    microcode::SHADE_SOURCE.to_string(),
+                )])
+                .find(|(_, t)| t == s)
+                .map_or_else(|| format!("<microcode {k}>"), |(f, _)| f);
+            return Ok((name, s.to_string()));
         }
         return read_path(std::path::Path::new(s));
     }
@@ -375,16 +384,20 @@ pub fn assemble_files(py: Python<'_>, parts: &Bound<'_, PyAny>) -> PyResult<Imag
         .map_err(|e| asm_error(py, &e))
 }
 
-/// The source text of the shipped microcode: `standard` (standard.pp5uc + qee.pp5uc),
-/// `flow` (flow.pp5uc) or `shade` (shade.pp5uc), to copy and alter.
+/// The source text of one shipped microcode file: `standard` (standard.pp5uc), `qee`
+/// (qee.pp5uc: the QEE commands), `flow` (flow.pp5uc) or `shade` (shade.pp5uc), to copy and
+/// alter. (Before, `standard` was standard.pp5uc and qee.pp5uc joined: its lines were
+/// nobody's file's.) A text equal to a shipped file is named by that file in messages, the
+/// waveform and coverage.
 #[pyfunction]
 pub fn microcode_source(which: &str) -> PyResult<&'static str> {
     match which {
-        "standard" => Ok(microcode::STANDARD_SOURCE),
+        "standard" => Ok(microcode::STANDARD_PP5UC),
+        "qee" => Ok(microcode::QEE_PP5UC),
         "flow" => Ok(microcode::FLOW_SOURCE),
         "shade" => Ok(microcode::SHADE_SOURCE),
         _ => Err(value_error(format!(
-            "microcode_source: `{which}` is not one of standard, flow, shade"
+            "microcode_source: `{which}` is not one of standard, qee, flow, shade"
         ))),
     }
 }

@@ -3,6 +3,7 @@ single steps through the microcode, where the IGC is, and the profile and covera
 user's own microcode file."""
 
 import json
+import os
 
 import pytest
 
@@ -72,6 +73,26 @@ def test_profile_and_coverage(board, tmp_path):
     board.coverage(info, test="five")
     text = info.read_text()
     assert "DA:3,5\n" in text and "BRDA:3,0,0,4\n" in text and "TN:five\n" in text
+
+
+def test_coverage_names_files_genhtml_can_read(tmp_path):
+    """Issue 37 item 8: text sources were `SF:<microcode 0>`, which genhtml cannot open; a
+    shipped file's text is named by that file, any other text is written beside the
+    tracefile."""
+    own = "five2:   i=0 l=#5\n         dispatch\n.command FIVE2() -> five2\n"
+    board = pp5.Board([pp5.microcode_source(k) for k in ("standard", "qee", "flow")] + [own])
+    board.enable_profile()
+    board.run("SETENABS\nFIVE2\n")
+    info = tmp_path / "c.info"
+    board.coverage(info)
+    sf = [l[3:] for l in info.read_text().splitlines() if l.startswith("SF:")]
+    assert len(sf) == 4, sf
+    for f in sf:
+        assert os.path.isfile(f), f
+    assert any(f.endswith("sim/microcode/standard.pp5uc") for f in sf), sf
+    mine = tmp_path / "c.microcode-3.pp5uc"
+    assert str(mine) in sf or os.path.realpath(mine) in sf, sf
+    assert mine.read_text() == own
 
 
 def test_an_image_without_sources_has_no_coverage(tmp_path):
