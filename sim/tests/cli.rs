@@ -1828,6 +1828,52 @@ fn next_free_streams_rerun_with_the_frame_timing() {
     }
 }
 
+/// `pp5 render` on a scarce Ring: a Renderer's IGC waits longer than the IGC timeout (status
+/// bit 30) for pixels the Ring holds. A finding about the configuration, reported in the
+/// table, the JSON and the verdict, not a frame "not to be trusted": exit 0 (issue 39,
+/// defect 1).
+#[test]
+fn render_reports_the_igc_timeout_of_a_scarce_ring_as_a_finding_and_exits_0() {
+    let s = Scratch::new();
+    let args = [
+        "render",
+        "--scene",
+        "spheres:n=2,sub=2",
+        "--screen",
+        "512x512",
+        "--renderers",
+        "4",
+        "--ring-channels",
+        "1",
+    ];
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(args)
+        .args(["--report", "json", "-o"])
+        .arg(s.path("f.png"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("not to be trusted"), "{}", stderr(&o));
+    let study: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let t = &study["igc_timeout"];
+    assert_eq!(t["limit"], 65536, "{t}");
+    assert!(
+        t["renderers"].as_array().is_some_and(|r| !r.is_empty()),
+        "{t}"
+    );
+    assert!(t["longest_wait"].as_u64() > Some(65536), "{t}");
+    let verdict = study["system"]["verdict"].as_str().expect("verdict");
+    assert!(verdict.contains("IGC timeout"), "{verdict}");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(args)
+        .arg("-o")
+        .arg(s.path("f.png"))
+        .output()
+        .expect("run pp5");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("IGC timeout: the IGC timeout (status bit 30"));
+}
+
 fn small_render() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pp5"));
     c.args([

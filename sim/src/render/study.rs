@@ -11,6 +11,9 @@ use std::fmt::Write;
 /// a full system of 16 Renderers.
 pub const PAPER_GOAL_TRIS_PER_SEC: f64 = 1.0e6;
 
+/// The IGC timeout's status bit (30).
+const TIMEOUT_BIT: u32 = 1 << pp5_rtl::status::ST_IGC_TIMEOUT;
+
 /// Summary statistics of a distribution of cycle counts.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Distribution {
@@ -70,6 +73,66 @@ pub struct Study {
     /// The GPs and the Ring, when they were modelled (`system::bounds` reports them).
     #[serde(skip)]
     pub feed: Option<super::system::Feed>,
+    /// The IGC timeout over the frame: a finding about the system, not an error in it.
+    pub igc_timeout: IgcTimeout,
+}
+
+/// The IGC timeout (seed 003, status bit 30: "IGC timeout (64K 20 MHz cycles without a new
+/// cmd)"): its counter runs while a command waits in the LLPR registers and the IGC does not
+/// take it (docs/model-choices.md), as when PIGC or BSWAIT waits for pixels a scarce Ring
+/// holds at the BS port. A real board would raise the error, but in the model it changes
+/// nothing (the bit and an error message to Ring address 0): the picture and the timing are
+/// valid, and `pp5 render` reports it as a finding about the configuration, not as a frame
+/// not to be trusted (docs/rendering.md, "The IGC timeout").
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IgcTimeout {
+    /// The counter's limit, 20 MHz cycles (65,536).
+    pub limit: u64,
+    /// The Renderers that raised it (status bit 30 set).
+    pub renderers: Vec<usize>,
+    /// The longest any command waited for its IGC, 20 MHz cycles, and on which Renderer
+    /// (the lowest on a tie).
+    pub longest_wait: u64,
+    pub longest_renderer: usize,
+}
+
+impl IgcTimeout {
+    /// The IGC timeout over `renderers`.
+    pub fn of(renderers: &[RendererRun]) -> IgcTimeout {
+        let longest = renderers
+            .iter()
+            .rev()
+            .max_by_key(|r| r.longest_command_wait);
+        IgcTimeout {
+            limit: pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES,
+            renderers: renderers
+                .iter()
+                .filter(|r| r.error_bits & TIMEOUT_BIT != 0)
+                .map(|r| r.index)
+                .collect(),
+            longest_wait: longest.map_or(0, |r| r.longest_command_wait),
+            longest_renderer: longest.map_or(0, |r| r.index),
+        }
+    }
+
+    /// One sentence for the report, when a Renderer raised it.
+    pub fn finding(&self) -> Option<String> {
+        if self.renderers.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self.renderers.iter().map(usize::to_string).collect();
+        Some(format!(
+            "the IGC timeout (status bit 30: {} 20 MHz cycles with a command waiting for its \
+             IGC) fired on Renderer(s) {}: the longest wait was {} 20 MHz cycles (Renderer \
+             {}, {:.2}x the limit); a real board would raise the error, the picture and the \
+             timing are valid",
+            self.limit,
+            list.join(", "),
+            self.longest_wait,
+            self.longest_renderer,
+            self.longest_wait as f64 / self.limit.max(1) as f64
+        ))
+    }
 }
 
 /// Cycles by stage, summed over the regions. The stages add up to the regions' cycles (each
@@ -119,12 +182,13 @@ impl Stages {
 
 impl Study {
     /// The Renderers that ended the frame with error bits set in their status word, and the
-    /// bits: the frame is not to be trusted (`pp5 render` exits 4).
+    /// bits: the frame is not to be trusted (`pp5 render` exits 4). The IGC timeout (bit 30)
+    /// is not among them: it changes nothing in the frame ([`IgcTimeout`]).
     pub fn hardware_errors(&self) -> Vec<(usize, u32)> {
         self.renderer_runs
             .iter()
-            .filter(|r| r.error_bits != 0)
-            .map(|r| (r.index, r.error_bits))
+            .map(|r| (r.index, r.error_bits & !TIMEOUT_BIT))
+            .filter(|&(_, bits)| bits != 0)
             .collect()
     }
 
@@ -164,6 +228,7 @@ impl Study {
             regions: run.regions.clone(),
             renderer_runs: run.renderers.clone(),
             feed: run.feed.as_ref().map(|f| f.feed),
+            igc_timeout: IgcTimeout::of(&run.renderers),
         }
     }
 
@@ -194,8 +259,27 @@ impl Study {
         );
         let _ = writeln!(
             s,
-            "{:>8} {:>10} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-            "renderer", "regions", "prims", "igc busy", "bs busy", "idle", "finish", "busy %", ""
+            "each Renderer's IGC over the frame: work (executing its commands), waiting for a \
+             command's words (input: the GPs, the Ring, the port's rate), for a free \
+             backing-store buffer (buffer: PIGC, the previous region's pixels still going \
+             out), for the transfer unit (transfer: BSWAIT), done after its last region; its \
+             BS port sending (bs busy) and held by the Ring (bs held); cycles"
+        );
+        let _ = writeln!(
+            s,
+            "{:>8} {:>7} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+            "renderer",
+            "regions",
+            "prims",
+            "work",
+            "input",
+            "buffer",
+            "transfer",
+            "done",
+            "bs busy",
+            "bs held",
+            "finish",
+            "work %"
         );
         for r in &self.renderer_runs {
             let prims: usize = self
@@ -204,26 +288,38 @@ impl Study {
                 .filter(|x| x.renderer == r.index)
                 .map(|x| x.prims)
                 .sum();
-            let idle = self.frame_cycles.saturating_sub(r.igc_busy);
             let _ = writeln!(
                 s,
-                "{:>8} {:>10} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9.1}%",
+                "{:>8} {:>7} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6.1}%",
                 r.index,
                 r.regions.len(),
                 prims,
-                r.igc_busy,
+                r.work,
+                r.wait_input,
+                r.wait_buffer,
+                r.wait_transfer,
+                self.frame_cycles.saturating_sub(r.last_end()),
                 r.bs_busy,
-                idle,
+                r.bs_held,
                 r.cycles,
-                100.0 * r.igc_busy as f64 / self.frame_cycles.max(1) as f64
+                100.0 * r.work as f64 / self.frame_cycles.max(1) as f64
             );
         }
         for r in &self.renderer_runs {
-            if r.error_bits != 0 {
+            let errors = r.error_bits & !TIMEOUT_BIT;
+            if errors != 0 {
                 let _ = writeln!(
                     s,
-                    "renderer {}: error bits {:#010x} set in its status word",
-                    r.index, r.error_bits
+                    "renderer {}: error bits {errors:#010x} set in its status word",
+                    r.index
+                );
+            }
+            if r.error_bits & TIMEOUT_BIT != 0 {
+                let _ = writeln!(
+                    s,
+                    "renderer {}: status bit 30 (IGC timeout) set: a command waited {} 20 MHz \
+                     cycles for its IGC (the limit: {}; a finding about the system, below)",
+                    r.index, r.longest_command_wait, self.igc_timeout.limit
                 );
             }
             for d in &r.diagnostics {
@@ -283,6 +379,9 @@ impl Study {
             self.prims_per_sec, self.scene_triangles_per_sec
         );
         self.goal(&mut s);
+        if let Some(f) = self.igc_timeout.finding() {
+            let _ = writeln!(s, "IGC timeout: {f}");
+        }
         s
     }
 

@@ -2,10 +2,11 @@
 //! buffer received them from the Renderer's BS port, and each Renderer's busy and idle time.
 
 use super::board::Board;
-use super::{FrameRun, RendererRun, SystemError, MAX_REPORTED};
+use super::{FrameRun, RegionRun, RendererRun, SystemError, MAX_REPORTED};
 use crate::engine::MicrocodeProfile;
 use crate::render::gp::Frame;
 use crate::render::region::FRAME_BUFFER;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::emc_array::plane::ARRAY_DIM;
 
 /// Turn the finished boards into the frame and its timing.
@@ -64,7 +65,12 @@ pub(super) fn assemble(
                 }
             }
         }
-        let bs_busy = b.sim.causes.bs_port.get(pp5_rtl::cause::Cause::Executing);
+        let bs_busy = b.sim.causes.bs_port.get(Cause::Executing);
+        let bs_held = b.sim.causes.bs_port.get(Cause::TxHold);
+        let last_end = b.measured.iter().map(|r| r.end).max().unwrap_or(0);
+        let sum = |f: fn(&RegionRun) -> u64| b.measured.iter().map(f).sum::<u64>();
+        let work = b.prologue_work + sum(|r| r.work);
+        let (wait_buffer, wait_transfer) = (sum(|r| r.wait_buffer), sum(|r| r.wait_transfer));
         let notes: Vec<String> = b
             .sim
             .diagnostics
@@ -82,6 +88,12 @@ pub(super) fn assemble(
             bs_busy,
             boot_cycles: b.boot_end,
             error_bits: b.sim.board.status() & pp5_rtl::status::ERROR_MASK,
+            work,
+            wait_input: last_end.saturating_sub(work + wait_buffer + wait_transfer),
+            wait_buffer,
+            wait_transfer,
+            bs_held,
+            longest_command_wait: b.longest_command_wait,
         });
         regions.append(&mut b.measured);
         prim_cycles.append(&mut b.prim_cycles);

@@ -9,6 +9,7 @@ use crate::render::gp::Frame;
 use crate::render::region::{RendererStream, PRIM_COMMANDS};
 use crate::render::shading::Shading;
 use crate::stream::Stream;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::IgcState;
 use std::collections::VecDeque;
 
@@ -46,10 +47,12 @@ pub(super) struct Board<'f> {
     pub pending: VecDeque<usize>,
     /// The regions sent, in order.
     pub plans: Vec<Plan>,
-    /// Ended user commands' (first cycle, cycles) not yet measured: the prologue's, then the
-    /// commands of `plans[measured.len()..]`.
-    timing: VecDeque<(u64, u64)>,
+    /// Ended user commands not yet measured: the prologue's, then the commands of
+    /// `plans[measured.len()..]`.
+    timing: VecDeque<Timed>,
     prologue_left: usize,
+    /// The IGC's executing cycles of the prologue's commands.
+    pub prologue_work: u64,
     /// The regions measured, in the order of `plans`.
     pub measured: Vec<RegionRun>,
     /// Cycles of each primitive-in-a-region, in the order drawn.
@@ -62,6 +65,21 @@ pub(super) struct Board<'f> {
     /// When recorded: the cycles at which the IGC began (`true`) and stopped (`false`)
     /// waiting for a command, in order.
     pub waits: Option<Vec<(u64, bool)>>,
+    /// The longest a command waited in the LLPR registers for the IGC to take it, in 20 MHz
+    /// cycles: the IGC timeout's count at its highest (status bit 30 at 65,536).
+    pub longest_command_wait: u64,
+}
+
+/// An ended command's timing: its first cycle, its cycles, and of them the cycles its IGC
+/// executed, waited on a semaphore (PIGC: a free backing-store buffer) and waited for the
+/// transfer unit (BSWAIT, BSSTORE behind another transfer).
+#[derive(Clone, Copy, Debug)]
+struct Timed {
+    start: u64,
+    cycles: u64,
+    work: u64,
+    sem: u64,
+    xfer: u64,
 }
 
 impl<'f> Board<'f> {
@@ -74,13 +92,21 @@ impl<'f> Board<'f> {
             plans: Vec::new(),
             timing: VecDeque::new(),
             prologue_left: PROLOGUE_COMMANDS,
+            prologue_work: 0,
             measured: Vec::new(),
             prim_cycles: Vec::new(),
             igc_busy: 0,
             saved: keep.then(Stream::default),
             boot_end: 0,
             waits: None,
+            longest_command_wait: 0,
         }
+    }
+
+    /// Keep the IGC timeout's count at its highest (call after every cycle).
+    #[inline]
+    pub(super) fn watch_timeout(&mut self) {
+        self.longest_command_wait = self.longest_command_wait.max(self.sim.board.timeout_count);
     }
 
     /// Whether the IGC has taken every command sent so far and waits for the next.
@@ -178,20 +204,22 @@ impl<'f> Board<'f> {
     /// have all ended.
     pub fn read_timing(&mut self, frame: &Frame) {
         let ended = self.sim.take_ended_commands();
-        self.timing.extend(
-            ended
-                .iter()
-                .filter(|c| !c.boot)
-                .map(|c| (c.start, c.cycles)),
-        );
+        self.timing
+            .extend(ended.iter().filter(|c| !c.boot).map(|c| Timed {
+                start: c.start,
+                cycles: c.cycles,
+                work: c.causes.get(Cause::Executing),
+                sem: c.causes.get(Cause::SemWait),
+                xfer: c.causes.get(Cause::XferStall),
+            }));
         let prologue = self.prologue_left.min(self.timing.len());
-        self.timing.drain(..prologue);
+        self.prologue_work += self.timing.drain(..prologue).map(|c| c.work).sum::<u64>();
         self.prologue_left -= prologue;
         while let Some(plan) = self.plans.get(self.measured.len()) {
             if self.timing.len() < plan.commands() {
                 break;
             }
-            let cmds: Vec<(u64, u64)> = self.timing.drain(..plan.commands()).collect();
+            let cmds: Vec<Timed> = self.timing.drain(..plan.commands()).collect();
             let run = measure(plan, &cmds, &mut self.prim_cycles);
             self.igc_busy += run.end - run.start;
             self.measured.push(RegionRun {
@@ -225,7 +253,9 @@ impl<'f> Board<'f> {
                 return Ok(());
             }
             self.note_wait();
-            match self.sim.tick() {
+            let tick = self.sim.tick();
+            self.watch_timeout();
+            match tick {
                 None => {}
                 Some(StopReason::Done) => return Ok(()),
                 Some(stop) => return Err(self.stopped(stop)),
@@ -234,10 +264,10 @@ impl<'f> Board<'f> {
     }
 }
 
-/// A region's stage cycles from its commands' `(start, cycles)` (absolute cycles; the caller
-/// sets the origin, the Renderer and the times relative to the boot's end).
-fn measure(plan: &Plan, cmds: &[(u64, u64)], prim_cycles: &mut Vec<u64>) -> RegionRun {
-    let sum = |c: &[(u64, u64)]| c.iter().map(|r| r.1).sum::<u64>();
+/// A region's stage cycles from its commands' timing (absolute cycles; the caller sets the
+/// origin, the Renderer and the times relative to the boot's end).
+fn measure(plan: &Plan, cmds: &[Timed], prim_cycles: &mut Vec<u64>) -> RegionRun {
+    let sum = |c: &[Timed]| c.iter().map(|r| r.cycles).sum::<u64>();
     let (setup, rest) = cmds.split_at(plan.setup);
     let (prims, rest) = rest.split_at(plan.prims * PRIM_COMMANDS);
     let (shading, output) = rest.split_at(plan.shading);
@@ -247,8 +277,8 @@ fn measure(plan: &Plan, cmds: &[(u64, u64)], prim_cycles: &mut Vec<u64>) -> Regi
         prim_cycles.push(c);
         primitives += c;
     }
-    let first = cmds.first().map_or(0, |c| c.0);
-    let end = cmds.last().map_or(first, |c| c.0 + c.1);
+    let first = cmds.first().map_or(0, |c| c.start);
+    let end = cmds.last().map_or(first, |c| c.start + c.cycles);
     RegionRun {
         region: plan.region,
         origin: (0, 0),
@@ -260,5 +290,8 @@ fn measure(plan: &Plan, cmds: &[(u64, u64)], prim_cycles: &mut Vec<u64>) -> Regi
         primitives,
         shading: sum(shading),
         output: sum(output),
+        work: cmds.iter().map(|c| c.work).sum(),
+        wait_buffer: cmds.iter().map(|c| c.sem).sum(),
+        wait_transfer: cmds.iter().map(|c| c.xfer).sum(),
     }
 }

@@ -11,11 +11,12 @@
 use super::feed::{ready_times, Feed, FB_PACKET};
 use super::gp_cost::GpSchedule;
 use super::ring::{Node, Ring};
-use super::{run_frame, FrameRun, SystemError, SystemSpec};
+use super::{run_frame, FrameRun, RendererRun, SystemError, SystemSpec};
 use crate::asm::microcode::McImage;
 use crate::render::gp::Frame;
 use crate::render::region::RendererStream;
 use crate::render::shading::Shading;
+use crate::render::study::IgcTimeout;
 use crate::stream::Port;
 use pp5_rtl::clock::CYCLE_PS;
 use pp5_rtl::emc_array::plane::ARRAY_DIM;
@@ -46,21 +47,43 @@ pub struct Bounds {
     /// Full system; GPs unbounded; Ring unbounded; Renderers unbounded; GPs and Ring
     /// unbounded (the Renderers alone, `pp5 render --renderers-only`).
     pub rows: Vec<BoundRow>,
-    /// Busy share of the full system's frame: each GP, Ring channel, Renderer (its IGC on
-    /// regions, less its waits for a command).
+    /// Busy share of the full system's frame: each GP, Ring channel, Renderer (its IGC
+    /// executing its commands: `RendererRun::work`; waiting is not working).
     pub gp_util: Vec<f64>,
     pub ring_util: Vec<f64>,
     pub renderer_util: Vec<f64>,
+    /// Each Renderer's IGC waiting, share of the frame, by cause: for a command's words (the
+    /// GPs, the Ring), for a free backing-store buffer (PIGC: its previous region's pixels
+    /// still going out), for the transfer unit (BSWAIT) (`RendererRun::wait_input`, ...).
+    pub renderer_wait_input: Vec<f64>,
+    pub renderer_wait_buffer: Vec<f64>,
+    pub renderer_wait_transfer: Vec<f64>,
     /// Busy cycles of each GP and Ring channel.
     pub gp_busy: Vec<u64>,
     pub ring_busy: Vec<u64>,
     /// Each Renderer's IGC cycles waiting for a command while it had a region.
     pub renderer_input_wait: Vec<u64>,
-    /// "GPs", "Ring" or "Renderers": the highest mean utilisation.
+    /// "GPs", "Ring" or "Renderers": the bounded resource whose removal alone shortens the
+    /// frame most (its row); "none" when no removal alone shortens it. Never a resource
+    /// that is already unbounded.
     pub bound: String,
     pub verdict: String,
     /// (M operations/s per GP, frame cycles) on the full system.
     pub sensitivity: Vec<(f64, u64)>,
+    /// The rates of `sensitivity` whose frame is longer than at a slower rate (first come,
+    /// first served: faster GPs reorder the Ring's grants; docs/rendering.md, "Small
+    /// anomalies"): shown as simulated, marked.
+    pub sensitivity_anomalies: Vec<f64>,
+}
+
+/// The rates of a sensitivity table whose frame is longer than at some slower rate.
+fn slower_is_shorter(sensitivity: &[(f64, u64)]) -> Vec<f64> {
+    sensitivity
+        .iter()
+        .enumerate()
+        .filter(|&(k, &(_, c))| sensitivity[..k].iter().any(|&(_, s)| s < c))
+        .map(|(_, &(m, _))| m)
+        .collect()
 }
 
 fn us(cycles: u64) -> f64 {
@@ -208,7 +231,8 @@ impl Bounds {
                 None,
             ),
         ];
-        let sensitivity = rates.iter().map(|&(m, k)| (m, of(k))).collect();
+        let sensitivity: Vec<(f64, u64)> = rates.iter().map(|&(m, k)| (m, of(k))).collect();
+        let sensitivity_anomalies = slower_is_shorter(&sensitivity);
         let util = |busy: &[u64]| -> Vec<f64> {
             busy.iter()
                 .map(|&b| b as f64 / frame_cycles as f64)
@@ -220,28 +244,32 @@ impl Bounds {
             .unwrap_or_default();
         let ring_busy = f.map(|f| f.ring.busy()).unwrap_or_default();
         let renderer_input_wait = input_waits(full);
-        let working: Vec<u64> = full
-            .renderers
-            .iter()
-            .zip(&renderer_input_wait)
-            .map(|(r, &w)| r.igc_busy.saturating_sub(w))
-            .collect();
+        let of_renderers =
+            |f: fn(&RendererRun) -> u64| util(&full.renderers.iter().map(f).collect::<Vec<_>>());
         let gp_util = util(&gp_busy);
         let ring_util = util(&ring_busy);
-        let renderer_util = util(&working);
-        let (bound, verdict) = verdict(&rows, [&gp_util, &ring_util, &renderer_util]);
+        let renderer_util = of_renderers(|r| r.work);
+        let bounded = [feed.gps.is_some(), feed.ring.is_some(), true];
+        let (bound, mut verdict) = verdict(&rows, [&gp_util, &ring_util, &renderer_util], bounded);
+        if let Some(f) = IgcTimeout::of(&full.renderers).finding() {
+            verdict = format!("{verdict}. Also: {f}");
+        }
         Ok(Bounds {
             feed,
             rows,
             gp_util,
             ring_util,
             renderer_util,
+            renderer_wait_input: of_renderers(|r| r.wait_input),
+            renderer_wait_buffer: of_renderers(|r| r.wait_buffer),
+            renderer_wait_transfer: of_renderers(|r| r.wait_transfer),
             gp_busy,
             ring_busy,
             renderer_input_wait,
             bound,
             verdict,
             sensitivity,
+            sensitivity_anomalies,
         })
     }
 
@@ -257,15 +285,21 @@ impl Bounds {
             None => "the Ring unbounded".into(),
         };
         let _ = writeln!(s, "\nwhat bounds the frame ({gps}, {ring}):");
-        for r in &self.rows {
+        let already = [false, self.feed.gps.is_none(), self.feed.ring.is_none()];
+        for (k, r) in self.rows.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "  {:<42} {:>9} cycles {:>9.1} us {:>9.0} primitives/s{}",
+                "  {:<42} {:>9} cycles {:>9.1} us {:>9.0} primitives/s{}{}",
                 r.system,
                 r.frame_cycles,
                 r.frame_us,
                 r.prims_per_sec,
-                if r.anomaly.is_some() { " *" } else { "" }
+                if r.anomaly.is_some() { " *" } else { "" },
+                if already.get(k) == Some(&true) {
+                    " (already unbounded: the full system)"
+                } else {
+                    ""
+                }
             );
         }
         for r in &self.rows {
@@ -285,26 +319,60 @@ impl Bounds {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let _ = writeln!(s, "utilisation %, GPs: {}", pct(&self.gp_util));
-        let _ = writeln!(s, "utilisation %, Ring channels: {}", pct(&self.ring_util));
-        let _ = writeln!(s, "utilisation %, Renderers: {}", pct(&self.renderer_util));
-        let waits: Vec<String> = self
-            .renderer_input_wait
-            .iter()
-            .map(u64::to_string)
-            .collect();
+        match self.feed.gps {
+            Some(_) => {
+                let _ = writeln!(s, "utilisation %, GPs: {}", pct(&self.gp_util));
+            }
+            None => {
+                let _ = writeln!(s, "utilisation %, GPs: unbounded");
+            }
+        }
+        match self.feed.ring {
+            Some(_) => {
+                let _ = writeln!(s, "utilisation %, Ring channels: {}", pct(&self.ring_util));
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "utilisation %, Ring channels: unbounded ({} used at most at once)",
+                    self.ring_util.len()
+                );
+            }
+        }
         let _ = writeln!(
             s,
-            "Renderers' IGC cycles waiting for a command within their regions: {}",
-            waits.join(" ")
+            "utilisation %, Renderers (their IGCs working): {}",
+            pct(&self.renderer_util)
+        );
+        let _ = writeln!(
+            s,
+            "Renderers' IGCs waiting, % of the frame: for a command's words (the GPs, the \
+             Ring): {}; for a free buffer (PIGC: the previous region's pixels going out): {}; \
+             for the transfer unit (BSWAIT): {}",
+            pct(&self.renderer_wait_input),
+            pct(&self.renderer_wait_buffer),
+            pct(&self.renderer_wait_transfer)
         );
         if !self.sensitivity.is_empty() {
             let _ = writeln!(s, "frame time against the GP rate (an assumption):");
             for &(m, c) in &self.sensitivity {
                 let _ = writeln!(
                     s,
-                    "  {m:>7.1} M operations/s: {c:>9} cycles {:>9.1} us",
-                    us(c)
+                    "  {m:>7.1} M operations/s: {c:>9} cycles {:>9.1} us{}",
+                    us(c),
+                    if self.sensitivity_anomalies.contains(&m) {
+                        " *"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            if !self.sensitivity_anomalies.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "  * longer than at a slower rate: the Ring is first come, first served, \
+                     and messages ready earlier take channels in another order \
+                     (docs/rendering.md, \"Small anomalies\")"
                 );
             }
         }
@@ -337,33 +405,111 @@ impl Bounds {
     }
 }
 
-/// The bound and the verdict: the resource with the highest mean utilisation (GPs, Ring
-/// channels, Renderers), with what its row says.
-fn verdict(rows: &[BoundRow], util: [&Vec<f64>; 3]) -> (String, String) {
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let names = [
-        ("GPs", "GP time", 1),
-        ("Ring", "channel time", 2),
-        ("Renderers", "Renderer IGC time", 3),
+/// The bound and the verdict. The bound is the bounded resource (`bounded`: GPs, Ring,
+/// Renderers) whose removal alone shortens the frame most (its row: `rows[1..=3]`; on a tie
+/// the busier): what the rows say. The verdict gives that gain beside the others, the mean
+/// utilisations (an unbounded resource has none), and says so plainly when the busiest
+/// resource is not the one whose removal gains most. No removal alone gains anything: the
+/// bound is "none" (unless the Renderers are the only bounded resource: the frame is theirs).
+fn verdict(rows: &[BoundRow], util: [&Vec<f64>; 3], bounded: [bool; 3]) -> (String, String) {
+    const NAMES: [(&str, &str); 3] = [
+        ("GPs", "the GPs"),
+        ("Ring", "the Ring"),
+        ("Renderers", "the Renderers"),
     ];
-    let means = util.map(|u| mean(u));
-    let k = (0..3)
+    let mean = |v: &[f64]| v.iter().copied().sum::<f64>() / v.len().max(1) as f64;
+    let means = util.map(|u| mean(u).max(0.0));
+    let full = rows[0].frame_cycles;
+    let gain = |k: usize| full.saturating_sub(rows[k + 1].frame_cycles);
+    let pct = |c: u64| 100.0 * c as f64 / full.max(1) as f64;
+    let cands: Vec<usize> = (0..3).filter(|&k| bounded[k]).collect();
+    // The most gain; on a tie the busier; then the first.
+    let best = cands
+        .iter()
+        .copied()
+        .max_by(|&a, &b| {
+            gain(a)
+                .cmp(&gain(b))
+                .then(means[a].total_cmp(&means[b]))
+                .then(b.cmp(&a))
+        })
+        .unwrap_or(2);
+    let busiest = cands
+        .iter()
+        .copied()
         .max_by(|&a, &b| means[a].total_cmp(&means[b]).then(b.cmp(&a)))
         .unwrap_or(2);
-    let (bound, what, r) = names[k];
-    let full = rows[0].frame_cycles;
-    let free = rows[r].frame_cycles;
-    let verdict = format!(
-        "{bound}-bound: {:.0}% of {what} busy (GPs {:.0}%, Ring {:.0}%, Renderers {:.0}%); \
-         with the {bound} unbounded the frame takes {free} cycles instead of {full} ({:.0}% \
-         less)",
-        100.0 * means[k],
-        100.0 * means[0],
-        100.0 * means[1],
-        100.0 * means[2],
-        100.0 * full.saturating_sub(free) as f64 / full.max(1) as f64
+    let most = util.map(|u| u.iter().copied().fold(0.0, f64::max));
+    let busy: Vec<String> = (0..3)
+        .map(|k| match bounded[k] {
+            true => format!(
+                "{} {:.0}% ({:.0}%)",
+                NAMES[k].0,
+                100.0 * means[k],
+                100.0 * most[k]
+            ),
+            false => format!("{} unbounded", NAMES[k].0),
+        })
+        .collect();
+    let busy = format!(
+        "utilisation, mean (busiest unit): {} (a Renderer's: its IGC working)",
+        busy.join(", ")
     );
-    (bound.to_string(), verdict)
+    let others: Vec<String> = cands
+        .iter()
+        .filter(|&&k| k != best)
+        .map(|&k| format!("{} unbounded: {:.1}% less", NAMES[k].0, pct(gain(k))))
+        .collect();
+    let (bound, head) = if gain(best) == 0 && cands.len() > 1 {
+        let all: Vec<&str> = cands.iter().map(|&k| NAMES[k].1).collect();
+        (
+            "none".to_string(),
+            format!(
+                "no one resource bounds the frame: unbounding {} alone leaves it at {full} \
+                 cycles; {busy}",
+                all.join(" or ")
+            ),
+        )
+    } else {
+        let (name, the) = NAMES[best];
+        let mut head = format!(
+            "{name}-bound: with {the} unbounded the frame takes {} cycles instead of {full} \
+             ({:.1}% less)",
+            rows[best + 1].frame_cycles,
+            pct(gain(best))
+        );
+        if others.is_empty() {
+            let free: Vec<&str> = (0..3)
+                .filter(|&k| !bounded[k])
+                .map(|k| NAMES[k].1)
+                .collect();
+            let _ = write!(head, "; {} unbounded", free.join(" and "));
+        } else {
+            let _ = write!(
+                head,
+                ", the most of any one resource ({})",
+                others.join(", ")
+            );
+        }
+        let _ = write!(head, "; {busy}");
+        if busiest != best {
+            let _ = write!(
+                head,
+                "; {} busier ({:.0}% against {:.0}%), but unbounding it gains less \
+                 ({:.1}%)",
+                match busiest {
+                    1 => "the Ring is",
+                    0 => "the GPs are",
+                    _ => "the Renderers are",
+                },
+                100.0 * means[busiest],
+                100.0 * means[best],
+                pct(gain(busiest))
+            );
+        }
+        (name.to_string(), head)
+    };
+    (bound, head)
 }
 
 /// A Renderer's messages to one port, in order: (ready, words, GP, region, the region's

@@ -203,9 +203,12 @@ impl<'f> Unit<'f> {
             if self.asked[BS_OUT] {
                 // Held by the Ring (TxReady low): not stuck, whatever the board looks like.
                 self.board.sim.step();
+                self.board.watch_timeout();
                 continue;
             }
-            match self.board.sim.tick() {
+            let tick = self.board.sim.tick();
+            self.board.watch_timeout();
+            match tick {
                 None => {}
                 Some(StopReason::Done) => {
                     self.done = true;

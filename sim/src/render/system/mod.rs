@@ -59,6 +59,23 @@ pub struct RegionRun {
     pub primitives: u64,
     pub shading: u64,
     pub output: u64,
+    /// Its IGC cycles by what the IGC did: executing its commands (`work`: set-up,
+    /// primitives, shading, output it can make progress on), waiting on PIGC's semaphore for
+    /// a free backing-store buffer (`wait_buffer`: the previous region's pixels still going
+    /// out, on the BS port or held by the Ring), waiting for the transfer unit
+    /// (`wait_transfer`: BSWAIT, a BSSTORE behind another transfer). The rest of its cycles
+    /// (`end - start` less these) it waited for a command's words.
+    pub work: u64,
+    pub wait_buffer: u64,
+    pub wait_transfer: u64,
+}
+
+impl RegionRun {
+    /// Its IGC cycles waiting for a command's words (between commands, or for the rest of
+    /// one): the GPs, the Ring, or the port's word rate.
+    pub fn wait_input(&self) -> u64 {
+        (self.end - self.start).saturating_sub(self.work + self.wait_buffer + self.wait_transfer)
+    }
 }
 
 /// One Renderer over the frame.
@@ -77,8 +94,33 @@ pub struct RendererRun {
     pub diagnostics: Vec<String>,
     pub diagnostics_total: usize,
     /// The status word's error bits at the end of the frame (seed §III.4.1-5; sticky until
-    /// a Ring reset): non-zero means the frame went wrong on this Renderer.
+    /// a Ring reset). The IGC timeout (bit 30) alone is a finding about the system, not an
+    /// error in the frame ([`crate::render::study::Study::igc_timeout`]); any other bit means
+    /// the frame went wrong on this Renderer.
     pub error_bits: u32,
+    /// Its IGC's cycles from the frame's start (the end of its boot) to the end of its last
+    /// region, by what the IGC did (they add up to that span): executing its commands
+    /// (`work`; the two prologue commands included), waiting for a command's words
+    /// (`wait_input`: before, between and within its regions' commands), for a free
+    /// backing-store buffer (`wait_buffer`, PIGC), for the transfer unit (`wait_transfer`,
+    /// BSWAIT). After its last region it is `done` (the frame's cycles less that span).
+    pub work: u64,
+    pub wait_input: u64,
+    pub wait_buffer: u64,
+    pub wait_transfer: u64,
+    /// Cycles its BS port held a packet the Ring had no channel for (TxReady low).
+    pub bs_held: u64,
+    /// The longest a command waited in the LLPR registers for the IGC to take it, in 20 MHz
+    /// cycles: the IGC timeout's count at its highest (status bit 30 when it reaches
+    /// 65,536, `pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES`).
+    pub longest_command_wait: u64,
+}
+
+impl RendererRun {
+    /// The cycle its last region ended (0 without regions).
+    pub fn last_end(&self) -> u64 {
+        self.work + self.wait_input + self.wait_buffer + self.wait_transfer
+    }
 }
 
 /// Diagnostics kept per Renderer in the report.
