@@ -292,9 +292,11 @@ class Board:
         the hits-th time, or until `cycle`; stop == "breakpoint" when reached. An unknown label
         raises ValueError naming the nearest ones."""
     def step_microinstruction(self) -> dict[str, Any]:
-        """Clock until the IGC has executed one more microinstruction; returns where()."""
+        """Clock until the IGC has executed one more microinstruction; returns where() (the
+        next one, at the PC)."""
     def where(self) -> dict[str, Any]:
-        """The microinstruction the IGC executed last: {"pc", "at", "src", "text", "state"}."""
+        """The microinstruction at the IGC's PC, the one it executes in the cycle
+        `board.cycle` numbers: {"pc", "at", "src", "text", "state"}."""
     def enable_profile(self) -> None:
         """Charge every cycle from now on to its microinstruction (profile(), coverage())."""
     def profile(self) -> Optional[dict[str, Any]]:

@@ -442,10 +442,11 @@ fn listing_names(image: &McImage, sources: &MicrocodeSources) -> Vec<(u32, Strin
         .collect()
 }
 
-/// `renderer.igc.uinst.at` and `.src` equal the listing's columns for the executed
-/// microinstruction (`renderer.igc.upc`) at every change of any of the three, in `pp5 demo`'s
-/// VCD and FST, boot included (a flow-control construct names its own line, not the lowered
-/// instruction, in both).
+/// `renderer.igc.uinst.at` and `.src` equal the listing's columns for the microinstruction at
+/// `renderer.igc.pc` (the one the IGC executes in the cycle shown, as the report numbers
+/// cycles; issue 37 item 3: they followed `upc`, one cycle behind) at every change of any of
+/// the three, in `pp5 demo`'s VCD and FST, boot included (a flow-control construct names its
+/// own line, not the lowered instruction, in both).
 #[test]
 fn uinst_source_signals_equal_the_listing_at_every_cycle() {
     let (image, sources) = MicrocodeSources::default_image();
@@ -469,9 +470,9 @@ fn uinst_source_signals_equal_the_listing_at_every_cycle() {
         .expect("run");
         assert_eq!(r.stop, StopReason::Done);
         let mut w = read(&path);
-        let [upc, at, src] =
-            ["upc", "uinst.at", "uinst.src"].map(|s| w.changes(&format!("renderer.igc.{s}")));
-        let mut times: Vec<u64> = [&upc, &at, &src]
+        let [pc_sig, at, src] =
+            ["pc", "uinst.at", "uinst.src"].map(|s| w.changes(&format!("renderer.igc.{s}")));
+        let mut times: Vec<u64> = [&pc_sig, &at, &src]
             .iter()
             .flat_map(|c| c.iter().map(|x| x.0))
             .collect();
@@ -486,7 +487,7 @@ fn uinst_source_signals_equal_the_listing_at_every_cycle() {
         };
         let mut pcs = std::collections::BTreeSet::new();
         for &t in &times {
-            let pc = u32::from_str_radix(&at_time(&upc, t), 2).expect("upc is binary");
+            let pc = u32::from_str_radix(&at_time(&pc_sig, t), 2).expect("pc is binary");
             let (_, want_at, want_src) = listing
                 .iter()
                 .find(|l| l.0 == pc)

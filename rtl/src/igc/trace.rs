@@ -149,9 +149,11 @@ impl Igc {
         };
         t.push_scope("uinst");
         t.record_group(&[l0, l1, c0, c1], decode_uinst);
-        // Where the executed microinstruction came from, by its address.
+        // Where the microinstruction at `pc` came from: the one the IGC executes in the
+        // cycle this sample shows (the report's cycle numbers the same cycles; `upc` and the
+        // fields above are the one it executed in the cycle before).
         if let Some(uinst) = &names.uinst {
-            t.record_with(&[u64::from(self.last_pc)], uinst);
+            t.record_with(&[u64::from(self.pc)], uinst);
         }
         t.pop_scope();
         self.fc.trace(t, fc_key);

@@ -128,9 +128,17 @@ fn lowered(m: &Microinstruction, map: &SourceMap) -> String {
         }
     }
     let target = u32::from(m.target);
-    let _ = write!(s, " -> {target:03x}");
-    if let Some(t) = map.uinst(target) {
-        let _ = write!(s, " ({})", t.at());
+    if fc.op == FcOp::Jump && fc.a_op == AOp::Pop {
+        // A RETURN jumps to the address its CALL pushed, not to its TARGET field.
+        s.push_str(" -> the return address");
+    } else if fc.op == FcOp::Jump && fc.jump_any && fc.jump_func == 0 && !fc.b_else {
+        // An ENDIF/POP never jumps: its TARGET field is unused.
+        s.push_str(" (never jumps)");
+    } else {
+        let _ = write!(s, " -> {target:03x}");
+        if let Some(t) = map.uinst(target) {
+            let _ = write!(s, " ({})", t.at());
+        }
     }
     s
 }
@@ -185,6 +193,13 @@ mod tests {
             .position(|l| l.contains("b.pp5uc:2") && l.ends_with("LOOP 3"))
             .unwrap_or_else(|| panic!("the LOOP's line:\n{text}"));
         assert!(lines[lp + 1].contains("; lowered: LOOP jump_func=0x00 const=3 -> 008"));
+        // An ENDIF never jumps, so it shows no target (issue 37 item 11: RET showed `-> 000`).
+        let endif = lines.iter().position(|l| l.ends_with("ENDIF")).unwrap();
+        assert!(
+            lines[endif + 1].ends_with("(never jumps)"),
+            "{}",
+            lines[endif + 1]
+        );
         let row = |pos: &str, text: &str| format!("{pos:<21} {text}");
         assert!(text.contains(&row("a.pp5uc:2", ".command TWICE(x:addr) -> twice")));
         assert!(text.contains(&row("a.pp5uc:3", ".fcconst 3 count=2")));
@@ -238,6 +253,30 @@ mod tests {
                 + 1
                 + (image.words.len() - 4 * image.uinsts as usize)
                 + text.matches("; lowered:").count()
+        );
+    }
+}
+
+#[cfg(test)]
+mod returns {
+    use super::listing;
+    use crate::asm::microcode::assemble_files_mapped;
+
+    /// A RETURN goes to the address its CALL pushed: the listing says so instead of showing
+    /// its unused TARGET field as `-> 000` (issue 37 item 11).
+    #[test]
+    fn a_return_goes_to_the_return_address() {
+        let src = vec![(
+            "r.pp5uc".to_string(),
+            "idle: dispatch\ns:  e=1\n    RET\n".to_string(),
+        )];
+        let (image, map) = assemble_files_mapped(&src).unwrap_or_else(|e| panic!("{e}"));
+        let text = listing(&image, &map, &src);
+        let ret = text.lines().position(|l| l.ends_with("RET")).unwrap();
+        let lowered = text.lines().nth(ret + 1).unwrap();
+        assert!(
+            lowered.ends_with("a_op=POP -> the return address"),
+            "{lowered}"
         );
     }
 }

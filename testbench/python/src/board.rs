@@ -289,11 +289,12 @@ impl Board {
 
     /// where() -> dict
     ///
-    /// Where the IGC is in the microcode: the microinstruction it executed last, as
+    /// Where the IGC is in the microcode: the microinstruction at its PC, the one it executes
+    /// in the cycle `board.cycle` numbers (as gdb's `where` shows the next instruction), as
     /// {"pc": int, "at": "MEMplusMEM+3", "src": "standard.pp5uc:141" or None, "text": the
-    /// source line or None, "state": the IGC's state}. The waveform's `renderer.igc.upc`,
-    /// `renderer.igc.uinst.at` and `.src` and the listing (`pp5 asm --listing`) name the
-    /// same microinstruction.
+    /// source line or None, "state": the IGC's state}. The waveform's `renderer.igc.pc`,
+    /// `renderer.igc.uinst.at` and `.src` at time `board.cycle` and the listing
+    /// (`pp5 asm --listing`) name the same microinstruction.
     #[pyo3(name = "where")]
     fn where_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let w = debugger::where_is(&self.m);

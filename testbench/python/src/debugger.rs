@@ -24,7 +24,9 @@ pub struct Where {
 /// Where the IGC is on `m`.
 pub fn where_is(m: &Machine) -> Where {
     let igc = &m.sim.board.igc;
-    let pc = igc.last_pc;
+    // The PC: the microinstruction the IGC executes in the board's next cycle (the cycle
+    // `board.cycle` numbers), as the waveform's `uinst.at` and `.src` at that time.
+    let pc = igc.pc;
     let entry = m
         .sources
         .as_ref()
