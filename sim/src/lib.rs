@@ -28,4 +28,5 @@ pub mod render;
 pub mod report;
 pub mod session;
 pub mod stream;
+pub mod suggest;
 pub mod trace;

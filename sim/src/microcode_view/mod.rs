@@ -271,49 +271,14 @@ pub fn resolve_until(spec: &str, image: &McImage) -> Result<Until, String> {
 /// The known labels and command names nearest to `name` (by edit distance, case ignored),
 /// at most five.
 fn nearest(name: &str, image: &McImage) -> Vec<String> {
-    let mut known: Vec<&str> = image.labels.iter().map(|l| l.0.as_str()).collect();
-    known.extend(image.table.commands.iter().map(|c| c.name.as_str()));
-    known.sort_unstable();
-    known.dedup();
-    let key = name.to_lowercase();
-    let mut scored: Vec<(usize, &str)> = known
-        .into_iter()
-        .map(|k| (edit_distance(&key, &k.to_lowercase()), k))
-        .collect();
-    scored.sort();
-    scored
-        .into_iter()
-        .take(5)
-        .map(|(_, k)| k.to_string())
-        .collect()
-}
-
-/// Levenshtein distance between `a` and `b` (by chars).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
+    let labels = image.labels.iter().map(|l| l.0.as_str());
+    let commands = image.table.commands.iter().map(|c| c.name.as_str());
+    crate::suggest::nearest(name, labels.chain(commands), 5)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn edit_distances() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("gcd_inc", "gcd_inc"), 0);
-    }
 
     #[test]
     fn breakpoints_resolve_labels_commands_offsets_and_counts() {

@@ -651,32 +651,10 @@ pub(crate) fn known_names(table: &OpcodeTable) -> Vec<String> {
     v
 }
 
-/// Levenshtein distance, case-insensitive.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
-    let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
 /// Up to three known names closest to `name`.
 pub(crate) fn suggestions(table: &OpcodeTable, name: &str) -> Vec<String> {
-    let mut v: Vec<(usize, String)> = known_names(table)
-        .into_iter()
-        .map(|k| (edit_distance(name, &k), k))
-        .collect();
-    v.sort();
-    v.dedup();
-    v.into_iter().take(3).map(|(_, k)| k).collect()
+    let known = known_names(table);
+    crate::suggest::nearest(name, known.iter().map(String::as_str), 3)
 }
 
 /// Resolve a macro name (with or without the `IGC_` prefix) into a command and form, or an

@@ -42,7 +42,7 @@ pub(super) fn build_inst(
         if !b.keyword(tok, &mut it)? {
             let (k, v) = tok
                 .split_once('=')
-                .ok_or_else(|| format!("unknown microinstruction field `{tok}`"))?;
+                .ok_or_else(|| unknown_field(tok, KEYWORDS))?;
             b.field(tok, k, v)?;
         }
     }
@@ -90,7 +90,13 @@ impl Builder<'_> {
         self.labels
             .get(t.as_str())
             .map(|l| l.0 as u16)
-            .ok_or_else(|| format!("unknown label `{t}`"))
+            .ok_or_else(|| {
+                let known = self.labels.keys().map(String::as_str);
+                format!(
+                    "unknown label `{t}`{}",
+                    crate::suggest::did_you_mean(t, known)
+                )
+            })
     }
 
     fn opr(&self, name: &str) -> Result<u8, String> {
@@ -184,7 +190,7 @@ impl Builder<'_> {
                 }
             }
             "ind" | "vbs" | "xfer" => self.misc_field(k, v)?,
-            _ => return Err(format!("unknown microinstruction field `{tok}`")),
+            _ => return Err(unknown_field(tok, FIELDS)),
         }
         Ok(())
     }
@@ -421,4 +427,41 @@ fn port_imm(m: &mut Microinstruction, imms: &[u8]) -> Result<(), String> {
 
 fn bracket<'a>(v: &'a str, prefix: &str) -> Option<&'a str> {
     v.strip_prefix(prefix)?.strip_prefix('[')?.strip_suffix(']')
+}
+
+/// The words a microinstruction may hold without `=` (sequencer and MISC operations).
+const KEYWORDS: &[&str] = &[
+    "next",
+    "dispatch",
+    "hang",
+    "jump",
+    "loop",
+    "loopd",
+    "jaeo",
+    "jnaeo",
+    "jgt",
+    "i++",
+    "bswait",
+    "vbs",
+    "pigc",
+    "sendstatus",
+];
+
+/// The `name=` fields of a microinstruction.
+const FIELDS: &[&str] = &[
+    "a", "b", "w", "wall", "bext", "rlen", "r", "c", "e", "i", "l", "boff", "qee", "ind", "vbs",
+    "xfer",
+];
+
+/// `unknown microinstruction field`, with the nearest known one when it is close (by the
+/// name before `=`, against `known`).
+fn unknown_field(tok: &str, known: &[&str]) -> String {
+    let key = tok.split_once('=').map_or(tok, |(k, _)| k);
+    let hint = match tok.split_once('=') {
+        Some(_) => {
+            crate::suggest::did_you_mean(key, known.iter().copied()).replace("`?)", "=...`?)")
+        }
+        None => crate::suggest::did_you_mean(key, known.iter().copied()),
+    };
+    format!("unknown microinstruction field `{tok}`{hint}")
 }

@@ -69,7 +69,12 @@ fn scopes(decls: &[Decl], labels: &Labels, insts: &mut [Inst], errs: &mut Errs) 
             Some(&(a, _)) => entries.push((a, k)),
             None => errs.push(
                 d.line,
-                format!("entry label `{}` of {} is not defined", d.entry, d.name),
+                format!(
+                    "entry label `{}` of {} is not defined{}",
+                    d.entry,
+                    d.name,
+                    crate::suggest::did_you_mean(&d.entry, labels.keys().map(String::as_str))
+                ),
             ),
         }
     }
@@ -375,5 +380,36 @@ mod tests {
             e.to_string(),
             "t.pp5uc:3: label `a` defined twice\nt.pp5uc:1: note: first defined here"
         );
+    }
+}
+
+#[cfg(test)]
+mod suggestions {
+    use super::super::assemble;
+
+    /// A mistyped label, entry label, field or keyword names the near one (issue 37 item 9).
+    #[test]
+    fn mistyped_names_get_a_did_you_mean() {
+        let err = |src: &str| assemble(src, "d.pp5uc").unwrap_err().to_string();
+        let e = err("idle: dispatch\nloop_top: e=1 jump loop_tpo\n");
+        assert!(
+            e.contains("unknown label `loop_tpo` (did you mean `loop_top`?)"),
+            "{e}"
+        );
+        let e = err(".command F() -> fo\nidle: dispatch\nfoo: dispatch\n");
+        assert!(
+            e.contains("entry label `fo` of F is not defined (did you mean `foo`?)"),
+            "{e}"
+        );
+        let e = err("idle: dispach\n");
+        assert!(e.contains("`dispach` (did you mean `dispatch`?)"), "{e}");
+        let e = err("idle: wal=mem[#3] dispatch\n");
+        assert!(
+            e.contains("`wal=mem[#3]` (did you mean `wall=...`?)"),
+            "{e}"
+        );
+        // Nothing near: no guess.
+        let e = err("idle: zzzzzz dispatch\n");
+        assert!(!e.contains("did you mean"), "{e}");
     }
 }
