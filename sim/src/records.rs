@@ -85,8 +85,14 @@ pub struct Overlap {
 pub const MAX_REPORT_RECORDS: usize = 100_000;
 
 /// The most messages the board sent that `pp5 run` keeps for its report (about 240 bytes
-/// each); the rest are counted. With `--tx-out` every message is kept, for the file.
+/// each, with their words); the rest are counted. With `--tx-out` every message is kept, for
+/// the file.
 pub const MAX_REPORT_MESSAGES: usize = 10_000;
+
+/// The most Ring words the kept messages hold together (4 bytes each: 4 MiB), whatever
+/// their number: 10,000 `BS_TRANSMIT` replies of 16,385 words would otherwise keep 655 MB.
+/// The messages past it are counted as those past [`MAX_REPORT_MESSAGES`] are.
+pub const MAX_REPORT_MESSAGE_WORDS: usize = 1 << 20;
 
 /// How many command records a run keeps ([`crate::engine::SimOptions::keep`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

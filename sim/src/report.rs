@@ -222,7 +222,11 @@ impl Summary {
             }
             let more = self.commands.len() - n + self.not_kept[0] as usize;
             if more > 0 {
-                let _ = writeln!(s, "   ... {more} more (use --report json or csv for all)");
+                let _ = writeln!(
+                    s,
+                    "   ... {more} more (--rows 0, --report json or csv list the first {} of each port)",
+                    crate::records::MAX_REPORT_RECORDS
+                );
             }
             let _ = writeln!(
                 s,
@@ -338,6 +342,29 @@ impl Summary {
         if more > 0 {
             let _ = writeln!(s, "  and {more} more");
         }
+    }
+
+    /// What a JSON or CSV report leaves out, for a note beside it (`None`: nothing): the
+    /// command records past the kept ones ([`crate::records::MAX_REPORT_RECORDS`] per port
+    /// for `pp5 run --report json|csv`; their cycles are in the per-name totals and the
+    /// causes) and the messages past the message caps ([`crate::records::MAX_REPORT_MESSAGES`],
+    /// [`crate::records::MAX_REPORT_MESSAGE_WORDS`]).
+    pub fn left_out(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        for (n, port) in self.not_kept.iter().zip(["IGC", "BS port"]) {
+            if *n > 0 {
+                parts.push(format!("the records of {n} more {port} commands"));
+            }
+        }
+        if self.sent_not_kept > 0 {
+            parts.push(format!("{} more sent messages", self.sent_not_kept));
+        }
+        (!parts.is_empty()).then(|| {
+            format!(
+                "the report leaves out {} (they are counted in the totals)",
+                parts.join(" and ")
+            )
+        })
     }
 
     /// The ring resets.

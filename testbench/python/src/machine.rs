@@ -2,7 +2,7 @@
 //! boots it ([`session::prepare`], [`session::boot`]), its waveform, and the run loop the Python methods call
 //! with the GIL released, a chunk of cycles at a time.
 
-use crate::run_log::{Capped, RunLog, MAX_MESSAGES};
+use crate::run_log::{Capped, RunLog};
 use crate::tracing::Wave;
 use pp5_rtl::igc::microinstruction::Seq;
 use pp5_rtl::igc::IgcState;
@@ -33,7 +33,8 @@ pub struct Machine {
     pub sources: Option<Arc<MicrocodeSources>>,
     /// The current (or last) run's records, collected from the engine after every chunk.
     pub log: RunLog,
-    /// The first [`MAX_MESSAGES`] messages the board sent since it was built (`Board.sent`).
+    /// The first messages the board sent since it was built (`Board.sent`), as many as
+    /// [`crate::run_log::Capped::messages`] keeps.
     pub sent: Capped<OutMessage>,
     /// The microinstruction the IGC was found looping on, changing nothing, when the last
     /// run stopped (`pp5.Stuck`), if any.
@@ -80,7 +81,7 @@ impl Machine {
             boot_cycles: None,
             pending_probes: Vec::new(),
             sources: None,
-            sent: Capped::new(MAX_MESSAGES),
+            sent: Capped::messages(),
             stuck_loop: None,
         })
     }

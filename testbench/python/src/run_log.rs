@@ -14,24 +14,33 @@ pub const MAX_RECORDS: usize = pp5_sim::records::MAX_REPORT_RECORDS;
 /// The most Ring messages one run's `Outcome` keeps, and `Board.sent` (about 240 bytes each).
 pub const MAX_MESSAGES: usize = pp5_sim::records::MAX_REPORT_MESSAGES;
 
-/// The first `cap` items pushed, and how many more there were.
+/// The most Ring words those messages hold together (4 MiB each list).
+pub const MAX_MESSAGE_WORDS: usize = pp5_sim::records::MAX_REPORT_MESSAGE_WORDS;
+
+/// The first items pushed, at most `cap` of them and at most `max_weight` of their weight
+/// together (a message's words), and how many more there were. What is kept is a prefix:
+/// after one item did not fit, none is kept.
 #[derive(Clone, Debug)]
 pub struct Capped<T> {
     pub kept: Vec<T>,
     pub not_kept: u64,
     cap: usize,
+    weight: usize,
+    max_weight: usize,
 }
 
 impl<T> Capped<T> {
+    /// At most `cap` items.
     pub fn new(cap: usize) -> Capped<T> {
         Capped {
             kept: Vec::new(),
             not_kept: 0,
             cap,
+            weight: 0,
+            max_weight: usize::MAX,
         }
     }
 
-    /// Keep `item` if there is room, else count it.
     /// Keep `items` but their first `*skip` (records that ended before this run), and take
     /// those off `*skip`.
     pub fn push_after(&mut self, items: Vec<T>, skip: &mut usize) {
@@ -40,12 +49,38 @@ impl<T> Capped<T> {
         items.into_iter().skip(n).for_each(|r| self.push(r));
     }
 
+    /// Keep `item` if there is room, else count it.
     pub fn push(&mut self, item: T) {
-        if self.kept.len() < self.cap {
-            self.kept.push(item);
-        } else {
+        self.push_weighing(item, 0);
+    }
+
+    /// Keep `item` of weight `w` if there is room, else count it.
+    pub fn push_weighing(&mut self, item: T, w: usize) {
+        let full = self.not_kept > 0
+            || self.kept.len() >= self.cap
+            || self.weight.saturating_add(w) > self.max_weight;
+        if full {
             self.not_kept += 1;
+        } else {
+            self.weight += w;
+            self.kept.push(item);
         }
+    }
+}
+
+impl Capped<OutMessage> {
+    /// Messages: at most [`MAX_MESSAGES`] and [`MAX_MESSAGE_WORDS`] words of them, as
+    /// `pp5 run`'s report keeps.
+    pub fn messages() -> Self {
+        Capped {
+            max_weight: MAX_MESSAGE_WORDS,
+            ..Capped::new(MAX_MESSAGES)
+        }
+    }
+
+    /// Keep a message by its words.
+    pub fn push_message(&mut self, m: &OutMessage) {
+        self.push_weighing(m.clone(), m.words.len());
     }
 }
 
@@ -69,7 +104,7 @@ impl RunLog {
             skip_bs: sim.bs_commands.len(),
             commands: Capped::new(MAX_RECORDS),
             bs_commands: Capped::new(MAX_RECORDS),
-            sent: Capped::new(MAX_MESSAGES),
+            sent: Capped::messages(),
         }
     }
 
@@ -81,8 +116,8 @@ impl RunLog {
         self.bs_commands
             .push_after(sim.bs_commands.take_ended(), &mut self.skip_bs);
         for m in sim.tx.iter() {
-            self.sent.push(m.clone());
-            board_sent.push(m.clone());
+            self.sent.push_message(m);
+            board_sent.push_message(m);
         }
         sim.tx.clear();
     }

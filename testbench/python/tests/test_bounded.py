@@ -42,3 +42,20 @@ def test_endless_messages_are_counted_past_the_cap():
     assert out.sent[0].end >= out.start_cycle
     assert out.commands == []  # SPAM began before this run
     assert board.sent_not_kept == first + MAX_MESSAGES + out.sent_not_kept - MAX_MESSAGES
+
+
+MAX_MESSAGE_WORDS = 1 << 20
+
+
+def test_kept_messages_are_bounded_in_words():
+    """Issue 38 item 4: the cap counted messages, so 16,385-word BS_TRANSMIT replies kept
+    hundreds of MB; the words of the kept messages are bounded too (4 MiB), and the rest are
+    counted."""
+    n = 70
+    board = pp5.Board()
+    out = board.run("message bs\nBS_TRANSMIT 0 0 128 0x40\n" * n)
+    assert out.ok, out
+    kept = MAX_MESSAGE_WORDS // 16_385
+    assert len(out.sent) == kept and out.sent_not_kept == n - kept
+    assert sum(len(m.words) for m in out.sent) <= MAX_MESSAGE_WORDS
+    assert len(board.sent) == kept and board.sent_not_kept == n - kept
