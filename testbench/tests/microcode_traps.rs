@@ -144,3 +144,43 @@ fn code_at_address_0_other_than_an_idle_dispatch_is_reported() {
     let d = diagnostics(&img, &sources, "NOOP\n", 200_000);
     assert!(d.iter().all(|x| !x.msg.contains("address 0")), "{d:#?}");
 }
+
+/// A run that finishes without reaching its breakpoint says so (issue 37 item 6: it ended
+/// "stream finished" with no word, like a run with no breakpoint).
+#[test]
+fn a_breakpoint_never_reached_is_reported() {
+    let (img, sources) = image("");
+    let until = |spec: &str| pp5_sim::microcode_view::resolve_until(spec, &img).unwrap();
+    let stream = text::parse("SETENABS\nCLEAR 0 8\n", "s.pp5s", &img.table).unwrap();
+    let run_until = |spec: &str| {
+        support::run(RunSpec {
+            opts: SimOptions {
+                until: Some(until(spec)),
+                uinst_names: Some(sources.uinst_names()),
+                ..SimOptions::default()
+            },
+            ..support::spec(&img, &stream)
+        })
+        .unwrap()
+    };
+    let r = run_until("gcd_inc");
+    assert_eq!(r.stop, StopReason::Done);
+    let d = r.sim.diagnostics.to_vec();
+    let w = find(&d, "warning", "never reached");
+    assert_eq!(
+        w.msg,
+        "the breakpoint gcd_inc was never reached: the IGC never executed it"
+    );
+    let r = run_until("clear#2");
+    let d = r.sim.diagnostics.to_vec();
+    let w = find(&d, "warning", "never reached");
+    assert!(w.msg.ends_with("the IGC executed clear once"), "{}", w.msg);
+    // One that is reached: no such warning (and none at the end of the boot).
+    let r = run_until("clear");
+    assert!(matches!(r.stop, StopReason::Breakpoint(_)), "{:?}", r.stop);
+    assert!(r
+        .sim
+        .diagnostics
+        .iter()
+        .all(|x| !x.msg.contains("never reached")));
+}

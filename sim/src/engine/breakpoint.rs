@@ -46,6 +46,27 @@ impl Breakpoint {
         self.reached.as_deref()
     }
 
+    /// What to tell the user when the run ended without reaching it.
+    pub fn missed(&self) -> String {
+        match &self.until {
+            Until::Uinst { name, hits, .. } => {
+                let times = match self.hits {
+                    1 => "once".to_string(),
+                    n => format!("{n} times"),
+                };
+                if self.hits == 0 {
+                    format!("the breakpoint {name} was never reached: the IGC never executed it")
+                } else {
+                    format!(
+                        "the breakpoint {name}#{hits} was never reached: the IGC executed {name} {times}"
+                    )
+                }
+            }
+            Until::Cycle(c) => format!("the breakpoint at cycle {c} was never reached"),
+            Until::NextUinst => "the IGC executed no microinstruction".to_string(),
+        }
+    }
+
     /// A breakpoint on a cycle is reached before any cycle runs when the board is there
     /// already.
     pub fn check_cycle(&mut self, cycle: u64) {

@@ -557,12 +557,23 @@ impl Sim {
 
     /// What a run that stops says of the cycle it stopped at: the command still open gets
     /// its cycles so far (the report, JSON and Python's `Outcome` show them as the profile
-    /// charges them), and at the cycle limit a note says where the IGC executes
+    /// charges them), a run that finished with its breakpoint not reached says so (a
+    /// warning), and at the cycle limit a note says where the IGC executes
     /// ([`Sim::note_cycle_limit`]). [`Sim::run`] calls it; a loop of its own over
     /// [`Sim::tick`] calls it when it stops.
     pub fn stopped(&mut self, stop: StopReason) -> StopReason {
         if stop != StopReason::Done {
             self.commands.so_far(self.board.cycle);
+        }
+        // (Not at the end of the boot, which the user's stream follows: `boot_cycles` is set
+        // when the boot has run, and a board booted without the stream has no boot end.)
+        let boot_run = self.boot_cycles.is_none() && self.commands.boot_end.is_some();
+        if let (StopReason::Done, Some(b), false) = (&stop, &self.breakpoint, boot_run) {
+            // A script tells a run that missed its breakpoint from one that hit it by the
+            // stop reason, the exit code (`exit::of_run`) and this warning.
+            let msg = b.missed();
+            self.diagnostics
+                .push(self.board.cycle.saturating_sub(1), "warning", msg);
         }
         if stop == StopReason::MaxCycles {
             self.note_cycle_limit();
