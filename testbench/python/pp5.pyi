@@ -352,3 +352,74 @@ def stream(text: StreamInput, microcode: Microcode = None, name: str = "<stream>
 
 def disassemble(data: StreamInput, microcode: Microcode = None) -> str:
     """A stream as .pp5s text (`pp5 stream IN`)."""
+
+Vec3 = Union[str, tuple[float, float, float]]
+"""A point or direction: "x,y,z" or three numbers."""
+
+class RenderResult:
+    """The figures of one render study (`render`): `pp5 render --report json` as attributes."""
+
+    scene: str
+    screen: tuple[int, int]
+    renderers: int
+    frame_cycles: int
+    """The frame's 40 MHz cycles (the full system's, or the Renderers' alone)."""
+    frame_us: float
+    prims_per_sec: float
+    """Drawn (front-facing, in view) primitives per second."""
+    scene_triangles_per_sec: float
+    gp: dict[str, Any]
+    """The GP's statistics: triangles, outside, clipped, back_facing, degenerate, prims, binned, mean_prim_area."""
+    stages: dict[str, int]
+    """IGC cycles by stage: setup, primitives, shading, output, input_wait."""
+    system_rows: Optional[list[dict[str, Any]]]
+    """What bounds the frame: system, frame_cycles, frame_us, prims_per_sec, anomaly per row (None with renderers_only)."""
+    gp_util: Optional[list[float]]
+    ring_util: Optional[list[float]]
+    renderer_util: Optional[list[float]]
+    bound: Optional[str]
+    """"GPs", "Ring", "Renderers" or "none" (None with renderers_only)."""
+    verdict: Optional[str]
+    sensitivity: Optional[list[list[float]]]
+    igc_timeout: dict[str, Any]
+    hardware_errors: list[tuple[int, int]]
+    """(Renderer, error bits) of each Renderer that set error bits (the CLI exits 4)."""
+    picture: npt.NDArray[np.uint8]
+    """The frame, uint8[height, width, 3] RGB."""
+    notes: list[str]
+    """The lines about the files written, as the CLI prints them on standard error."""
+    def report(self, format: Literal["table", "json", "csv"] = "table") -> str:
+        """The report as `pp5 render --report FORMAT` prints it."""
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON report as a new dict."""
+
+def render(
+    scene: Union[str, os.PathLike, None] = None,
+    *,
+    obj: Union[str, os.PathLike, None] = None,
+    screen: Union[str, tuple[int, int], None] = None,
+    renderers: Optional[int] = None,
+    policy: Optional[Literal["round-robin", "next-free"]] = None,
+    gps: Optional[int] = None,
+    gp_mops: Optional[float] = None,
+    ring_channels: Optional[int] = None,
+    renderers_only: bool = False,
+    eye: Optional[Vec3] = None,
+    target: Optional[Vec3] = None,
+    up: Optional[Vec3] = None,
+    fov: Optional[float] = None,
+    light: Optional[Vec3] = None,
+    ambient: Optional[float] = None,
+    specular: Optional[float] = None,
+    shininess: Optional[int] = None,
+    output: Union[str, os.PathLike, None] = None,
+    save_streams: Union[str, os.PathLike, None] = None,
+    wave: Union[str, os.PathLike, None] = None,
+    region: Union[str, tuple[int, int], None] = None,
+    system_wave: Union[str, os.PathLike, None] = None,
+    timeline: Union[str, os.PathLike, None] = None,
+    coverage: Union[str, os.PathLike, None] = None,
+    threads: Optional[int] = None,
+) -> RenderResult:
+    """The timing study of `pp5 render` (same options and defaults: None is the CLI's
+    default); the GIL is released while it runs. docs/sweeps.md."""

@@ -10,6 +10,8 @@
 //! - [`region`]: a region's command stream; [`shading`]: the deferred shading pass.
 //! - [`system`]: N Renderers drawing a frame, in parallel; the frame assembled.
 //! - [`study`]: the timing study of a frame.
+//! - [`run`]: one study as `pp5 render` and Python's `pp5.render` run it: options, frame,
+//!   output files, report.
 //!
 //! [`render`] runs all of it: the CLI (`pp5 render`) and the tests call it.
 
@@ -17,6 +19,7 @@ pub mod gp;
 pub mod layout;
 pub mod math;
 pub mod region;
+pub mod run;
 pub mod scene;
 pub mod shading;
 pub mod study;

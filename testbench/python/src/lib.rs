@@ -16,6 +16,7 @@ mod errors;
 mod image;
 mod machine;
 mod outcome;
+mod render;
 mod run_log;
 mod signals;
 mod status;
@@ -24,9 +25,11 @@ mod tracing;
 
 use pyo3::prelude::*;
 
-/// The Pixel-Planes 5 Renderer model: boards, microcode images, command streams.
+/// The Pixel-Planes 5 Renderer model: boards, microcode images, command streams, render
+/// studies. Imported as `pp5._pp5` by the package `pp5` (python/pp5/__init__.py), which adds
+/// the sweeps written in Python.
 #[pymodule]
-fn pp5(m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _pp5(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<board::Board>()?;
     m.add_class::<board::Trace>()?;
     m.add_class::<image::Image>()?;
@@ -40,6 +43,8 @@ fn pp5(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(image::assemble, m)?)?;
     m.add_function(wrap_pyfunction!(image::assemble_files, m)?)?;
     m.add_function(wrap_pyfunction!(image::microcode_source, m)?)?;
+    m.add_class::<render::RenderResult>()?;
+    m.add_function(wrap_pyfunction!(render::render, m)?)?;
     m.add_function(wrap_pyfunction!(streams::stream, m)?)?;
     m.add_function(wrap_pyfunction!(streams::disassemble, m)?)?;
     errors::register(m)?;

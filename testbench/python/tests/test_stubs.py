@@ -7,7 +7,7 @@ import pathlib
 import pp5
 
 STUB = pathlib.Path(__file__).resolve().parents[1] / "pp5.pyi"
-ALIASES = {"MicrocodePart", "Microcode", "StreamInput", "StopName"}
+ALIASES = {"MicrocodePart", "Microcode", "StreamInput", "StopName", "Vec3", "Grid"}
 
 
 def declared():
