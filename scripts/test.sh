@@ -12,7 +12,9 @@ venv="${PP5_VENV:-.venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.9.4,<2" pytest numpy
+# dask[distributed] and pandas: pp5.sweep (the module's `sweep` extra) and its tests.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.9.4,<2" pytest numpy \
+  "dask[distributed]" pandas
 # maturin builds the cdylib with the same profile into target/ (the rlibs the tests just
 # built are reused) and installs it into the venv.
 VIRTUAL_ENV="$(cd "$venv" && pwd)" "$venv/bin/maturin" develop --profile ci --quiet \

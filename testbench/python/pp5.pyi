@@ -423,3 +423,24 @@ def render(
 ) -> RenderResult:
     """The timing study of `pp5 render` (same options and defaults: None is the CLI's
     default); the GIL is released while it runs. docs/sweeps.md."""
+
+Grid = Union[dict[str, Any], Sequence[dict[str, Any]]]
+"""A dict whose list values are axes (their cartesian product), or a list of points."""
+
+def sweep(
+    grid: Grid,
+    client: Any = None,
+    *,
+    kind: Literal["render", "run"] = "render",
+    out: Union[str, os.PathLike, None] = None,
+    threads_per_point: Optional[int] = 1,
+    workers: Optional[int] = None,
+    retries: int = 2,
+    progress: bool = True,
+) -> Any:
+    """A sweep of `render` studies (or board runs) on Dask: a pandas.DataFrame, a row per
+    point (its options, figures, error, seconds). `pp5.sweep` is also the module
+    pp5.sweep (`python -m pp5.sweep spec.toml`). docs/sweeps.md."""
+
+def sweep_runs(grid: Grid, client: Any = None, **kwargs: Any) -> Any:
+    """`sweep(grid, client, kind="run")`: microcode sources x streams on pp5.Board."""
