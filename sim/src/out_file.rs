@@ -15,6 +15,9 @@
 //! they stay). A waveform and its `.gtkw` become their names together under a lock on their
 //! directory ([`commit_with_companion`]): two runs writing one waveform leave one run's pair.
 //!
+//! The outputs of one command are all made or none ([`Outputs`]): a command that fails after
+//! writing some of its files takes them back.
+//!
 //! Errors name the file: an [`io::Error`] from here displays as `PATH: what went wrong`.
 
 use std::io;
@@ -33,30 +36,15 @@ pub struct OutFile {
 impl OutFile {
     /// Prepare writing `path` (nothing is created yet).
     pub fn new(path: &Path) -> OutFile {
-        let direct = OutFile {
-            target: path.to_path_buf(),
-            tmp: None,
-        };
-        let target = match std::fs::symlink_metadata(path) {
-            Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
-                Ok(real) if real.is_file() => real,
-                // A dangling link, or a link to a device: write through it.
-                _ => return direct,
+        match regular_target(path) {
+            Some((target, tmp)) => OutFile {
+                target,
+                tmp: Some(tmp),
             },
-            Ok(m) if !m.is_file() => return direct,
-            _ => path.to_path_buf(),
-        };
-        let Some(name) = target.file_name() else {
-            return direct;
-        };
-        let tmp = target.with_file_name(format!(
-            ".{}.{}.partial",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        OutFile {
-            target,
-            tmp: Some(tmp),
+            None => OutFile {
+                target: path.to_path_buf(),
+                tmp: None,
+            },
         }
     }
 
@@ -82,14 +70,164 @@ impl OutFile {
 
     /// Whether the file can be written, found before the work that makes it: its temporary
     /// file is created and removed (a missing directory, a file where a directory should be,
-    /// a directory that cannot be written fail here). A target written directly (a device,
-    /// a FIFO) is not tried. The error names the target.
+    /// a directory that cannot be written fail here). Of a target written in place, a
+    /// directory fails, a character device is written zero bytes (`/dev/full` fails), a FIFO
+    /// is not tried. The error names the target.
     pub fn check(&self) -> io::Result<()> {
         let Some(tmp) = &self.tmp else {
-            return Ok(());
+            return check_in_place(&self.target).map_err(|e| named(&self.target, e));
         };
         std::fs::File::create(tmp).map_err(|e| named(&self.target, e))?;
         std::fs::remove_file(tmp).map_err(|e| named(&self.target, e))
+    }
+}
+
+/// The regular file a write of `path` replaces (`path`, or the file a link names) and the
+/// temporary name beside it; `None` for a path written in place: one that exists and is not
+/// a regular file (a device, a FIFO, a directory), a link to one, or a dangling link.
+fn regular_target(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+            Ok(real) if real.is_file() => real,
+            // A dangling link, or a link to a device: write through it.
+            _ => return None,
+        },
+        Ok(m) if !m.is_file() => return None,
+        _ => path.to_path_buf(),
+    };
+    let name = target.file_name()?;
+    let tmp = target.with_file_name(format!(
+        ".{}.{}.partial",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    Some((target, tmp))
+}
+
+/// [`OutFile::check`] of a path written in place: a directory cannot take a file; a
+/// character device is opened and written zero bytes (`/dev/full` refuses even those, a
+/// terminal or `/dev/null` takes them); a FIFO is not opened (that would wait for a reader).
+fn check_in_place(path: &Path) -> io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(m) = std::fs::metadata(path) else {
+        // A dangling link: the write creates the file it names, or fails then.
+        return Ok(());
+    };
+    if m.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory, not a file",
+        ));
+    }
+    if m.file_type().is_char_device() {
+        let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+        // `write`, not `write_all`: the latter makes no system call for no bytes.
+        #[allow(clippy::unused_io_amount)]
+        f.write(&[])?;
+    }
+    Ok(())
+}
+
+/// The files one command writes, taken back together when the command fails after writing
+/// some of them: an [`OutFile`] makes each file whole or not at all, and this makes the
+/// command's outputs all or none. Each output is noted before the work ([`Outputs::note`]):
+/// a file that does not exist yet is removed again, one that exists gets its contents back
+/// (kept meanwhile under a hard link beside it, `.NAME.PID.old.partial`), and a directory the
+/// command made ([`Outputs::made_dir`]) is removed when empty, unless the command ends with
+/// [`Outputs::keep`]. A device or a FIFO (written in place) is not taken back, nor a file that
+/// cannot be linked (a file system without hard links): that one stays as the command left it.
+/// A process killed outright leaves its links, removed as the other temporary files are.
+#[derive(Debug, Default)]
+pub struct Outputs {
+    files: Vec<(PathBuf, Before)>,
+    dirs: Vec<PathBuf>,
+}
+
+/// An output's state before the command wrote it.
+#[derive(Debug)]
+enum Before {
+    /// No file.
+    Missing,
+    /// This file; its contents are kept under this link.
+    Old(PathBuf),
+    /// A file that could not be linked: not taken back.
+    Unknown,
+}
+
+impl Outputs {
+    /// No outputs noted yet.
+    pub fn new() -> Outputs {
+        Outputs::default()
+    }
+
+    /// Note `path`, an output the command is about to write (before it is written).
+    pub fn note(&mut self, path: &Path) {
+        let Some((target, _)) = regular_target(path) else {
+            return;
+        };
+        if self.files.iter().any(|(p, _)| *p == target) {
+            return;
+        }
+        let before = if std::fs::symlink_metadata(&target).is_err() {
+            Before::Missing
+        } else {
+            let name = target.file_name().unwrap_or_default().to_string_lossy();
+            let old = target.with_file_name(format!(".{name}.{}.old.partial", std::process::id()));
+            let _ = std::fs::remove_file(&old);
+            match std::fs::hard_link(&target, &old) {
+                Ok(()) => Before::Old(old),
+                Err(_) => Before::Unknown,
+            }
+        };
+        self.files.push((target, before));
+    }
+
+    /// Note a directory the command made for its outputs (`--save-streams`).
+    pub fn made_dir(&mut self, dir: &Path) {
+        self.dirs.push(dir.to_path_buf());
+    }
+
+    /// The command succeeded: its outputs stay, the old contents go.
+    pub fn keep(mut self) {
+        for (_, before) in std::mem::take(&mut self.files) {
+            if let Before::Old(old) = before {
+                let _ = std::fs::remove_file(old);
+            }
+        }
+        self.dirs.clear();
+    }
+}
+
+impl Drop for Outputs {
+    /// Without [`Outputs::keep`]: every noted output as it was before the command.
+    fn drop(&mut self) {
+        use std::os::unix::fs::MetadataExt;
+        let inode = |p: &Path| {
+            std::fs::symlink_metadata(p)
+                .ok()
+                .map(|m| (m.dev(), m.ino()))
+        };
+        for (path, before) in self.files.drain(..).rev() {
+            match before {
+                Before::Missing => {
+                    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                        let _ = std::fs::remove_file(&path);
+                    }
+                }
+                // Unchanged (renaming a link onto the same file would do nothing).
+                Before::Old(old) if inode(&old) == inode(&path) => {
+                    let _ = std::fs::remove_file(old);
+                }
+                Before::Old(old) => {
+                    let _ = std::fs::rename(old, &path);
+                }
+                Before::Unknown => {}
+            }
+        }
+        for dir in self.dirs.drain(..).rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 
@@ -102,7 +240,8 @@ fn process_runs(pid: u32) -> Option<bool> {
         .then(|| proc.join(pid.to_string()).exists())
 }
 
-/// Remove the `.NAME.PID.partial` files beside `target` whose process no longer runs.
+/// Remove the `.NAME.PID.partial` (and `.NAME.PID.old.partial`) files beside `target` whose
+/// process no longer runs.
 fn remove_stale_partials(target: &Path) {
     let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
         return;
@@ -119,9 +258,11 @@ fn remove_stale_partials(target: &Path) {
     for entry in entries.flatten() {
         let file = entry.file_name();
         let file = file.to_string_lossy();
+        // `.NAME.PID.partial`, or an [`Outputs`]' copy of the old file `.NAME.PID.old.partial`.
         let pid = file
             .strip_prefix(&prefix)
             .and_then(|rest| rest.strip_suffix(".partial"))
+            .map(|rest| rest.strip_suffix(".old").unwrap_or(rest))
             .and_then(|pid| pid.parse::<u32>().ok());
         if let Some(pid) = pid {
             if pid != std::process::id() && process_runs(pid) == Some(false) {
@@ -306,7 +447,52 @@ mod tests {
             .starts_with(&format!("{}: ", d.join("no/a.txt").display())));
         OutFile::new(Path::new("/dev/null"))
             .check()
-            .expect("a device is not tried");
+            .expect("/dev/null takes a write");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn outputs_not_kept_are_taken_back_and_kept_ones_stay() {
+        let d = scratch("outputs");
+        let (old, new, sub) = (d.join("old.txt"), d.join("new.txt"), d.join("sub"));
+        write(&old, "before").expect("write");
+        let mut outs = Outputs::new();
+        outs.note(&old);
+        outs.note(&new);
+        std::fs::create_dir(&sub).expect("mkdir");
+        outs.made_dir(&sub);
+        write(&old, "after").expect("write");
+        write(&new, "made").expect("write");
+        drop(outs);
+        assert_eq!(std::fs::read_to_string(&old).expect("read"), "before");
+        assert_eq!(listing(&d), ["old.txt"]);
+        // Noted and not written: as before, and no link left.
+        let mut outs = Outputs::new();
+        outs.note(&old);
+        drop(outs);
+        assert_eq!(listing(&d), ["old.txt"]);
+        let mut outs = Outputs::new();
+        outs.note(&old);
+        outs.note(&new);
+        write(&old, "after").expect("write");
+        write(&new, "made").expect("write");
+        outs.keep();
+        assert_eq!(std::fs::read_to_string(&old).expect("read"), "after");
+        assert_eq!(listing(&d), ["new.txt", "old.txt"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn directories_and_full_devices_fail_the_check() {
+        let d = scratch("check-in-place");
+        let e = OutFile::new(&d).check().expect_err("a directory");
+        assert!(e.to_string().contains("is a directory"), "{e}");
+        if Path::new("/dev/full").exists() {
+            let e = OutFile::new(Path::new("/dev/full"))
+                .check()
+                .expect_err("full");
+            assert!(e.to_string().starts_with("/dev/full: "), "{e}");
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 
