@@ -8,7 +8,7 @@
 //! `/proc/self/status` (its `SigIgn` mask, as the process started); where there is no such
 //! file (not Linux), every signal is handled.
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -47,6 +47,15 @@ pub fn flag() -> Arc<AtomicBool> {
         flag
     })
     .clone()
+}
+
+/// A write past the file-size limit (`ulimit -f`) raises SIGXFSZ, whose default action ends
+/// the program at once (exit 153, no message, its temporary file left). Caught here, the
+/// signal does nothing, and the write fails with EFBIG ("File too large"): the program ends
+/// as on a full disk, with one line naming the file, exit code 1, and no half-written file.
+/// (A handler rather than "ignore": the program's children get the default action back.)
+pub fn survive_file_size_limit() {
+    let _ = signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)));
 }
 
 #[cfg(test)]

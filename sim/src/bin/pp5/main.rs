@@ -100,6 +100,7 @@ fn dispatch(cmd: Cmd) -> Result<u8, Fail> {
 }
 
 fn main() -> ExitCode {
+    interrupt::survive_file_size_limit();
     let cli = Cli::parse();
     match dispatch(cli.cmd) {
         Ok(code) => ExitCode::from(code),
