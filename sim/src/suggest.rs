@@ -31,9 +31,11 @@ pub fn nearest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>, n: usiz
 }
 
 /// ` (did you mean `x`?)` when a known name is close to `name` (at most a third of its
-/// length apart, at least one edit), else nothing: a suggestion only where it helps.
+/// length apart, one edit for a name of 3 to 5 characters; none for shorter names, where any
+/// other short name is as close), else nothing: a suggestion only where it helps.
 pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
-    let limit = (name.chars().count() / 3).max(1);
+    let n = name.chars().count();
+    let limit = (n / 3).max(usize::from(n >= 3));
     let close: Vec<String> = nearest(name, known, 1)
         .into_iter()
         .filter(|k| edit_distance(name, k) <= limit)
@@ -62,5 +64,10 @@ mod tests {
             " (did you mean `five_l`?)"
         );
         assert_eq!(did_you_mean("zzz", ["five_l"]), "");
+        assert_eq!(did_you_mean("q", ["a", "b"]), "");
+        assert_eq!(
+            did_you_mean("wal", ["wall", "w"]),
+            " (did you mean `wall`?)"
+        );
     }
 }

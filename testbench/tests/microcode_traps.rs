@@ -64,9 +64,10 @@ fn the_igc_going_on_to_a_word_no_source_set_is_reported() {
     assert_eq!(
         w.msg,
         format!(
-            "the IGC went on from off+1 (PC {last}, my.pp5uc:3) to PC {}, which no microcode \
+            "the IGC went on from off+1 (PC {:#05x}, my.pp5uc:3) to PC {:#05x}, which no microcode \
              source set (the empty store runs as NOPs): code that runs off its end, or a jump \
              to a wrong address",
+            last,
             last + 1
         )
     );
@@ -136,7 +137,7 @@ fn code_at_address_0_other_than_an_idle_dispatch_is_reported() {
     let w = find(&d, "warning", "address 0 holds");
     assert!(
         w.msg
-            .starts_with("address 0 holds f (PC 0, my.pp5uc:2), not an idle `dispatch`"),
+            .starts_with("address 0 holds f (PC 0x000, my.pp5uc:2), not an idle `dispatch`"),
         "{}",
         w.msg
     );

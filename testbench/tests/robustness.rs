@@ -270,7 +270,7 @@ fn illegal_microinstruction_faults_with_a_diagnostic_and_stops() {
     assert_eq!(
         faults[0].msg,
         format!(
-            "IGC stopped on an illegal microinstruction at clear (PC {clear}): FC = 1 is set without the FC flag (bit 31)"
+            "IGC stopped on an illegal microinstruction at clear (PC {clear:#05x}): FC = 1 is set without the FC flag (bit 31)"
         )
     );
     // SET never ran; CLEAR never wrote.

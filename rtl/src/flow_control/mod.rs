@@ -89,30 +89,54 @@ impl FcError {
         !matches!(self, FcError::BreakKind { .. })
     }
 
-    pub fn message(&self) -> String {
+    /// The microinstruction it happened at.
+    pub fn pc(&self) -> u16 {
         match self {
-            FcError::LoopStackOverflow { pc } => format!(
-                "flow control at PC {pc}: loop stack overflow (LOOP/REP beyond the mode's depth; the frame was not pushed)"
+            FcError::LoopStackOverflow { pc }
+            | FcError::LoopStackUnderflow { pc }
+            | FcError::AddrStackOverflow { pc }
+            | FcError::AddrStackUnderflow { pc }
+            | FcError::BranchCounterOverflow { pc, .. }
+            | FcError::BreakKind { pc, .. } => *pc,
+        }
+    }
+
+    /// What happened, without where (the simulator names the microinstruction).
+    pub fn what(&self) -> String {
+        match self {
+            FcError::LoopStackOverflow { .. } => {
+                "loop stack overflow (LOOP/REP beyond the mode's depth; the frame was not pushed)"
+                    .into()
+            }
+            FcError::LoopStackUnderflow { .. } => {
+                "loop stack underflow (ENDLOOP/ENDREP/BREAK/CONTINUE outside a loop)".into()
+            }
+            FcError::AddrStackOverflow { .. } => {
+                "address stack overflow (CALL beyond the mode's depth; the return address was lost)"
+                    .into()
+            }
+            FcError::AddrStackUnderflow { .. } => {
+                "address stack underflow (RETURN without CALL; jumped to JUMP_ADDR instead)".into()
+            }
+            FcError::BranchCounterOverflow { pes, .. } => format!(
+                "branch counter overflow at {pes} PE(s) (conditionals nested deeper than the mode allows)"
             ),
-            FcError::LoopStackUnderflow { pc } => format!(
-                "flow control at PC {pc}: loop stack underflow (ENDLOOP/ENDREP/BREAK/CONTINUE outside a loop)"
-            ),
-            FcError::AddrStackOverflow { pc } => format!(
-                "flow control at PC {pc}: address stack overflow (CALL beyond the mode's depth; the return address was lost)"
-            ),
-            FcError::AddrStackUnderflow { pc } => format!(
-                "flow control at PC {pc}: address stack underflow (RETURN without CALL; jumped to JUMP_ADDR instead)"
-            ),
-            FcError::BranchCounterOverflow { pc, pes } => format!(
-                "flow control at PC {pc}: branch counter overflow at {pes} PE(s) (conditionals nested deeper than the mode allows)"
-            ),
-            FcError::BreakKind { pc, op, innermost } => format!(
-                "flow control at PC {pc}: {} inside a {} loop (use {} there)",
+            FcError::BreakKind { op, innermost, .. } => format!(
+                "{} inside a {} loop (use {} there)",
                 op.name(),
                 innermost.name(),
                 if *innermost == LoopKind::Loop { "BREAKLOOP" } else { "BREAKREP" }
             ),
         }
+    }
+
+    /// `flow control at PC 0x0e9: what` ([`FcError::what`]).
+    pub fn message(&self) -> String {
+        format!(
+            "flow control at PC {}: {}",
+            crate::igc::store::pc_text(self.pc()),
+            self.what()
+        )
     }
 }
 

@@ -126,8 +126,14 @@ pub enum IgcEvent {
     /// The IGC stopped on an illegal microinstruction (no status bit in the seed; the
     /// simulator reports it and stops).
     Fault { pc: u16, why: String },
-    /// Something suspicious with no hardware effect (e.g. an address past the 208 bits).
-    Diagnostic(String),
+    /// Something suspicious with no hardware effect (e.g. an address past the 208 bits), at
+    /// the microinstruction at `pc`: `{what} at <pc> {msg}` ([`IgcEvent::diagnostic_text`]).
+    Diagnostic {
+        pc: u16,
+        /// What did it: `microinstruction`, `QEE command`.
+        what: &'static str,
+        msg: String,
+    },
     /// The flow-control unit met a condition the hardware leaves undefined (an error: status
     /// bit 4) or a misuse it only warns about.
     Flow(FcError),
@@ -434,10 +440,13 @@ impl Igc {
         } else if (a as usize) < MEM_BITS {
             Some(a as u8)
         } else {
-            events.push(IgcEvent::Diagnostic(format!(
-                "microinstruction at PC {} addressed pixel-memory bit {a} on port {port}, past the {MEM_BITS} bits; the access was dropped",
-                self.last_pc
-            )));
+            events.push(IgcEvent::Diagnostic {
+                pc: self.last_pc,
+                what: "microinstruction",
+                msg: format!(
+                    "addressed pixel-memory bit {a} on port {port}, past the {MEM_BITS} bits; the access was dropped"
+                ),
+            });
             None
         }
     }
@@ -542,9 +551,13 @@ impl Igc {
         // part of the step); the rare paths that need `&mut self` take a copy.
         let m = &self.last;
         if [m.a.idx, m.b.idx, m.w.idx].contains(&Idx::Al) && self.fc.al().is_none() {
-            events.push(IgcEvent::Diagnostic(format!(
-                "microinstruction at PC {pc} addresses relative to aL outside every LOOP (aL is not valid there; read as 0)"
-            )));
+            events.push(IgcEvent::Diagnostic {
+                pc,
+                what: "microinstruction",
+                msg:
+                    "addresses relative to aL outside every LOOP (aL is not valid there; read as 0)"
+                        .into(),
+            });
         }
         if let Some(instr) = m.fc {
             let m = *m;
@@ -816,14 +829,22 @@ impl Igc {
         for &k in used {
             match self.coef_fbits[k] {
                 Some(f) if f == self.fbits => {}
-                Some(f) => events.push(IgcEvent::Diagnostic(format!(
-                    "QEE command at PC {} re-uses coefficient {} sent at FBITS {f}; FBITS is now {} (coefficients must be sent again after FBITS)",
-                    self.last_pc, NAMES[k], self.fbits
-                ))),
-                None => events.push(IgcEvent::Diagnostic(format!(
-                    "QEE command at PC {} uses coefficient {}, which was not sent since reset or the last microcode load",
-                    self.last_pc, NAMES[k]
-                ))),
+                Some(f) => events.push(IgcEvent::Diagnostic {
+                    pc: self.last_pc,
+                    what: "QEE command",
+                    msg: format!(
+                        "re-uses coefficient {} sent at FBITS {f}; FBITS is now {} (coefficients must be sent again after FBITS)",
+                        NAMES[k], self.fbits
+                    ),
+                }),
+                None => events.push(IgcEvent::Diagnostic {
+                    pc: self.last_pc,
+                    what: "QEE command",
+                    msg: format!(
+                        "uses coefficient {}, which was not sent since reset or the last microcode load",
+                        NAMES[k]
+                    ),
+                }),
             }
         }
     }

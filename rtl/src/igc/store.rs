@@ -15,6 +15,12 @@ use super::microinstruction::{decode, Illegal, Microinstruction, WORDS_PER_UINST
 
 /// Microinstructions in the control store (the TARGET field is 11 bits).
 pub const CONTROL_STORE_UINSTS: usize = 2048;
+
+/// A microinstruction address as every message, the listing (`pp5 asm --listing`'s `uinst`
+/// column), the profile and the `.gtkw`'s PC show it: hexadecimal, three digits (`0x0e9`).
+pub fn pc_text(pc: impl Into<u32>) -> String {
+    format!("0x{:03x}", pc.into())
+}
 /// 32-bit words of the control store.
 pub const CONTROL_STORE_WORDS: usize = CONTROL_STORE_UINSTS * WORDS_PER_UINST;
 /// First word of the dispatch RAM.

@@ -99,6 +99,7 @@ impl BoardEvents {
             }
             IgcEvent::Unwritten { pc, from } => {
                 let from = cx.names.name(u32::from(*from));
+                let pc = pp5_rtl::igc::store::pc_text(*pc);
                 cx.report(
                     "warning",
                     format!(
@@ -106,12 +107,17 @@ impl BoardEvents {
                     ),
                 )
             }
-            IgcEvent::Diagnostic(m) => cx.report("warning", m.clone()),
+            IgcEvent::Diagnostic { pc, what, msg } => {
+                let at = cx.names.name(u32::from(*pc));
+                cx.report("warning", format!("{what} at {at} {msg}"))
+            }
             IgcEvent::Flow(e) => {
+                let at = cx.names.name(u32::from(e.pc()));
+                let m = format!("flow control at {at}: {}", e.what());
                 if e.is_error() {
-                    cx.report("error", format!("flow-control error (status bit 4): {}", e.message()))
+                    cx.report("error", format!("flow-control error (status bit 4): {m}"))
                 } else {
-                    cx.report("warning", e.message())
+                    cx.report("warning", m)
                 }
             }
             IgcEvent::XferConflict { pc, bit, port } => self.conflict(*pc, *bit, port, cx),
@@ -140,10 +146,11 @@ impl BoardEvents {
             ),
             None => "a transfer".into(),
         };
+        let at = cx.names.name(u32::from(pc));
         cx.report(
             "warning",
             format!(
-                "{name} accessed pixel-memory bit {bit} (port {port}, PC {pc}) during {xfer}: bits 0-31 belong to the transfer, so the command was not executed correctly (the access read 0 / wrote nothing; seed §III.4.2.5.2: use BSWAIT first)"
+                "{name} accessed pixel-memory bit {bit} (port {port}, at {at}) during {xfer}: bits 0-31 belong to the transfer, so the command was not executed correctly (the access read 0 / wrote nothing; seed §III.4.2.5.2: use BSWAIT first)"
             ),
         );
     }

@@ -89,7 +89,8 @@ impl Observer for Breakpoint {
         if executed && self.until == Until::NextUinst {
             self.reached = Some(format!(
                 "breakpoint: the IGC executed PC {} in cycle {}",
-                igc.last_pc, cx.cycle
+                pp5_rtl::igc::store::pc_text(igc.last_pc),
+                cx.cycle
             ));
         }
         if let Until::Uinst { pc, hits, name } = &self.until {
@@ -102,7 +103,8 @@ impl Observer for Breakpoint {
                         format!(" for the {} time", ordinal(*hits))
                     };
                     self.reached = Some(format!(
-                        "breakpoint: the IGC executed {name} (PC {pc}){time} in cycle {}",
+                        "breakpoint: the IGC executed {name} (PC {}){time} in cycle {}",
+                        pp5_rtl::igc::store::pc_text(*pc),
                         cx.cycle
                     ));
                 }

@@ -2,6 +2,7 @@
 //! (`ABS+3`), its store address, and, when the run has the microcode's sources, the source
 //! line it came from (`ABS+3 (PC 233, my.pp5uc:12)`).
 
+use pp5_rtl::igc::store::pc_text;
 use pp5_rtl::igc::UinstNames;
 
 /// The booted image's labels and, if known, each microinstruction's source position.
@@ -53,8 +54,9 @@ impl MicrocodeNames {
             .filter(|p| !p.is_empty())
     }
 
-    /// `label+offset (PC n, file:line)`, leaving out what is not known: `label (PC n)` at a
-    /// label, `PC n` before every label.
+    /// `label+offset (PC 0x0e9, file:line)`, leaving out what is not known: `label (PC 0x0e9)`
+    /// at a label, `PC 0x0e9` before every label (hexadecimal as the listing,
+    /// [`pc_text`]).
     pub fn name(&self, pc: u32) -> String {
         let at = match self.label_of(pc) {
             Some((l, 0)) => format!("{l} "),
@@ -62,9 +64,9 @@ impl MicrocodeNames {
             None => String::new(),
         };
         match self.position(pc) {
-            Some(pos) => format!("{at}(PC {pc}, {pos})"),
-            None if at.is_empty() => format!("PC {pc}"),
-            None => format!("{at}(PC {pc})"),
+            Some(pos) => format!("{at}(PC {}, {pos})", pc_text(pc)),
+            None if at.is_empty() => format!("PC {}", pc_text(pc)),
+            None => format!("{at}(PC {})", pc_text(pc)),
         }
     }
 }
@@ -78,15 +80,15 @@ mod tests {
         let labels = [("b".into(), 5), ("a".into(), 2)];
         let mut n = MicrocodeNames::new(None);
         n.set_labels(&labels);
-        assert_eq!(n.name(0), "PC 0");
-        assert_eq!(n.name(2), "a (PC 2)");
-        assert_eq!(n.name(4), "a+2 (PC 4)");
-        assert_eq!(n.name(7), "b+2 (PC 7)");
+        assert_eq!(n.name(0), "PC 0x000");
+        assert_eq!(n.name(2), "a (PC 0x002)");
+        assert_eq!(n.name(4), "a+2 (PC 0x004)");
+        assert_eq!(n.name(17), "b+12 (PC 0x011)");
         let pos = |p: &str| (Box::from("x"), Box::from(p));
         let mut n = MicrocodeNames::new(Some(&[pos(""), pos(""), pos("x.pp5uc:3")]));
         n.set_labels(&labels);
-        assert_eq!(n.name(2), "a (PC 2, x.pp5uc:3)");
-        assert_eq!(n.name(1), "PC 1");
+        assert_eq!(n.name(2), "a (PC 0x002, x.pp5uc:3)");
+        assert_eq!(n.name(1), "PC 0x001");
         assert_eq!(n.label_of(6), Some(("b", 1)));
     }
 }

@@ -10,6 +10,7 @@ pub mod profile;
 
 use crate::asm::microcode::{self, McImage, SourceMap, StoreSource};
 use crate::engine::Until;
+use pp5_rtl::igc::store::pc_text;
 use pp5_rtl::igc::UinstNames;
 
 /// The microcode sources of an image: the `(file, text)` parts it was assembled from, in
@@ -254,8 +255,9 @@ pub fn resolve_until(spec: &str, image: &McImage) -> Result<Until, String> {
     if pc >= end {
         return Err(format!(
             "--until {spec}: {label}+{offset} is past the end of its routine: {label} has {n} \
-             microinstruction{s} ({label}+0..{label}+{last}, PC {base}..{})",
-            end.saturating_sub(1),
+             microinstruction{s} ({label}+0..{label}+{last}, PC {}..{})",
+            pc_text(base),
+            pc_text(end.saturating_sub(1)),
             n = end - base,
             s = if end - base == 1 { "" } else { "s" },
             last = (end - base).saturating_sub(1),

@@ -7,6 +7,7 @@ use super::MicrocodeSources;
 use crate::engine::{MicrocodeProfile, Outside};
 use crate::records::CauseCounts;
 use pp5_rtl::cause::Cause;
+use pp5_rtl::igc::store::pc_text;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -52,12 +53,13 @@ impl Profile {
             let src = sources.and_then(|s| s.uinst(pc as u32));
             let routine = match src {
                 Some(e) => e.routine.clone().unwrap_or_else(|| e.at()),
-                None => label_of(pc as u32).map_or(format!("PC {pc}"), |(l, _)| l),
+                None => label_of(pc as u32)
+                    .map_or_else(|| format!("PC {}", pc_text(pc as u32)), |(l, _)| l),
             };
             routines.entry(routine).or_default().merge(c);
             let line = match src {
                 Some(e) => (e.file.clone(), e.line),
-                None => (format!("PC {pc}"), 0),
+                None => (format!("PC {}", pc_text(pc as u32)), 0),
             };
             lines.entry(line).or_default().merge(c);
         }

@@ -164,8 +164,8 @@ impl Machine {
             "stopped on an illegal microinstruction"
         };
         Some(StopReason::Stuck(format!(
-            "the IGC {what} at PC {} before this run, and nothing else can happen",
-            igc.pc
+            "the IGC {what} at {} before this run, and nothing else can happen",
+            sim.microinstruction_name(u32::from(igc.pc))
         )))
     }
 

@@ -95,7 +95,7 @@ def test_a_microcode_self_loop_raises_at_once_on_the_next_run():
     assert e.value.outcome.stop == "stuck"
     for stream, limit in ((None, 100_000_000), ("SETENABS\n", 1_000), ("SETENABS\n", None)):
         before = board.cycle
-        again = r"spin \(PC \d+\), a jump to itself, .*only a Ring reset"
+        again = r"spin \(PC 0x[0-9a-f]{3}\), a jump to itself, .*only a Ring reset"
         with pytest.raises(pp5.Stuck, match=again) as e:
             board.run(stream, max_cycles=limit)
         assert e.value.outcome.stop == "stuck"

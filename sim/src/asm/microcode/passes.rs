@@ -396,9 +396,9 @@ mod suggestions {
             e.contains("unknown label `loop_tpo` (did you mean `loop_top`?)"),
             "{e}"
         );
-        let e = err(".command F() -> fo\nidle: dispatch\nfoo: dispatch\n");
+        let e = err(".command F() -> fooo\nidle: dispatch\nfoo: dispatch\n");
         assert!(
-            e.contains("entry label `fo` of F is not defined (did you mean `foo`?)"),
+            e.contains("entry label `fooo` of F is not defined (did you mean `foo`?)"),
             "{e}"
         );
         let e = err("idle: dispach\n");
