@@ -1,7 +1,7 @@
 //! `pp5 asm`: assemble microcode, write its image and C header, print its opcode table.
 
 use crate::common::load_microcode_sources;
-use crate::files::{check_outputs, write_or_print};
+use crate::files::{check_outputs, noted, write_or_print, Output};
 use crate::{Fail, EXIT_IO, EXIT_USAGE};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -24,8 +24,21 @@ pub struct AsmArgs {
     listing: Option<PathBuf>,
 }
 
+/// The files `pp5 asm` writes.
+pub fn outputs(a: &AsmArgs) -> Vec<Output> {
+    [
+        ("output", &a.output),
+        ("header", &a.header),
+        ("listing", &a.listing),
+    ]
+    .into_iter()
+    .filter_map(|(id, p)| p.clone().map(|p| Output::new("asm", id, p)))
+    .collect()
+}
+
 /// Run `pp5 asm`.
 pub fn run(args: AsmArgs) -> Result<u8, Fail> {
+    let outputs = outputs(&args);
     let AsmArgs {
         source,
         output,
@@ -33,16 +46,10 @@ pub fn run(args: AsmArgs) -> Result<u8, Fail> {
         listing,
     } = args;
     let inputs: Vec<&Path> = source.iter().map(PathBuf::as_path).collect();
-    let outputs: Vec<(&str, PathBuf)> = [
-        ("-o", &output),
-        ("--header", &header),
-        ("--listing", &listing),
-    ]
-    .into_iter()
-    .filter_map(|(w, p)| p.clone().map(|p| (w, p)))
-    .collect();
     check_outputs(&inputs, &outputs)?;
     let (image, sources) = load_microcode_sources(source.as_slice())?;
+    // From here a failure takes back the outputs already written.
+    let noted = noted(&outputs);
     if let Some(l) = &listing {
         let Some(src) = &sources else {
             return Err(Fail(
@@ -68,6 +75,7 @@ pub fn run(args: AsmArgs) -> Result<u8, Fail> {
     if let Some(h) = &header {
         write_or_print(Some(h), &pp5_sim::asm::header::c_header(&image.table))?;
     }
+    noted.keep();
     out!("{}", pp5_sim::asm::header::table_text(&image));
     Ok(0)
 }

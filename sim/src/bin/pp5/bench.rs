@@ -2,11 +2,15 @@
 //! the N-Renderer system; or the benchmark's streams saved for a profiler.
 
 use crate::common::load_microcode;
+use crate::files::{check_outputs, streams_dir, Output};
 use crate::{Fail, EXIT_IO};
 use clap::Args;
 use pp5_sim::bench::BenchFigure;
 use pp5_sim::microcode_view::MicrocodeSources;
 use std::path::PathBuf;
+
+/// The files `--save-streams DIR` writes ([`pp5_sim::bench::save_streams`] names them).
+const SAVED_STREAMS: [&str; 2] = ["alu.bin", "triangles.pp5s"];
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -36,13 +40,28 @@ pub struct BenchArgs {
     render: bool,
 }
 
+/// The files `pp5 bench` writes.
+pub fn outputs(a: &BenchArgs) -> Vec<Output> {
+    (a.save_streams.iter())
+        .flat_map(|d| SAVED_STREAMS.map(|n| Output::new("bench", "save_streams", d.join(n))))
+        .collect()
+}
+
 /// Run `pp5 bench`.
 pub fn run(args: BenchArgs) -> Result<u8, Fail> {
     let image = load_microcode(&[])?;
     if let Some(dir) = &args.save_streams {
-        crate::files::streams_dir(dir)?;
+        let outputs = outputs(&args);
+        let mut noted = pp5_sim::out_file::Outputs::new();
+        streams_dir(dir, &mut noted)?;
+        check_outputs(&[], &outputs)?;
+        for o in &outputs {
+            noted.note(&o.path);
+        }
         let paths =
             pp5_sim::bench::save_streams(&image, args.reps, dir).map_err(|e| Fail(EXIT_IO, e))?;
+        debug_assert!(paths.iter().zip(&outputs).all(|(p, o)| *p == o.path));
+        noted.keep();
         for p in paths {
             outln!("{}", p.display());
         }

@@ -1,7 +1,7 @@
 //! `pp5 demo`: the built-in example stream, written beside its waveform and run.
 
 use crate::common::{load_microcode_sources, Common};
-use crate::files::{check_outputs, run_outputs};
+use crate::files::{check_outputs, noted, run_outputs, Output};
 use crate::{input, io_fail, Fail};
 use clap::Args;
 use pp5_sim::image::{ImageKind, ImageSpec};
@@ -37,27 +37,45 @@ fn default_images(wave: &Path) -> [ImageSpec; 2] {
     ]
 }
 
+/// The files `pp5 demo` writes: its stream beside the waveform (written first), the
+/// waveform and its `.gtkw`, the pictures (the default ones beside the waveform), the memory
+/// dump and the coverage.
+pub fn outputs(a: &DemoArgs) -> Vec<Output> {
+    let stream = a.wave.with_extension("pp5s");
+    let mut out = vec![Output::beside("demo", "wave", "demo stream", stream)];
+    out.extend(run_outputs("demo", &a.common, Some(("wave", &a.wave))));
+    if a.common.image.is_empty() {
+        out.extend(
+            default_images(&a.wave)
+                .map(|i| Output::beside("demo", "wave", "default picture", i.path)),
+        );
+    }
+    out
+}
+
 /// Run `pp5 demo`.
 pub fn run(args: DemoArgs) -> Result<u8, Fail> {
+    let outputs = outputs(&args);
+    let inputs: Vec<&Path> = args.common.microcode.iter().map(PathBuf::as_path).collect();
+    check_outputs(&inputs, &outputs)?;
     let DemoArgs { wave, mut common } = args;
     let (image, sources) = load_microcode_sources(&common.microcode)?;
     let stream = pp5_sim::demo::full_demo_stream(&image.table).map_err(input)?;
     if common.image.is_empty() {
         common.image.extend(default_images(&wave));
     }
+    // From here a failure takes back the outputs already written.
+    let noted = noted(&outputs);
     let src = wave.with_extension("pp5s");
-    let inputs: Vec<&Path> = common.microcode.iter().map(PathBuf::as_path).collect();
-    // The demo stream first: it is written first.
-    let mut outputs = vec![("the demo stream", src.clone())];
-    outputs.extend(run_outputs(&common, Some(("--wave", &wave))));
-    check_outputs(&inputs, &outputs)?;
     pp5_sim::out_file::write(&src, pp5_sim::demo::full_demo_text()).map_err(io_fail)?;
     errln!("demo stream: {} (edit it and `pp5 run` it)", src.display());
-    crate::simulate::simulate(
+    let code = crate::simulate::simulate(
         &stream,
         &common,
         Some(wave),
         (&image, sources.as_ref()),
         None,
-    )
+    )?;
+    noted.keep();
+    Ok(code)
 }

@@ -3,10 +3,147 @@
 //! one file interleave); an output's extension says what its flag writes; every output can be
 //! written. Files that exist and are not regular (`/dev/null`, a FIFO) are exempt from the
 //! first two checks.
+//!
+//! [`OUTPUT_OPTIONS`] lists every option that makes a subcommand write a file, and
+//! [`INPUT_OPTIONS`] every one that names a file it reads: the unit tests in `main.rs` walk the
+//! CLI's definition and fail for an option that names a file and is in neither, and try every
+//! output option against every input and every other output.
 
 use crate::common::Common;
 use crate::{io_fail, Fail, EXIT_USAGE};
 use std::path::{Path, PathBuf};
+
+/// An option that makes its subcommand write a file (or files into a directory).
+pub struct OutputOption {
+    /// The subcommand.
+    pub sub: &'static str,
+    /// The argument's id in the CLI's definition (the field's name).
+    pub id: &'static str,
+    /// The option as messages name it.
+    pub flag: &'static str,
+    /// The extensions (without the dot, any case) its file must have; empty: any name.
+    pub extensions: &'static [&'static str],
+}
+
+const fn out(
+    sub: &'static str,
+    id: &'static str,
+    flag: &'static str,
+    extensions: &'static [&'static str],
+) -> OutputOption {
+    OutputOption {
+        sub,
+        id,
+        flag,
+        extensions,
+    }
+}
+
+const WAVE: &[&str] = &["vcd", "fst"];
+const PNG: &[&str] = &["png"];
+
+/// Every option that makes a subcommand write files: each goes through [`check_outputs`]
+/// (the `.gtkw` beside a waveform and the files in a `--save-streams` directory under the
+/// option that makes them).
+pub const OUTPUT_OPTIONS: &[OutputOption] = &[
+    out("demo", "wave", "--wave", WAVE),
+    out("demo", "dump_mem", "--dump-mem", &[]),
+    out("demo", "image", "--image", PNG),
+    out("demo", "coverage", "--coverage", &[]),
+    out("run", "vcd", "--vcd", &["vcd"]),
+    out("run", "fst", "--fst", &["fst"]),
+    out("run", "tx_out", "--tx-out", &[]),
+    out("run", "dump_mem", "--dump-mem", &[]),
+    out("run", "image", "--image", PNG),
+    out("run", "coverage", "--coverage", &[]),
+    out("asm", "output", "-o", &[]),
+    out("asm", "header", "--header", &[]),
+    out("asm", "listing", "--listing", &[]),
+    out("stream", "output", "-o", &[]),
+    out("render", "output", "-o", PNG),
+    out("render", "wave", "--wave", WAVE),
+    out("render", "system_wave", "--system-wave", WAVE),
+    out("render", "timeline", "--timeline", &["svg"]),
+    out("render", "coverage", "--coverage", &[]),
+    out("render", "save_streams", "--save-streams", &[]),
+    out("bench", "save_streams", "--save-streams", &[]),
+];
+
+/// Every option (subcommand, argument id) that names a file a subcommand reads (for the unit
+/// tests: each command lists its inputs itself).
+#[cfg(test)]
+pub const INPUT_OPTIONS: &[(&str, &str)] = &[
+    ("demo", "microcode"),
+    ("run", "stream"),
+    ("run", "bs"),
+    ("run", "microcode"),
+    ("asm", "source"),
+    ("stream", "input"),
+    ("stream", "microcode"),
+    ("render", "obj"),
+];
+
+/// The entry of [`OUTPUT_OPTIONS`] for option `id` of subcommand `sub` (one that is missing
+/// is a mistake of this program: the unit tests find it).
+pub fn output_option(sub: &str, id: &str) -> &'static OutputOption {
+    OUTPUT_OPTIONS
+        .iter()
+        .find(|o| o.sub == sub && o.id == id)
+        .unwrap_or_else(|| panic!("{sub} {id} is not in OUTPUT_OPTIONS"))
+}
+
+/// A file a command writes: the option that makes it, what messages call it, its path.
+pub struct Output {
+    pub option: &'static OutputOption,
+    /// The option's flag for the file it names, else what the file is to it (`--vcd's .gtkw`).
+    pub what: String,
+    pub path: PathBuf,
+}
+
+impl Output {
+    /// The file option `id` of `sub` names.
+    pub fn new(sub: &str, id: &str, path: PathBuf) -> Output {
+        let option = output_option(sub, id);
+        Output {
+            option,
+            what: option.flag.to_string(),
+            path,
+        }
+    }
+
+    /// A file option `id` of `sub` makes beside the one it names: `what` it is to it.
+    pub fn beside(sub: &str, id: &str, what: &str, path: PathBuf) -> Output {
+        let option = output_option(sub, id);
+        Output {
+            option,
+            what: format!("{}'s {what}", option.flag),
+            path,
+        }
+    }
+
+    /// A waveform (option `id` of `sub`) and its `.gtkw`.
+    pub fn wave(sub: &str, id: &str, path: &Path) -> [Output; 2] {
+        [
+            Output::new(sub, id, path.to_path_buf()),
+            Output::beside(sub, id, ".gtkw", path.with_extension("gtkw")),
+        ]
+    }
+
+    /// The file the option names (not one made beside it).
+    fn named_by_option(&self) -> bool {
+        self.what == self.option.flag
+    }
+}
+
+/// Note every output in `outputs` before the work that writes them
+/// ([`pp5_sim::out_file::Outputs`]): on a failure they are taken back together.
+pub fn noted(outputs: &[Output]) -> pp5_sim::out_file::Outputs {
+    let mut noted = pp5_sim::out_file::Outputs::new();
+    for o in outputs {
+        noted.note(&o.path);
+    }
+    noted
+}
 
 /// What identifies a file: its device and inode when it exists, else its absolute path.
 #[derive(PartialEq, Eq)]
@@ -30,28 +167,30 @@ fn identity(p: &Path) -> Option<FileId> {
     }
 }
 
-/// Check the outputs before the work that makes them: [`check_distinct`], the extensions of
-/// the waveform (`--vcd`, `--fst`, `--wave`) and image (`--image`) flags
-/// ([`check_extension`]), then every output can be written ([`check_writable`]).
-pub fn check_outputs(inputs: &[&Path], outputs: &[(&str, PathBuf)]) -> Result<(), Fail> {
+/// Check the outputs before the work that makes them: [`check_distinct`], the extensions
+/// [`OUTPUT_OPTIONS`] gives ([`check_extension`]), then every output can be written
+/// ([`check_writable`]).
+pub fn check_outputs(inputs: &[&Path], outputs: &[Output]) -> Result<(), Fail> {
     check_distinct(inputs, outputs)?;
-    for (flag, p) in outputs {
-        match *flag {
-            "--vcd" => check_extension(flag, p, &["vcd"])?,
-            "--fst" => check_extension(flag, p, &["fst"])?,
-            "--wave" => check_extension(flag, p, &["vcd", "fst"])?,
-            "--image" => check_extension(flag, p, &["png"])?,
-            _ => {}
-        }
-    }
+    check_extensions(outputs)?;
     check_writable(outputs)
 }
 
-/// Every output can be written: its directory exists and takes a file (exit code 1 naming
-/// the file, as a failed write).
-pub fn check_writable(outputs: &[(&str, PathBuf)]) -> Result<(), Fail> {
-    for (_, p) in outputs {
-        pp5_sim::out_file::OutFile::new(p)
+/// [`check_extension`] of every file an option names, by its entry in [`OUTPUT_OPTIONS`].
+pub fn check_extensions(outputs: &[Output]) -> Result<(), Fail> {
+    for o in outputs {
+        if o.named_by_option() && !o.option.extensions.is_empty() {
+            check_extension(&o.what, &o.path, o.option.extensions)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every output can be written: its directory exists and takes a file, and it is not a
+/// directory or a full device (exit code 1 naming the file, as a failed write).
+pub fn check_writable(outputs: &[Output]) -> Result<(), Fail> {
+    for o in outputs {
+        pp5_sim::out_file::OutFile::new(&o.path)
             .check()
             .map_err(io_fail)?;
     }
@@ -59,14 +198,14 @@ pub fn check_writable(outputs: &[(&str, PathBuf)]) -> Result<(), Fail> {
 }
 
 /// Refuse (usage error, exit code 2) an output that is an input or the same file as another
-/// output. `outputs` are (what it is, e.g. `--vcd`, path).
-pub fn check_distinct(inputs: &[&Path], outputs: &[(&str, PathBuf)]) -> Result<(), Fail> {
+/// output; the message names the options.
+pub fn check_distinct(inputs: &[&Path], outputs: &[Output]) -> Result<(), Fail> {
     let ins: Vec<(&Path, FileId)> = inputs
         .iter()
         .filter_map(|p| identity(p).map(|id| (*p, id)))
         .collect();
     let mut seen: Vec<(&str, &Path, FileId)> = Vec::new();
-    for (what, p) in outputs {
+    for Output { what, path: p, .. } in outputs {
         let Some(id) = identity(p) else { continue };
         if let Some((input, _)) = ins.iter().find(|(_, i)| *i == id) {
             return Err(Fail(
@@ -84,24 +223,21 @@ pub fn check_distinct(inputs: &[&Path], outputs: &[(&str, PathBuf)]) -> Result<(
                 format!("{what} {} and {other} are the same file", p.display()),
             ));
         }
-        seen.push((what, p, id));
+        seen.push((what.as_str(), p, id));
     }
     Ok(())
 }
 
-/// The files a run writes besides `--tx-out`: the waveform (named by its flag) and its
-/// `.gtkw`, the memory dump, the images.
-pub fn run_outputs(
-    common: &Common,
-    wave: Option<(&'static str, &Path)>,
-) -> Vec<(&'static str, PathBuf)> {
+/// The files a run of `sub` (`run` or `demo`) writes besides `--tx-out`: the waveform (the
+/// option `wave` names) and its `.gtkw`, the memory dump, the images, the coverage.
+pub fn run_outputs(sub: &str, common: &Common, wave: Option<(&str, &Path)>) -> Vec<Output> {
     let mut out = Vec::new();
-    if let Some((flag, w)) = wave {
-        out.push((flag, w.to_path_buf()));
-        out.push(("the .gtkw", w.with_extension("gtkw")));
+    if let Some((id, w)) = wave {
+        out.extend(Output::wave(sub, id, w));
     }
-    out.extend(common.dump_mem.clone().map(|p| ("--dump-mem", p)));
-    out.extend(common.image.iter().map(|i| ("--image", i.path.clone())));
+    out.extend((common.dump_mem.iter()).map(|p| Output::new(sub, "dump_mem", p.clone())));
+    out.extend((common.image.iter()).map(|i| Output::new(sub, "image", i.path.clone())));
+    out.extend((common.coverage.iter()).map(|p| Output::new(sub, "coverage", p.clone())));
     out
 }
 
@@ -147,8 +283,9 @@ pub fn check_extension(flag: &str, path: &Path, extensions: &[&str]) -> Result<(
 /// A `--save-streams` directory, as `render` and `bench` both take it: made when missing,
 /// but not its parents (like every other output, it goes into a directory that exists:
 /// a mistyped parent is an error, not a new tree); a file in its place is refused. An error
-/// exits 1 naming it.
-pub fn streams_dir(dir: &Path) -> Result<(), Fail> {
+/// exits 1 naming it. A directory made here is noted in `noted` (removed again, when empty,
+/// if the command fails).
+pub fn streams_dir(dir: &Path, noted: &mut pp5_sim::out_file::Outputs) -> Result<(), Fail> {
     if dir.exists() && !dir.is_dir() {
         return Err(Fail(
             crate::EXIT_IO,
@@ -158,5 +295,8 @@ pub fn streams_dir(dir: &Path) -> Result<(), Fail> {
     if dir.is_dir() {
         return Ok(());
     }
-    std::fs::create_dir(dir).map_err(|e| Fail(crate::EXIT_IO, format!("{}: {e}", dir.display())))
+    std::fs::create_dir(dir)
+        .map_err(|e| Fail(crate::EXIT_IO, format!("{}: {e}", dir.display())))?;
+    noted.made_dir(dir);
+    Ok(())
 }

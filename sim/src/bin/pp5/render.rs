@@ -1,8 +1,8 @@
 //! `pp5 render`: a scene drawn by a simulated Pixel-Planes 5 system, its picture and its timing
 //! study (docs/rendering.md).
 
-use crate::files::{check_distinct, check_extension, check_writable, streams_dir};
-use crate::{Fail, EXIT_HW_ERROR, EXIT_INPUT, EXIT_IO};
+use crate::files::{check_distinct, check_extensions, check_writable, streams_dir, Output};
+use crate::{Fail, EXIT_HW_ERROR, EXIT_INPUT, EXIT_IO, EXIT_USAGE};
 use clap::{Args, ValueEnum};
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::exit::INTERRUPTED as EXIT_INTERRUPTED;
@@ -128,76 +128,62 @@ fn input(m: impl std::fmt::Display) -> Fail {
     Fail(EXIT_INPUT, m.to_string())
 }
 
-/// The mesh the arguments name (`None`: `--scene help` was answered).
-fn load_mesh(a: &RenderArgs) -> Result<Option<(scene::Mesh, String)>, Fail> {
+/// The mesh the arguments name and its name, and the `.mtl` libraries an OBJ file names
+/// (inputs no output may overwrite). An OBJ file is read once: it may be a pipe or a FIFO.
+fn load_mesh(a: &RenderArgs) -> Result<(scene::Mesh, String, Vec<PathBuf>), Fail> {
+    let scene_error = |e: scene::SceneError| match e {
+        // A file that cannot be read is an I/O error, as for streams.
+        scene::SceneError::Io { .. } => Fail(EXIT_IO, e.to_string()),
+        e => input(e),
+    };
     match (&a.obj, &a.scene) {
-        (Some(_), Some(_)) => Err(Fail(2, "give an OBJ file or --scene, not both".into())),
-        (Some(p), None) => Ok(Some((
-            scene::load_obj(p).map_err(|e| match e {
-                // A file that cannot be read is an I/O error, as for streams.
-                scene::SceneError::Io { .. } => Fail(EXIT_IO, e.to_string()),
-                e => input(e),
-            })?,
-            p.display().to_string(),
-        ))),
+        (Some(p), _) => {
+            let data = scene::read_obj(p).map_err(scene_error)?;
+            let libraries = material_libraries(p, &data);
+            let mesh = scene::load_obj_bytes(p, data).map_err(scene_error)?;
+            Ok((mesh, p.display().to_string(), libraries))
+        }
         (None, spec) => {
             let spec = spec.as_deref().unwrap_or("spheres");
-            if spec == "help" {
-                out!("{}", scene::builtin_help());
-                return Ok(None);
-            }
-            Ok(Some((
-                scene::builtin(spec).map_err(input)?,
-                spec.to_string(),
-            )))
+            let mesh = scene::builtin(spec).map_err(input)?;
+            Ok((mesh, spec.to_string(), Vec::new()))
         }
     }
 }
 
 /// The files `pp5 render` writes, named as [`check_distinct`] reports them.
-fn outputs(a: &RenderArgs) -> Vec<(&'static str, PathBuf)> {
-    let mut outputs = vec![("-o", a.output.clone())];
+pub fn outputs(a: &RenderArgs) -> Vec<Output> {
+    let mut outputs = vec![Output::new("render", "output", a.output.clone())];
     if let Some(w) = &a.wave {
-        outputs.push(("--wave", w.clone()));
-        outputs.push(("the .gtkw", w.with_extension("gtkw")));
+        outputs.extend(Output::wave("render", "wave", w));
     }
     if let Some(w) = &a.system_wave {
-        outputs.push(("--system-wave", w.clone()));
-        outputs.push(("the .gtkw", w.with_extension("gtkw")));
+        outputs.extend(Output::wave("render", "system_wave", w));
     }
     if let Some(t) = &a.timeline {
-        outputs.push(("--timeline", t.clone()));
+        outputs.push(Output::new("render", "timeline", t.clone()));
     }
     if let Some(c) = &a.coverage {
-        outputs.push(("--coverage", c.clone()));
+        outputs.push(Output::new("render", "coverage", c.clone()));
     }
     if let Some(dir) = &a.save_streams {
-        outputs.push(("--save-streams", dir.join("render.pp5uc")));
+        let file = |name: String| Output::new("render", "save_streams", dir.join(name));
+        outputs.push(file("render.pp5uc".into()));
         for k in 0..a.renderers.min(render::system::MAX_RENDERERS) {
-            outputs.push(("--save-streams", dir.join(format!("renderer-{k}.pp5s"))));
-            outputs.push(("--save-streams", dir.join(format!("renderer-{k}.bin"))));
+            outputs.push(file(format!("renderer-{k}.pp5s")));
+            outputs.push(file(format!("renderer-{k}.bin")));
         }
     }
     outputs
 }
 
-/// The `.mtl` libraries an OBJ file names (`mtllib NAME`, relative to the OBJ's directory, as
-/// the loader takes them): inputs no output may overwrite. A file that cannot be read names
-/// none (loading it reports why).
-fn material_libraries(obj: &Path) -> Vec<PathBuf> {
-    use std::io::BufRead as _;
-    let Ok(file) = std::fs::File::open(obj) else {
-        return Vec::new();
-    };
+/// The `.mtl` libraries the OBJ file `obj` (its bytes `data`) names (`mtllib NAME`, relative
+/// to the OBJ's directory, as the loader takes them).
+fn material_libraries(obj: &Path, data: &[u8]) -> Vec<PathBuf> {
     let dir = obj.parent().unwrap_or(Path::new(""));
     let mut libs = Vec::new();
-    // No more than an input may hold (`/dev/zero` is refused by the loader, not read here).
-    let file = std::io::Read::take(file, pp5_sim::input::MAX_INPUT_BYTES);
-    for line in std::io::BufReader::new(file)
-        .split(b'\n')
-        .map_while(Result::ok)
-    {
-        let line = String::from_utf8_lossy(&line);
+    for line in data.split(|&b| b == b'\n') {
+        let line = String::from_utf8_lossy(line);
         let line = line.trim();
         if line.split_whitespace().next() == Some("mtllib") {
             // The rest of the line is one name (names may hold spaces), as tobj reads it.
@@ -237,32 +223,16 @@ fn render_options(a: &RenderArgs) -> RenderOptions {
 
 /// Run `pp5 render`.
 pub fn run(a: RenderArgs) -> Result<u8, Fail> {
-    // From here on a stop signal is seen (and one inherited as ignored stays ignored).
-    let _ = crate::interrupt::flag();
-    let mut inputs: Vec<PathBuf> = a.obj.iter().cloned().collect();
-    inputs.extend(a.obj.as_deref().map(material_libraries).unwrap_or_default());
-    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    let outputs = outputs(&a);
-    check_distinct(&inputs, &outputs)?;
-    check_extension("-o", &a.output, &["png"])?;
-    if let Some(w) = &a.wave {
-        check_extension("--wave", w, &["vcd", "fst"])?;
+    if a.obj.is_some() && a.scene.is_some() {
+        return Err(Fail(
+            EXIT_USAGE,
+            "give an OBJ file or --scene, not both".into(),
+        ));
     }
-    if let Some(w) = &a.system_wave {
-        check_extension("--system-wave", w, &["vcd", "fst"])?;
-    }
-    if let Some(t) = &a.timeline {
-        check_extension("--timeline", t, &["svg"])?;
-    }
-    let Some((mesh, name)) = load_mesh(&a)? else {
+    if a.scene.as_deref() == Some("help") {
+        out!("{}", scene::builtin_help());
         return Ok(0);
-    };
-    if let Some(dir) = &a.save_streams {
-        streams_dir(dir)?;
     }
-    check_writable(&outputs)?;
-    let opts = render_options(&a);
-    opts.view.validate().map_err(input)?;
     let (cols, rows) = (a.screen.0.div_ceil(128), a.screen.1.div_ceil(128));
     if let Some((i, j)) = a.region {
         if i >= cols || j >= rows {
@@ -270,6 +240,28 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
                 "--region {i},{j}: the screen has regions 0..{cols} across and 0..{rows} down"
             )));
         }
+    }
+    // The OBJ is read first, once (it may be a pipe): it names the `.mtl` libraries no output
+    // may overwrite. Then every output is checked, before the work.
+    let (mesh, name, libraries) = load_mesh(&a)?;
+    let mut inputs: Vec<&Path> = a.obj.iter().map(PathBuf::as_path).collect();
+    inputs.extend(libraries.iter().map(PathBuf::as_path));
+    let outputs = outputs(&a);
+    check_distinct(&inputs, &outputs)?;
+    check_extensions(&outputs)?;
+    // A failure from here takes back what was written (a `--save-streams` directory made).
+    let mut noted = pp5_sim::out_file::Outputs::new();
+    if let Some(dir) = &a.save_streams {
+        streams_dir(dir, &mut noted)?;
+    }
+    check_writable(&outputs)?;
+    let opts = render_options(&a);
+    opts.view.validate().map_err(input)?;
+    // From here on a stop signal is seen (and one inherited as ignored stays ignored);
+    // before, while the OBJ is read, it ends the program as it would any other.
+    let _ = crate::interrupt::flag();
+    for o in &outputs {
+        noted.note(&o.path);
     }
     let image = Arc::new(pp5_sim::asm::microcode::render_image());
     let feed = (!a.renderers_only).then_some(render::system::Feed {
@@ -294,6 +286,7 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     }
     if let (Some(wave), Some((i, j))) = (&a.wave, a.region) {
         if !write_region_wave(wave, (j * cols + i) as usize, &r, &image)? {
+            noted.keep();
             errln!(
                 "pp5: interrupted: the frame {} is written, the waveform {} ends where the \
                  region's run stopped",
@@ -305,6 +298,7 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     }
     write_system_outputs(&a, &r, &name)?;
     write_coverage(&a, &r, &image)?;
+    noted.keep();
     report(&a, &r)
 }
 
@@ -451,7 +445,14 @@ fn write_system_outputs(a: &RenderArgs, r: &render::Rendered, name: &str) -> Res
             r.run.renderers.len(),
             r.run.cycles
         );
-        render::system::timeline::write(path, &r.run, &title).map_err(|e| Fail(EXIT_IO, e))?;
+        // Under a temporary name, as every other output (plotters writes the file it is
+        // given); its error names that name, the target's is put in front instead.
+        write_atomically(path, |tmp| {
+            render::system::timeline::write(tmp, &r.run, &title).map_err(|e| {
+                let own = format!("{}: ", tmp.display());
+                std::io::Error::other(e.strip_prefix(&own).unwrap_or(&e).to_string())
+            })
+        })?;
         errln!("timeline: {}", path.display());
     }
     Ok(())
@@ -490,9 +491,9 @@ fn write_atomically(
     pp5_sim::out_file::write_with(path, write).map_err(|e| Fail(EXIT_IO, e.to_string()))
 }
 
-/// `--save-streams DIR`: each Renderer's stream as text and binary, and the microcode.
+/// `--save-streams DIR` (made before the render): each Renderer's stream as text and
+/// binary, and the microcode.
 fn save_streams(dir: &Path, r: &render::Rendered, image: &McImage) -> Result<(), Fail> {
-    streams_dir(dir)?;
     let src = dir.join("render.pp5uc");
     write_atomically(&src, |p| {
         std::fs::write(p, pp5_sim::asm::microcode::render_source())

@@ -1,7 +1,7 @@
 //! `pp5 run`: a command stream (and a second one for the BS port) run on the board.
 
 use crate::common::{load_microcode_sources, load_stream, Common};
-use crate::files::{check_outputs, run_outputs};
+use crate::files::{check_outputs, noted, run_outputs, Output};
 use crate::{input, Fail, EXIT_USAGE};
 use clap::Args;
 use pp5_sim::asm::microcode::McImage;
@@ -56,8 +56,40 @@ fn load_bs(path: &Path, image: &McImage) -> Result<Stream, Fail> {
     Ok(b)
 }
 
+/// The files `pp5 run` reads: the stream, the `--bs` stream, the microcode.
+pub fn inputs(a: &RunArgs) -> Vec<PathBuf> {
+    let mut inputs = vec![a.stream.clone()];
+    inputs.extend(a.bs.clone());
+    inputs.extend(a.common.microcode.iter().cloned());
+    inputs
+}
+
+/// The files `pp5 run` writes.
+pub fn outputs(a: &RunArgs) -> Vec<Output> {
+    let mut out = Vec::new();
+    for (id, wave) in [("vcd", &a.vcd), ("fst", &a.fst)] {
+        if let Some(w) = wave {
+            out.extend(Output::wave("run", id, w));
+        }
+    }
+    out.extend(run_outputs("run", &a.common, None));
+    out.extend(
+        a.tx_out
+            .iter()
+            .map(|p| Output::new("run", "tx_out", p.clone())),
+    );
+    out
+}
+
 /// Run `pp5 run`.
 pub fn run(args: RunArgs) -> Result<u8, Fail> {
+    if args.vcd.is_some() && args.fst.is_some() {
+        return Err(Fail(EXIT_USAGE, "choose one of --vcd and --fst".into()));
+    }
+    let inputs = inputs(&args);
+    let outputs = outputs(&args);
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    check_outputs(&inputs, &outputs)?;
     let RunArgs {
         stream,
         bs,
@@ -71,26 +103,15 @@ pub fn run(args: RunArgs) -> Result<u8, Fail> {
     if let Some(bs) = &bs {
         s.append(load_bs(bs, &image)?);
     }
-    if vcd.is_some() && fst.is_some() {
-        return Err(Fail(EXIT_USAGE, "choose one of --vcd and --fst".into()));
-    }
-    let wave = match (&vcd, &fst) {
-        (Some(p), _) => Some(("--vcd", p.as_path())),
-        (_, Some(p)) => Some(("--fst", p.as_path())),
-        _ => None,
-    };
-    let mut inputs: Vec<&Path> = vec![&stream];
-    inputs.extend(bs.as_deref());
-    inputs.extend(common.microcode.iter().map(PathBuf::as_path));
-    let mut outputs = run_outputs(&common, wave);
-    outputs.extend(tx_out.clone().map(|p| ("--tx-out", p)));
-    check_outputs(&inputs, &outputs)?;
-    let wave = vcd.or(fst);
-    crate::simulate::simulate(
+    // From here a failure takes back the outputs already written.
+    let noted = noted(&outputs);
+    let code = crate::simulate::simulate(
         &s,
         &common,
-        wave,
+        vcd.or(fst),
         (&image, sources.as_ref()),
         tx_out.as_deref(),
-    )
+    )?;
+    noted.keep();
+    Ok(code)
 }

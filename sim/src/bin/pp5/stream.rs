@@ -2,7 +2,7 @@
 //! text.
 
 use crate::common::{load_microcode, load_stream, read_binary_stream, read_input};
-use crate::files::{check_outputs, write_or_print};
+use crate::files::{check_outputs, write_or_print, Output};
 use crate::{io_fail, Fail, EXIT_USAGE};
 use clap::Args;
 use pp5_sim::stream::{binary, text};
@@ -21,8 +21,16 @@ pub struct StreamArgs {
     microcode: Vec<PathBuf>,
 }
 
+/// The files `pp5 stream` writes.
+pub fn outputs(a: &StreamArgs) -> Vec<Output> {
+    (a.output.iter())
+        .map(|p| Output::new("stream", "output", p.clone()))
+        .collect()
+}
+
 /// Run `pp5 stream`.
 pub fn run(args: StreamArgs) -> Result<u8, Fail> {
+    let outputs = outputs(&args);
     let StreamArgs {
         input: inp,
         output,
@@ -30,7 +38,6 @@ pub fn run(args: StreamArgs) -> Result<u8, Fail> {
     } = args;
     let mut inputs: Vec<&Path> = vec![&inp];
     inputs.extend(microcode.iter().map(PathBuf::as_path));
-    let outputs: Vec<(&str, PathBuf)> = output.clone().map(|p| ("-o", p)).into_iter().collect();
     check_outputs(&inputs, &outputs)?;
     let image = load_microcode(&microcode)?;
     let bytes = read_input(&inp)?;

@@ -18,7 +18,7 @@ mod builtin;
 mod obj;
 
 pub use builtin::{builtin, builtin_help, BuiltinScene, BUILTIN_SCENES};
-pub use obj::load_obj;
+pub use obj::{load_obj, load_obj_bytes, read_obj};
 
 /// The largest number of triangles a scene may have (built-in or OBJ).
 pub const MAX_TRIANGLES: u64 = 10_000_000;

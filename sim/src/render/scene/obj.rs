@@ -49,7 +49,17 @@ use super::{face_normals, Mesh, SceneError, DEFAULT_ALBEDO, MAX_COORD, MAX_TRIAN
 /// ([`SceneError::Invalid`]), more than [`MAX_TRIANGLES`] triangles
 /// ([`SceneError::TooLarge`]).
 pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
-    let data = read_obj_data(path)?;
+    load_obj_bytes(path, read_obj(path)?)
+}
+
+/// [`load_obj`] of the bytes `data` of the OBJ file `path` (read once by [`read_obj`]: a pipe
+/// or a FIFO cannot be read twice); the `.mtl` libraries it names are read relative to the
+/// file's folder.
+pub fn load_obj_bytes(path: &Path, mut data: Vec<u8>) -> Result<Mesh, SceneError> {
+    blank_polylines(&mut data);
+    if let Some(e) = absurd_index(path, &data) {
+        return Err(e);
+    }
     let (models, materials) = parse_obj(path, &data)?;
     let mesh = build_mesh(path, &models, &materials)?;
 
@@ -66,9 +76,9 @@ pub fn load_obj(path: &Path) -> Result<Mesh, SceneError> {
     }
 }
 
-/// The bytes of the OBJ file `path`, polylines blanked, faces that would make `tobj`
-/// overflow refused.
-fn read_obj_data(path: &Path) -> Result<Vec<u8>, SceneError> {
+/// The bytes of the OBJ file `path`, as read (at most the input limit): a directory or a file
+/// that cannot be read is [`SceneError::Io`], a larger one [`SceneError::Malformed`].
+pub fn read_obj(path: &Path) -> Result<Vec<u8>, SceneError> {
     let io_error = |error| SceneError::Io {
         path: path.to_path_buf(),
         error,
@@ -79,19 +89,14 @@ fn read_obj_data(path: &Path) -> Result<Vec<u8>, SceneError> {
             "is a directory",
         )));
     }
-    let mut data = crate::input::read_file(path).map_err(|e| match e {
+    crate::input::read_file(path).map_err(|e| match e {
         crate::input::ReadError::Io(e) => io_error(e),
         crate::input::ReadError::TooLarge => SceneError::Malformed {
             path: path.to_path_buf(),
             line: None,
             reason: e.to_string(),
         },
-    })?;
-    blank_polylines(&mut data);
-    if let Some(e) = absurd_index(path, &data) {
-        return Err(e);
-    }
-    Ok(data)
+    })
 }
 
 /// The models and materials `tobj` reads from `data` (the file `path`).
