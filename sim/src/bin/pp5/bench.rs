@@ -4,26 +4,32 @@
 use crate::common::load_microcode;
 use crate::files::{check_outputs, streams_dir, Output};
 use crate::{Fail, EXIT_IO};
+use clap::builder::RangedU64ValueParser;
 use clap::Args;
 use pp5_sim::bench::BenchFigure;
 use pp5_sim::microcode_view::MicrocodeSources;
 use std::path::PathBuf;
+
+/// The most rounds of `--reps` (100,000: about 20 M cycles a run; the ALU stream 4.8 MB).
+const MAX_REPS: u64 = 100_000;
+/// The most `--runs` and `--warmup` rounds.
+const MAX_RUNS: u64 = 100;
 
 /// The files `--save-streams DIR` writes ([`pp5_sim::bench::save_streams`] names them).
 const SAVED_STREAMS: [&str; 2] = ["alu.bin", "triangles.pp5s"];
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Rounds of the ALU-heavy stream (10,000: about 2 M cycles).
-    #[arg(long, default_value_t = 10_000)]
+    /// Rounds of the ALU-heavy stream, 1..=100000 (10,000: about 2 M cycles).
+    #[arg(long, default_value_t = 10_000, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_REPS))]
     reps: usize,
-    /// Runs of each configuration, alternating; the fastest is reported, and every run's
-    /// time after it.
-    #[arg(long, default_value_t = pp5_sim::bench::RUNS_PER_FIGURE)]
+    /// Runs of each configuration, alternating, 1..=100; the fastest is reported, and every
+    /// run's time after it.
+    #[arg(long, default_value_t = pp5_sim::bench::RUNS_PER_FIGURE, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_RUNS))]
     runs: usize,
-    /// Rounds run first and not counted (a process's first runs are slower: its memory
-    /// is mapped as it is first touched).
-    #[arg(long, default_value_t = pp5_sim::bench::WARMUP_ROUNDS)]
+    /// Rounds run first and not counted, 0..=100 (a process's first runs are slower: its
+    /// memory is mapped as it is first touched).
+    #[arg(long, default_value_t = pp5_sim::bench::WARMUP_ROUNDS, value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_RUNS))]
     warmup: usize,
     /// Trace only these scopes in the traced runs (path prefixes; repeatable; default:
     /// everything), to see what a selection costs.

@@ -3,6 +3,7 @@
 
 use crate::files::{check_distinct, check_extensions, check_writable, streams_dir, Output};
 use crate::{Fail, EXIT_HW_ERROR, EXIT_INPUT, EXIT_IO, EXIT_USAGE};
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, ValueEnum};
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::exit::INTERRUPTED as EXIT_INTERRUPTED;
@@ -37,25 +38,25 @@ pub struct RenderArgs {
     /// triangle, quad; `--scene help` lists the parameters).
     #[arg(long)]
     pub scene: Option<String>,
-    /// Screen size, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1280x1024", value_parser = view::parse_screen)]
+    /// Screen size, WIDTHxHEIGHT, each side 1..=8192 pixels.
+    #[arg(long, default_value = "1280x1024", value_parser = parse_screen)]
     pub screen: (u32, u32),
-    /// Renderers in the system (1..=16).
-    #[arg(long, default_value_t = 16)]
+    /// Renderers in the system, 1..=16.
+    #[arg(long, default_value_t = 16, value_parser = RangedU64ValueParser::<usize>::new().range(1..=render::system::MAX_RENDERERS as u64))]
     pub renderers: usize,
     /// How regions are assigned to Renderers.
     #[arg(long, value_enum, default_value = "round-robin")]
     pub policy: PolicyArg,
-    /// Graphics Processors in the system (1..=32; 0: unbounded, every primitive ready at the
+    /// Graphics Processors in the system, 0..=32 (0: unbounded, every primitive ready at the
     /// frame's start). Scene triangle t goes to GP t mod N.
-    #[arg(long, default_value_t = render::system::gp_cost::GPS_DEFAULT)]
+    #[arg(long, default_value_t = render::system::gp_cost::GPS_DEFAULT, value_parser = RangedU64ValueParser::<usize>::new().range(0..=render::system::gp_cost::MAX_GPS as u64))]
     pub gps: usize,
-    /// Each GP's sustained rate, M operations/s of the cost model (docs/rendering.md; the
-    /// default is 20% of an i860's 80 MFLOPS peak).
-    #[arg(long, default_value_t = render::system::gp_cost::GP_MOPS_DEFAULT)]
+    /// Each GP's sustained rate, M operations/s of the cost model, 1..=10000
+    /// (docs/rendering.md; the default is 20% of an i860's 80 MFLOPS peak).
+    #[arg(long, default_value_t = render::system::gp_cost::GP_MOPS_DEFAULT, value_parser = parse_gp_mops, allow_negative_numbers = true)]
     pub gp_mops: f64,
-    /// Channels of the Ring, 32 bits at 20 MHz each (0: unbounded).
-    #[arg(long, default_value_t = render::system::ring::RING_CHANNELS)]
+    /// Channels of the Ring, 32 bits at 20 MHz each, 0..=64 (0: unbounded).
+    #[arg(long, default_value_t = render::system::ring::RING_CHANNELS, value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_RING_CHANNELS))]
     pub ring_channels: usize,
     /// Time the Renderers alone, as if the GPs and the Ring were unbounded (no study of what
     /// bounds the frame).
@@ -74,29 +75,32 @@ pub struct RenderArgs {
     /// microcode sources (standard, qee, flow and shade .pp5uc; docs/microcode.md).
     #[arg(long, value_name = "FILE.info")]
     pub coverage: Option<PathBuf>,
-    /// Camera position X,Y,Z (default: framing the scene's bounding sphere).
-    #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true)]
+    /// Camera position X,Y,Z, each coordinate -1e6..=1e6 (default: framing the scene's
+    /// bounding sphere).
+    #[arg(long, value_parser = parse_point, allow_hyphen_values = true)]
     pub eye: Option<[f64; 3]>,
-    /// The point the camera looks at (default: the scene's centre).
-    #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true)]
+    /// The point the camera looks at, each coordinate -1e6..=1e6 (default: the scene's
+    /// centre).
+    #[arg(long, value_parser = parse_point, allow_hyphen_values = true)]
     pub target: Option<[f64; 3]>,
-    /// The camera's up direction.
-    #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true, default_value = "0,1,0")]
+    /// The camera's up direction (not zero, each coordinate -1e6..=1e6).
+    #[arg(long, value_parser = parse_direction, allow_hyphen_values = true, default_value = "0,1,0")]
     pub up: [f64; 3],
-    /// Vertical field of view, degrees.
-    #[arg(long, default_value_t = view::FOV_DEFAULT)]
+    /// Vertical field of view, degrees, more than 1 and less than 170.
+    #[arg(long, default_value_t = view::FOV_DEFAULT, value_parser = parse_fov, allow_negative_numbers = true)]
     pub fov: f64,
-    /// Direction towards the directional light, world space.
-    #[arg(long, value_parser = view::parse_v3, allow_hyphen_values = true, default_value = "0.4,0.6,0.7")]
+    /// Direction towards the directional light, world space (not zero, each coordinate
+    /// -1e6..=1e6).
+    #[arg(long, value_parser = parse_direction, allow_hyphen_values = true, default_value = "0.4,0.6,0.7")]
     pub light: [f64; 3],
     /// Ambient light, 0..=1.
-    #[arg(long, default_value_t = 0.15)]
+    #[arg(long, default_value_t = 0.15, value_parser = parse_weight, allow_negative_numbers = true)]
     pub ambient: f64,
     /// Specular weight, 0..=1.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, value_parser = parse_weight, allow_negative_numbers = true)]
     pub specular: f64,
-    /// Specular exponent, a power of two up to 128.
-    #[arg(long, default_value_t = 16)]
+    /// Specular exponent, a power of two 1..=128.
+    #[arg(long, default_value_t = 16, value_parser = parse_shininess)]
     pub shininess: u32,
     /// The picture of the frame (PNG).
     #[arg(short, long, default_value = "pp5-render.png")]
@@ -114,14 +118,95 @@ pub struct RenderArgs {
     #[arg(long, value_name = "FILE", requires = "region")]
     pub wave: Option<PathBuf>,
     /// The region of --wave: column I, row J of the screen's 128x128 regions (0,0 at the top
-    /// left).
+    /// left; each 0..=63, and on the screen).
     #[arg(long, value_name = "I,J", value_parser = parse_region, requires = "wave")]
     pub region: Option<(u32, u32)>,
 }
 
-/// Parse `I,J`.
+/// The most Ring channels `--ring-channels` takes (the paper's Ring has 8): more cost
+/// simulation time and memory for nothing (10^9 took minutes on one triangle).
+const MAX_RING_CHANNELS: u64 = 64;
+/// The range of `--gp-mops`, M operations/s: below it a frame takes minutes to simulate (the
+/// study times it again at a quarter of the rate), above it (125 times an i860's peak) the
+/// GPs cost nothing anyway.
+const GP_MOPS: std::ops::RangeInclusive<f64> = 1.0..=10_000.0;
+/// The largest coordinate of a point or direction (as [`view::View::validate`] takes them).
+const MAX_COORD: f64 = 1e6;
+
+/// Parse `I,J`, each 0..=63 (the regions of the largest screen).
 fn parse_region(s: &str) -> Result<(u32, u32), String> {
-    view::parse_pair(s, &[','], "I,J (a region's column and row)")
+    let (i, j) = view::parse_pair(s, &[','], "I,J (a region's column and row)")?;
+    let max = view::SCREEN_MAX.div_ceil(128) - 1;
+    if i > max || j > max {
+        return Err(format!("each of I and J is 0..={max}"));
+    }
+    Ok((i, j))
+}
+
+/// Parse `WIDTHxHEIGHT`, each side 1..=8192.
+fn parse_screen(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = view::parse_screen(s)?;
+    let max = view::SCREEN_MAX;
+    if !(1..=max).contains(&w) || !(1..=max).contains(&h) {
+        return Err(format!("each side is 1..={max} pixels"));
+    }
+    Ok((w, h))
+}
+
+/// A number in `range` (an `f64` option); `what` says what it is in the message.
+fn parse_in(s: &str, range: std::ops::RangeInclusive<f64>, what: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if range.contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{what} is a number in {}..={}",
+            range.start(),
+            range.end()
+        )),
+    }
+}
+
+/// Parse `--gp-mops`, 1..=10000.
+fn parse_gp_mops(s: &str) -> Result<f64, String> {
+    parse_in(s, GP_MOPS, "a GP's rate (M operations/s)")
+}
+
+/// Parse `--ambient` or `--specular`, 0..=1.
+fn parse_weight(s: &str) -> Result<f64, String> {
+    parse_in(s, 0.0..=1.0, "a weight")
+}
+
+/// Parse `--fov`, more than 1 and less than 170 degrees.
+fn parse_fov(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 1.0 && v < 170.0 => Ok(v),
+        _ => Err("the field of view is more than 1 and less than 170 degrees".into()),
+    }
+}
+
+/// Parse `--shininess`, a power of two 1..=128.
+fn parse_shininess(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(v) if v.is_power_of_two() && v <= 128 => Ok(v),
+        _ => Err("the specular exponent is a power of two, 1..=128".into()),
+    }
+}
+
+/// Parse a point `X,Y,Z`, each coordinate -1e6..=1e6.
+fn parse_point(s: &str) -> Result<[f64; 3], String> {
+    let v = view::parse_v3(s)?;
+    if !v.iter().all(|c| c.abs() <= MAX_COORD) {
+        return Err("each coordinate is -1e6..=1e6".into());
+    }
+    Ok(v)
+}
+
+/// Parse a direction `X,Y,Z`: a point ([`parse_point`]) other than 0,0,0.
+fn parse_direction(s: &str) -> Result<[f64; 3], String> {
+    let v = parse_point(s)?;
+    if v == [0.0; 3] {
+        return Err("a direction is not 0,0,0".into());
+    }
+    Ok(v)
 }
 
 fn input(m: impl std::fmt::Display) -> Fail {
@@ -236,9 +321,12 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
     let (cols, rows) = (a.screen.0.div_ceil(128), a.screen.1.div_ceil(128));
     if let Some((i, j)) = a.region {
         if i >= cols || j >= rows {
-            return Err(input(format!(
-                "--region {i},{j}: the screen has regions 0..{cols} across and 0..{rows} down"
-            )));
+            return Err(Fail(
+                EXIT_USAGE,
+                format!(
+                    "--region {i},{j}: the screen has regions 0..{cols} across and 0..{rows} down"
+                ),
+            ));
         }
     }
     // The OBJ is read first, once (it may be a pipe): it names the `.mtl` libraries no output
