@@ -105,6 +105,8 @@ pub enum StudyError {
     Io(String),
     /// A simulated Renderer stopped (a hardware error, a deadlock): exit 4.
     Sim(String),
+    /// A stop signal came while the frame was simulated: no file was written.
+    Interrupted,
 }
 
 impl std::fmt::Display for StudyError {
@@ -114,6 +116,7 @@ impl std::fmt::Display for StudyError {
             | StudyError::Input(m)
             | StudyError::Io(m)
             | StudyError::Sim(m) => f.write_str(m),
+            StudyError::Interrupted => f.write_str("interrupted: no frame written"),
         }
     }
 }
@@ -490,7 +493,9 @@ pub struct StudyRun {
 }
 
 /// A whole study: check the options, load the scene, render, write the outputs. (The CLI
-/// does these steps itself, with its checks of the files in between.)
+/// does these steps itself, with its checks of the files in between.) When `interrupt` is set
+/// by the time the frame is done, nothing is written ([`StudyError::Interrupted`]); set
+/// later, it stops the region's run of a `--wave`.
 pub fn run(
     spec: &StudySpec,
     progress: &(dyn Fn(usize) + Sync),
@@ -500,6 +505,9 @@ pub fn run(
     let (mesh, name) = spec.load_mesh()?;
     let image = crate::asm::microcode::render_image();
     let rendered = render(spec, &mesh, &name, &image, progress)?;
+    if interrupt.is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed)) {
+        return Err(StudyError::Interrupted);
+    }
     let mut notes = Vec::new();
     let written = write_outputs(spec, &rendered, &name, &image, interrupt, &mut |n| {
         notes.push(n)

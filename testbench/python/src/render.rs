@@ -7,10 +7,13 @@ use numpy::ndarray::Array3;
 use numpy::IntoPyArray;
 use pp5_sim::render::run::{self as study, ReportFormat, SceneSource, StudyError, StudySpec};
 use pp5_sim::render::{view, Policy, Rendered};
-use pyo3::exceptions::PyOSError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 /// A study error as the Python exception of its kind.
 fn study_error(e: StudyError) -> PyErr {
@@ -18,6 +21,7 @@ fn study_error(e: StudyError) -> PyErr {
         StudyError::Usage(m) | StudyError::Input(m) => value_error(m),
         StudyError::Io(m) => PyOSError::new_err(escaped(&m)),
         StudyError::Sim(m) => SimulationError::new_err(escaped(&m)),
+        StudyError::Interrupted => PyKeyboardInterrupt::new_err("interrupted: no frame written"),
     }
 }
 
@@ -179,10 +183,38 @@ pub fn render(
         (None, None) => None,
         _ => return Err(value_error("wave and region go together")),
     };
-    let run = py
-        .detach(|| study::run(&spec, &|_| {}, None))
-        .map_err(study_error)?;
+    let run = run_interruptibly(py, spec)?;
     RenderResult::new(py, run.rendered, run.notes)
+}
+
+/// [`study::run`] on a thread of its own while this one, without the GIL, waits for it and
+/// checks for Ctrl-C every 50 ms: `KeyboardInterrupt` abandons the frame (its thread finishes
+/// the frame it simulates, then writes nothing), as `pp5 render` does on a stop signal.
+fn run_interruptibly(py: Python<'_>, spec: StudySpec) -> PyResult<study::StudyRun> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let flag = interrupt.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(study::run(&spec, &|_| {}, Some(&flag)));
+    });
+    let mut rx = rx;
+    loop {
+        // The receiver goes to the GIL-free closure and back (it is Send, not Sync).
+        let (got, back) = py.detach(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
+        rx = back;
+        match got {
+            Ok(r) => return r.map_err(study_error),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    interrupt.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err("the render thread panicked"))
+            }
+        }
+    }
 }
 
 /// The figures of one study (``pp5.render``): the attributes are those of ``pp5 render

@@ -2,8 +2,11 @@
 (pp5_sim::render::run): the same report in every format as the CLI for the same options, the
 same picture, the same files; bad options raise."""
 
+import _thread
 import json
 import subprocess
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -127,3 +130,16 @@ def test_bad_options_raise(kwargs, error, text):
         del kwargs["scene"]
     with pytest.raises(error, match=text):
         pp5.render(**kwargs)
+
+
+def test_ctrl_c_abandons_the_frame(tmp_path):
+    """KeyboardInterrupt while the frame is simulated: raised within 50 ms, no file written
+    (the abandoned frame's thread writes nothing when it ends)."""
+    timer = threading.Timer(0.1, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        pp5.render("spheres", screen="640x512", renderers_only=True, threads=1,
+                   output=tmp_path / "x.png")
+    assert time.monotonic() - started < 1.0
+    assert not (tmp_path / "x.png").exists()
