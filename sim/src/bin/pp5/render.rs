@@ -7,8 +7,8 @@ use clap::builder::RangedU64ValueParser;
 use clap::{Args, ValueEnum};
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::exit::INTERRUPTED as EXIT_INTERRUPTED;
-use pp5_sim::microcode_view::{coverage, MicrocodeSources};
-use pp5_sim::render::{self, scene, view, Policy, RenderError, RenderOptions};
+use pp5_sim::render::run::{self as study, ReportFormat, SceneSource, StudyError, StudySpec};
+use pp5_sim::render::{self, scene, view, Policy};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc};
@@ -280,9 +280,13 @@ fn material_libraries(obj: &Path, data: &[u8]) -> Vec<PathBuf> {
     libs
 }
 
-/// The renderer's options from the arguments.
-fn render_options(a: &RenderArgs) -> RenderOptions {
-    RenderOptions {
+/// The study the arguments describe ([`pp5_sim::render::run`], as Python's `pp5.render`).
+fn study_spec(a: &RenderArgs) -> StudySpec {
+    StudySpec {
+        scene: match (&a.obj, &a.scene) {
+            (Some(p), _) => SceneSource::Obj(p.clone()),
+            (None, spec) => SceneSource::Builtin(spec.as_deref().unwrap_or("spheres").into()),
+        },
         view: view::View {
             width: a.screen.0,
             height: a.screen.1,
@@ -301,9 +305,32 @@ fn render_options(a: &RenderArgs) -> RenderOptions {
             PolicyArg::RoundRobin => Policy::RoundRobin,
             PolicyArg::NextFree => Policy::NextFree,
         },
-        keep_streams: a.save_streams.is_some() || a.wave.is_some(),
-        profile: a.coverage.is_some(),
+        gps: a.gps,
+        gp_mops: a.gp_mops,
+        ring_channels: a.ring_channels,
+        renderers_only: a.renderers_only,
+        outputs: study::StudyOutputs {
+            picture: Some(a.output.clone()),
+            save_streams: a.save_streams.clone(),
+            wave: a.wave.clone().zip(a.region),
+            system_wave: a.system_wave.clone(),
+            timeline: a.timeline.clone(),
+            coverage: a.coverage.clone(),
+        },
+        threads: None,
     }
+}
+
+/// A study's error as the CLI's exit code and message.
+fn fail(e: StudyError) -> Fail {
+    let code = match &e {
+        StudyError::Usage(_) => EXIT_USAGE,
+        StudyError::Input(_) => EXIT_INPUT,
+        StudyError::Io(_) => EXIT_IO,
+        StudyError::Sim(_) => EXIT_HW_ERROR,
+        StudyError::Interrupted => EXIT_INTERRUPTED,
+    };
+    Fail(code, e.to_string())
 }
 
 /// Run `pp5 render`.
@@ -343,8 +370,8 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         streams_dir(dir, &mut noted)?;
     }
     check_writable(&outputs)?;
-    let opts = render_options(&a);
-    opts.view.validate().map_err(input)?;
+    let spec = study_spec(&a);
+    spec.view.validate().map_err(input)?;
     // From here on a stop signal is seen (and one inherited as ignored stays ignored);
     // before, while the OBJ is read, it ends the program as it would any other.
     let _ = crate::interrupt::flag();
@@ -352,28 +379,21 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
         noted.note(&o.path);
     }
     let image = Arc::new(pp5_sim::asm::microcode::render_image());
-    let feed = (!a.renderers_only).then_some(render::system::Feed {
-        gps: (a.gps > 0).then_some((a.gps, a.gp_mops)),
-        ring: (a.ring_channels > 0).then_some(a.ring_channels),
-    });
     let job = Job {
         mesh,
         name: name.clone(),
-        opts,
-        feed,
+        spec: spec.clone(),
     };
     let Some(r) = render_interruptibly(job, image.clone(), (cols * rows) as usize)? else {
         return Ok(EXIT_INTERRUPTED);
     };
-    let rgb: Vec<u8> = r.run.pixels.iter().flatten().copied().collect();
-    write_atomically(&a.output, |tmp| {
-        pp5_sim::image::write_png(tmp, a.screen.0, a.screen.1, &rgb)
-    })?;
-    if let Some(dir) = &a.save_streams {
-        save_streams(dir, &r, &image)?;
-    }
-    if let (Some(wave), Some((i, j))) = (&a.wave, a.region) {
-        if !write_region_wave(wave, (j * cols + i) as usize, &r, &image)? {
+    let interrupt = crate::interrupt::flag();
+    let written = study::write_outputs(&spec, &r, &name, &image, Some(&interrupt), &mut |n| {
+        errln!("{n}")
+    })
+    .map_err(fail)?;
+    if written == study::Written::WaveInterrupted {
+        if let Some(wave) = &a.wave {
             noted.keep();
             errln!(
                 "pp5: interrupted: the frame {} is written, the waveform {} ends where the \
@@ -384,19 +404,15 @@ pub fn run(a: RenderArgs) -> Result<u8, Fail> {
             return Ok(EXIT_INTERRUPTED);
         }
     }
-    write_system_outputs(&a, &r, &name)?;
-    write_coverage(&a, &r, &image)?;
     noted.keep();
     report(&a, &r)
 }
 
-/// What the render thread draws: the mesh, its name, the options, and the GPs and Ring that
-/// feed the Renderers (`None`: the Renderers alone).
+/// What the render thread draws: the mesh, its name and the study's options.
 struct Job {
     mesh: scene::Mesh,
     name: String,
-    opts: RenderOptions,
-    feed: Option<render::system::Feed>,
+    spec: StudySpec,
 }
 
 /// Render on a thread of its own while this one watches the interrupt flag: `None` when a
@@ -428,25 +444,15 @@ fn render_interruptibly(
                 }
                 bar.set_position(done as u64);
             };
-            let Job {
-                mesh,
-                name,
-                opts,
-                feed,
-            } = job;
-            let _ = tx.send(render::render_system(
-                &mesh, &name, &opts, feed, &image, &progress,
-            ));
+            let Job { mesh, name, spec } = job;
+            let _ = tx.send(study::render(&spec, &mesh, &name, &image, &progress));
         })
     };
     loop {
         match rx.recv_timeout(std::time::Duration::from_millis(50)) {
             Ok(r) => {
                 bar.finish_and_clear();
-                return r.map(Some).map_err(|e| match e {
-                    RenderError::Input(m) => Fail(EXIT_INPUT, m),
-                    RenderError::Sim(m) => Fail(EXIT_HW_ERROR, m),
-                });
+                return r.map(Some).map_err(fail);
             }
             Err(mpsc::RecvTimeoutError::Timeout) if interrupt.load(Ordering::Relaxed) => {
                 let done = bar.position();
@@ -492,163 +498,15 @@ fn report(a: &RenderArgs, r: &render::Rendered) -> Result<u8, Fail> {
     Ok(0)
 }
 
-/// `--coverage`: the Renderers' merged profile over the renderer's microcode sources.
-fn write_coverage(a: &RenderArgs, r: &render::Rendered, image: &McImage) -> Result<(), Fail> {
-    let (Some(path), Some(profile)) = (&a.coverage, &r.run.profile) else {
-        return Ok(());
-    };
-    let (built, sources) = MicrocodeSources::assemble(pp5_sim::asm::microcode::render_parts())
-        .map_err(|e| Fail(EXIT_IO, format!("the renderer's microcode sources: {e}")))?;
-    // The parts assemble into the image the Renderers booted (a unit test checks).
-    debug_assert_eq!(built.words, image.words);
-    let name = path
-        .file_stem()
-        .map_or("pp5".into(), |s| s.to_string_lossy());
-    write_atomically(path, |tmp| {
-        std::fs::write(tmp, coverage::lcov(profile, &sources, &name))
-    })?;
-    errln!(
-        "coverage: {} (render it: genhtml {} -o coverage-html)",
-        path.display(),
-        path.display()
-    );
-    Ok(())
-}
-
-/// `--system-wave` and `--timeline`.
-fn write_system_outputs(a: &RenderArgs, r: &render::Rendered, name: &str) -> Result<(), Fail> {
-    if let Some(path) = &a.system_wave {
-        let signals = render::system::system_wave::write(path, &r.run)
-            .map_err(|e| Fail(EXIT_IO, format!("{}: {e}", path.display())))?;
-        errln!(
-            "system waveform: {} ({} signals); open it:  {}",
-            path.display(),
-            signals.len(),
-            pp5_sim::trace::gtkwave_command(path, &path.with_extension("gtkw"))
-        );
-    }
-    if let Some(path) = &a.timeline {
-        let title = format!(
-            "{name}: {} Renderers, {} cycles",
-            r.run.renderers.len(),
-            r.run.cycles
-        );
-        // Under a temporary name, as every other output (plotters writes the file it is
-        // given); its error names that name, the target's is put in front instead.
-        write_atomically(path, |tmp| {
-            render::system::timeline::write(tmp, &r.run, &title).map_err(|e| {
-                let own = format!("{}: ", tmp.display());
-                std::io::Error::other(e.strip_prefix(&own).unwrap_or(&e).to_string())
-            })
-        })?;
-        errln!("timeline: {}", path.display());
-    }
-    Ok(())
-}
-
 /// The study in the format of `--report`, with what bounds the frame when the GPs and the
-/// Ring were modelled.
+/// Ring were modelled ([`pp5_sim::render::run::report`], as Python's `report()`).
 fn report_text(a: &RenderArgs, r: &render::Rendered) -> Result<String, Fail> {
-    Ok(match a.report {
-        ReportArg::Table => {
-            r.study.table() + &r.bounds.as_ref().map(|b| b.table()).unwrap_or_default()
-        }
-        ReportArg::Json => {
-            #[derive(serde::Serialize)]
-            struct Report<'a> {
-                #[serde(flatten)]
-                study: &'a render::study::Study,
-                #[serde(skip_serializing_if = "Option::is_none")]
-                system: Option<&'a render::system::bounds::Bounds>,
-            }
-            let report = Report {
-                study: &r.study,
-                system: r.bounds.as_ref(),
-            };
-            serde_json::to_string_pretty(&report).map_err(|e| Fail(EXIT_IO, e.to_string()))? + "\n"
-        }
-        ReportArg::Csv => r.study.csv() + &r.bounds.as_ref().map(|b| b.csv()).unwrap_or_default(),
-    })
-}
-
-/// Write `path` whole or not at all ([`pp5_sim::out_file`]); the error names the file.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&Path) -> std::io::Result<()>,
-) -> Result<(), Fail> {
-    pp5_sim::out_file::write_with(path, write).map_err(|e| Fail(EXIT_IO, e.to_string()))
-}
-
-/// `--save-streams DIR` (made before the render): each Renderer's stream as text and
-/// binary, and the microcode.
-fn save_streams(dir: &Path, r: &render::Rendered, image: &McImage) -> Result<(), Fail> {
-    let src = dir.join("render.pp5uc");
-    write_atomically(&src, |p| {
-        std::fs::write(p, pp5_sim::asm::microcode::render_source())
-    })?;
-    for (k, s) in r.run.streams.iter().enumerate() {
-        let text = pp5_sim::stream::text::disassemble(s, &image.table);
-        let t = dir.join(format!("renderer-{k}.pp5s"));
-        write_atomically(&t, |p| std::fs::write(p, &text))?;
-        let b = dir.join(format!("renderer-{k}.bin"));
-        pp5_sim::out_file::write_buffered(&b, |w| pp5_sim::stream::binary::write(s, w))
-            .map_err(|e| Fail(EXIT_IO, e.to_string()))?;
-    }
-    errln!(
-        "streams: {} (run one: pp5 run {} --microcode {})",
-        dir.display(),
-        dir.join("renderer-0.pp5s").display(),
-        src.display()
-    );
-    Ok(())
-}
-
-/// `--wave FILE --region I,J`: run the region's Renderer again (the same stream: the same
-/// cycles) with a waveform over the region's cycles, and write its `.gtkw`. `false` when a
-/// stop signal ended the run early (the waveform ends where it stopped).
-fn write_region_wave(
-    path: &Path,
-    region: usize,
-    r: &render::Rendered,
-    image: &McImage,
-) -> Result<bool, Fail> {
-    use pp5_sim::session::{run, RunSpec, WaveSpec};
-    let reg = r
-        .run
-        .regions
-        .iter()
-        .find(|x| x.region == region)
-        .ok_or_else(|| input(format!("region {region} was not drawn")))?;
-    let k = reg.renderer;
-    let boot = r.run.renderers[k].boot_cycles;
-    let (first, last) = (boot + reg.start, boot + reg.end);
-    let mut wave = WaveSpec::new(path);
-    wave.cfg.window = Some((first, last));
-    wave.trace_boot = true;
-    let spec = RunSpec {
-        image,
-        boot: true,
-        stream: &r.run.streams[k],
-        opts: pp5_sim::engine::SimOptions {
-            // The region is all the waveform shows: stop after it.
-            max_cycles: last + 1,
-            ..pp5_sim::engine::SimOptions::default()
+    Ok(study::report(
+        r,
+        match a.report {
+            ReportArg::Table => ReportFormat::Table,
+            ReportArg::Json => ReportFormat::Json,
+            ReportArg::Csv => ReportFormat::Csv,
         },
-        wave: Some(wave.clone()),
-    };
-    let out = run(spec, |_, _, _| {}, Some(&crate::interrupt::flag())).map_err(|e| match e {
-        pp5_sim::session::RunError::Input(m) | pp5_sim::session::RunError::Selection(m) => input(m),
-        pp5_sim::session::RunError::Io(e) => Fail(EXIT_IO, e.to_string()),
-    })?;
-    errln!(
-        "waveform: {} (region {region} at {:?}, Renderer {k}, cycles {first}..={last}; {} signals)",
-        path.display(),
-        reg.origin,
-        out.signals.len()
-    );
-    errln!(
-        "open it:  {}",
-        pp5_sim::trace::gtkwave_command(path, &wave.gtkw_path())
-    );
-    Ok(out.stop != pp5_sim::engine::StopReason::Interrupted)
+    ))
 }
