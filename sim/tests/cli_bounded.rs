@@ -65,3 +65,49 @@ fn a_json_report_keeps_at_most_its_cap_of_records() {
     assert_eq!(j["not_kept"][0].as_u64(), Some(0));
     assert!(j.get("sent_not_kept").is_none());
 }
+
+/// `--tx-out` writes every message as it is sent instead of keeping them all for the end
+/// (issue 38 item 3: 448 MB at 10 M cycles): the report still keeps its cap, the file has
+/// every message, and it is the file the whole list made (`pp5 stream` reads it back).
+#[test]
+fn tx_out_streams_every_message_while_the_report_keeps_its_cap() {
+    let s = Scratch::new();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/microcode");
+    let mc = s.file("spam.pp5uc", SPAM);
+    let st = s.file("s.pp5s", "SETENABS\nSPAM\n");
+    let tx = s.path("tx.bin");
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("run")
+        .arg(&st)
+        .args(["--microcode", &format!("{root}/standard.pp5uc")])
+        .arg("--microcode")
+        .arg(&mc)
+        .args(["--max-cycles", "800000", "--report", "json", "--tx-out"])
+        .arg(&tx)
+        .output()
+        .expect("run pp5");
+    assert_eq!(o.status.code(), Some(5), "the cycle limit");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let kept = j["sent"].as_array().expect("sent").len();
+    let more = j["sent_not_kept"].as_u64().expect("sent_not_kept");
+    assert_eq!(
+        kept, MAX_REPORT_MESSAGES,
+        "the report keeps its cap with --tx-out too"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    let total = kept as u64 + more;
+    assert!(
+        err.contains(&format!("({total} messages)")),
+        "every message is in the file: {err}"
+    );
+    assert!(err.contains("note: the report leaves out"), "{err}");
+    let bytes = std::fs::read(&tx).expect("the file");
+    let stream = pp5_sim::stream::binary::read(&bytes[..]).expect("reads back");
+    assert_eq!(stream.messages.len() as u64, total);
+    assert!(stream.messages.iter().all(|m| m.sent.is_some()));
+    assert!(
+        s.listing().iter().all(|f| !f.ends_with(".partial")),
+        "{:?}",
+        s.listing()
+    );
+}

@@ -6,6 +6,22 @@
 
 use super::observer::{Cx, Observer};
 use pp5_rtl::renderer::OutMessage;
+use std::sync::{Arc, Mutex};
+
+/// Where every message the board sends is written as it is sent (`pp5 run --tx-out`), so
+/// that none has to be kept for it. The first error stops the writing and is kept
+/// ([`MessageLog::sink_error`]).
+#[derive(Clone)]
+pub struct TxSink(pub Arc<Mutex<WriteMessage>>);
+
+/// Writes one message somewhere.
+pub type WriteMessage = dyn FnMut(&OutMessage) -> std::io::Result<()> + Send;
+
+impl std::fmt::Debug for TxSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TxSink")
+    }
+}
 
 /// The messages a log keeps when the run does not say otherwise: all.
 pub const KEEP_ALL_MESSAGES: usize = usize::MAX;
@@ -24,6 +40,10 @@ pub struct MessageLog {
     full: bool,
     /// Every message sent, kept or not.
     pub total: u64,
+    /// Where every message is written as it is sent, if anywhere.
+    sink: Option<TxSink>,
+    /// The first error writing to the sink (the writing stopped there).
+    pub sink_error: Option<String>,
 }
 
 impl MessageLog {
@@ -42,7 +62,14 @@ impl MessageLog {
             word_cap,
             full: false,
             total: 0,
+            sink: None,
+            sink_error: None,
         }
+    }
+
+    /// Write every message to `sink` as it is sent (besides keeping the first ones).
+    pub fn set_sink(&mut self, sink: TxSink) {
+        self.sink = Some(sink);
     }
 
     /// Messages sent but not kept (past the cap).
@@ -57,8 +84,18 @@ impl MessageLog {
         self.full = false;
     }
 
-    /// Keep `m` if it fits (and none before it was left out), count it either way.
+    /// Keep `m` if it fits (and none before it was left out), count it either way, and
+    /// write it to the sink.
     fn push(&mut self, m: &OutMessage) {
+        if let (Some(sink), None) = (&self.sink, &self.sink_error) {
+            let r = match sink.0.lock() {
+                Ok(mut write) => write(m),
+                Err(_) => Err(std::io::Error::other("the message writer panicked")),
+            };
+            if let Err(e) = r {
+                self.sink_error = Some(e.to_string());
+            }
+        }
         self.total += 1;
         self.full |= self.kept.len() >= self.cap || self.words + m.words.len() > self.word_cap;
         if !self.full {

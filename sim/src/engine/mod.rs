@@ -29,7 +29,7 @@ pub use self::breakpoint::{Breakpoint, Until};
 pub use self::bs_log::{BsCommandLog, TransferLog};
 pub use self::command_log::CommandLog;
 use self::deadlock::DeadlockWatch;
-pub use self::message_log::{MessageLog, KEEP_ALL_MESSAGES};
+pub use self::message_log::{MessageLog, TxSink, KEEP_ALL_MESSAGES};
 pub use self::microcode_names::MicrocodeNames;
 pub use self::microcode_profile::{MicrocodeProfile, Outside};
 pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
@@ -117,6 +117,8 @@ pub struct SimOptions {
     /// microcode's sources: messages that name a microinstruction add its `file:line`
     /// ([`MicrocodeNames`]).
     pub uinst_names: Option<UinstNames>,
+    /// Where every message the board sends is written as it is sent ([`TxSink`]).
+    pub tx_sink: Option<TxSink>,
 }
 
 impl Default for SimOptions {
@@ -130,6 +132,7 @@ impl Default for SimOptions {
             until: None,
             keep_messages: KEEP_ALL_MESSAGES,
             uinst_names: None,
+            tx_sink: None,
         }
     }
 }
@@ -213,7 +216,13 @@ impl Sim {
             breakpoint,
             diagnostics: Diagnostics::default(),
             trace,
-            tx: MessageLog::new(opts.keep_messages),
+            tx: {
+                let mut log = MessageLog::new(opts.keep_messages);
+                if let Some(sink) = &opts.tx_sink {
+                    log.set_sink(sink.clone());
+                }
+                log
+            },
             boot_cycles: None,
             interrupt: Arc::new(AtomicBool::new(false)),
             max_cycles: opts.max_cycles,

@@ -108,24 +108,7 @@ pub fn write(stream: &Stream, mut w: impl Write) -> io::Result<()> {
         for e in stream.events.iter().filter(|e| e.before == k) {
             event(e, &mut w)?;
         }
-        let port = message_kind(m);
-        let n = u32::try_from(m.len_words()).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "message too long for the format",
-            )
-        })?;
-        let mut buf = Vec::with_capacity(8 + 4 * m.len_words());
-        buf.extend_from_slice(&port.to_le_bytes());
-        if v2 {
-            buf.extend_from_slice(&m.at.unwrap_or(NO_TIME).to_le_bytes());
-        }
-        buf.extend_from_slice(&n.to_le_bytes());
-        buf.extend_from_slice(&m.dest.to_le_bytes());
-        for word in &m.body {
-            buf.extend_from_slice(&word.to_le_bytes());
-        }
-        w.write_all(&buf)?;
+        write_message(m, v2, &mut w)?;
     }
     for e in stream
         .events
@@ -135,6 +118,63 @@ pub fn write(stream: &Stream, mut w: impl Write) -> io::Result<()> {
         event(e, &mut w)?;
     }
     w.flush()
+}
+
+/// One message's record (with its arrival time when `v2`: formats 2 and 3).
+fn write_message(m: &Message, v2: bool, w: &mut impl Write) -> io::Result<()> {
+    let port = message_kind(m);
+    let n = u32::try_from(m.len_words()).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "message too long for the format",
+        )
+    })?;
+    let mut buf = Vec::with_capacity(8 + 4 * m.len_words());
+    buf.extend_from_slice(&port.to_le_bytes());
+    if v2 {
+        buf.extend_from_slice(&m.at.unwrap_or(NO_TIME).to_le_bytes());
+    }
+    buf.extend_from_slice(&n.to_le_bytes());
+    buf.extend_from_slice(&m.dest.to_le_bytes());
+    for word in &m.body {
+        buf.extend_from_slice(&word.to_le_bytes());
+    }
+    w.write_all(&buf)
+}
+
+/// The messages a board sent, written as they are sent (`pp5 run --tx-out`): the file
+/// [`write`] makes of [`super::sent_stream`] of them all, without keeping them.
+pub struct SentWriter<W: Write> {
+    w: W,
+    /// Messages written.
+    pub count: u64,
+}
+
+impl<W: Write> SentWriter<W> {
+    /// Nothing written yet.
+    pub fn new(w: W) -> Self {
+        SentWriter { w, count: 0 }
+    }
+
+    /// Write one message the board sent.
+    pub fn push(&mut self, m: &pp5_rtl::renderer::OutMessage) -> io::Result<()> {
+        if self.count == 0 {
+            self.w.write_all(&MAGIC)?;
+            self.w.write_all(&3u32.to_le_bytes())?;
+        }
+        self.count += 1;
+        write_message(&super::sent_message(m), true, &mut self.w)
+    }
+
+    /// The end: a file of no message is a format-1 header alone, as [`write`] makes it.
+    pub fn finish(mut self) -> io::Result<W> {
+        if self.count == 0 {
+            self.w.write_all(&MAGIC)?;
+            self.w.write_all(&1u32.to_le_bytes())?;
+        }
+        self.w.flush()?;
+        Ok(self.w)
+    }
 }
 
 /// Read bytes until `buf` is full or the input ends; returns how many were read.
@@ -352,4 +392,40 @@ fn read_words(r: &mut impl Read, k: usize, n: u32, offset: u64) -> Result<Vec<u3
         }
     }
     Ok(words)
+}
+
+#[cfg(test)]
+mod sent_writer {
+    use super::*;
+    use pp5_rtl::renderer::OutMessage;
+    use pp5_rtl::ring::tx::MsgKind;
+    use pp5_rtl::ring::PortId;
+
+    /// Writing messages one by one makes the file `write` makes of them all: with messages
+    /// (format 3) and with none (format 1).
+    #[test]
+    fn sent_one_by_one_is_the_same_file() {
+        let msgs: Vec<OutMessage> = (0..5u32)
+            .map(|k| OutMessage {
+                port: if k % 2 == 0 { PortId::Igc } else { PortId::Bs },
+                kind: if k % 2 == 0 {
+                    MsgKind::Status
+                } else {
+                    MsgKind::Data
+                },
+                start: 100 * k as u64,
+                end: 100 * k as u64 + 3,
+                words: (0..3 + k).collect(),
+            })
+            .collect();
+        for n in [0, 1, 5] {
+            let mut whole = Vec::new();
+            write(&super::super::sent_stream(&msgs[..n]), &mut whole).unwrap();
+            let mut w = SentWriter::new(Vec::new());
+            for m in &msgs[..n] {
+                w.push(m).unwrap();
+            }
+            assert_eq!(w.finish().unwrap(), whole, "{n} messages");
+        }
+    }
 }

@@ -338,24 +338,26 @@ impl Stream {
 /// The messages a board sent, as a stream (port = the port that sent it, `at` = the cycle
 /// its first word went out), for writing in the binary Ring format.
 pub fn sent_stream(sent: &[pp5_rtl::renderer::OutMessage]) -> Stream {
-    let messages = sent
-        .iter()
-        .map(|m| Message {
-            port: match m.port {
-                pp5_rtl::ring::PortId::Igc => Port::Igc,
-                pp5_rtl::ring::PortId::Bs => Port::Bs,
-            },
-            dest: m.dest(),
-            body: m.words.get(1..).unwrap_or(&[]).to_vec(),
-            line: 0,
-            commands: Vec::new(),
-            at: Some(m.start),
-            sent: Some(SentKind::of(m.kind)),
-        })
-        .collect();
     Stream {
-        messages,
+        messages: sent.iter().map(sent_message).collect(),
         events: Vec::new(),
+    }
+}
+
+/// One message the board sent, as a stream's message (its port, destination, words, the
+/// cycle it started and what it is).
+pub fn sent_message(m: &pp5_rtl::renderer::OutMessage) -> Message {
+    Message {
+        port: match m.port {
+            pp5_rtl::ring::PortId::Igc => Port::Igc,
+            pp5_rtl::ring::PortId::Bs => Port::Bs,
+        },
+        dest: m.dest(),
+        body: m.words.get(1..).unwrap_or(&[]).to_vec(),
+        line: 0,
+        commands: Vec::new(),
+        at: Some(m.start),
+        sent: Some(SentKind::of(m.kind)),
     }
 }
 

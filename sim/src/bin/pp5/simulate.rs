@@ -4,20 +4,24 @@
 use crate::common::Common;
 use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
 use pp5_sim::asm::microcode::McImage;
-use pp5_sim::engine::{Keep, SimOptions, Until, KEEP_ALL_MESSAGES};
+use pp5_sim::engine::{Keep, SimOptions, TxSink, Until};
 use pp5_sim::microcode_view::profile::Profile;
 use pp5_sim::microcode_view::{coverage, resolve_until, MicrocodeSources};
 use pp5_sim::out_file;
 use pp5_sim::records::{MAX_REPORT_MESSAGES, MAX_REPORT_RECORDS};
 use pp5_sim::report::Summary;
 use pp5_sim::session::{run, RunError, RunResult, RunSpec, WaveSpec};
-use pp5_sim::stream::{binary, Stream};
+use pp5_sim::stream::binary::SentWriter;
+use pp5_sim::stream::Stream;
 use pp5_sim::trace::{gtkwave_command, TraceConfig, WaveFormat};
+use std::fs::File;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// The engine's options: the cycle limit, the records the report needs, the probe pixels,
 /// the microcode profile and the breakpoint.
-fn sim_options(common: &Common, until: Option<Until>, all_messages: bool) -> SimOptions {
+fn sim_options(common: &Common, until: Option<Until>) -> SimOptions {
     // The table prints the first `rows` commands and per-name totals, so a long run keeps
     // only those records; JSON and CSV list every command.
     // JSON and CSV list every command up to MAX_REPORT_RECORDS (then count the rest), so
@@ -31,11 +35,9 @@ fn sim_options(common: &Common, until: Option<Until>, all_messages: bool) -> Sim
         keep,
         profile: common.profile.is_some() || common.coverage.is_some(),
         until,
-        keep_messages: if all_messages {
-            KEEP_ALL_MESSAGES
-        } else {
-            MAX_REPORT_MESSAGES
-        },
+        // `--tx-out` streams every message to its file as it is sent (`TxWriter`): the
+        // report keeps its first ones only.
+        keep_messages: MAX_REPORT_MESSAGES,
         ..SimOptions::default()
     };
     if !common.probe.is_empty() {
@@ -125,13 +127,15 @@ pub fn simulate(
     }
     let until = breakpoint(common, image)?;
     let wave = wave.map(|p| wave_spec(common, p, sources));
+    let tx = tx_out.map(TxWriter::create).transpose().map_err(io_fail)?;
     let spec = RunSpec {
         image,
         boot: !common.no_boot,
         stream,
         opts: SimOptions {
             uinst_names: sources.map(MicrocodeSources::uinst_names),
-            ..sim_options(common, until, tx_out.is_some())
+            tx_sink: tx.as_ref().map(TxWriter::sink),
+            ..sim_options(common, until)
         },
         wave: wave.clone(),
     };
@@ -159,7 +163,15 @@ pub fn simulate(
             }
         }
     }
-    write_outputs(&r, common, tx_out)?;
+    if common.report != "table" {
+        if let Some(note) = summary.left_out() {
+            errln!("note: {note}");
+        }
+    }
+    write_outputs(&r, common)?;
+    if let Some(tx) = tx {
+        tx.finish(&r.sim.tx)?;
+    }
     if let (Some(path), Some(p), Some(src)) = (&common.coverage, &r.sim.profile, sources) {
         let name = path
             .file_stem()
@@ -182,8 +194,60 @@ pub fn simulate(
     Ok(pp5_sim::exit::of_run(&r.stop, r.sim.board.status()))
 }
 
-/// After the run: `--peek`, `--dump-mem`, `--image`, `--tx-out`.
-fn write_outputs(r: &RunResult, common: &Common, tx_out: Option<&Path>) -> Result<(), Fail> {
+/// `--tx-out`: the file every message the board sends is written to as it is sent (kept
+/// under its temporary name until the run ends well).
+struct TxWriter {
+    path: PathBuf,
+    out: out_file::OutFile,
+    writer: Arc<Mutex<Option<SentWriter<BufWriter<File>>>>>,
+}
+
+impl TxWriter {
+    fn create(path: &Path) -> std::io::Result<TxWriter> {
+        let out = out_file::OutFile::new(path);
+        let file = File::create(out.path()).map_err(|e| out_file::named(path, e))?;
+        let writer = Arc::new(Mutex::new(Some(SentWriter::new(BufWriter::new(file)))));
+        Ok(TxWriter {
+            path: path.to_path_buf(),
+            out,
+            writer,
+        })
+    }
+
+    /// The engine's end of it.
+    fn sink(&self) -> TxSink {
+        let w = self.writer.clone();
+        TxSink(Arc::new(Mutex::new(move |m: &_| {
+            let mut w = w.lock().map_err(|_| std::io::Error::other("poisoned"))?;
+            match w.as_mut() {
+                Some(w) => w.push(m),
+                None => Ok(()),
+            }
+        })))
+    }
+
+    /// The run ended: the file takes its name, or the first write error is the command's.
+    fn finish(self, log: &pp5_sim::engine::MessageLog) -> Result<(), Fail> {
+        let named = |e: String| Fail(EXIT_IO, format!("{}: {e}", self.path.display()));
+        if let Some(e) = &log.sink_error {
+            return Err(named(e.clone()));
+        }
+        let writer = self.writer.lock().ok().and_then(|mut w| w.take());
+        let count = writer.as_ref().map_or(0, |w| w.count);
+        if let Some(w) = writer {
+            w.finish().map_err(|e| named(e.to_string()))?;
+        }
+        self.out.commit().map_err(io_fail)?;
+        errln!(
+            "Ring messages sent: {} ({count} messages)",
+            self.path.display()
+        );
+        Ok(())
+    }
+}
+
+/// After the run: `--peek`, `--dump-mem`, `--image`.
+fn write_outputs(r: &RunResult, common: &Common) -> Result<(), Fail> {
     for &(x, y, a, l) in &common.peek {
         let v = r.sim.board.array.peek(x, y, a, l);
         errln!("peek pixel ({x},{y}) mem[{a}:{l}] = {v} ({v:#x})");
@@ -206,15 +270,6 @@ fn write_outputs(r: &RunResult, common: &Common, tx_out: Option<&Path>) -> Resul
         })
         .map_err(io_fail)?;
         errln!("image: {}", spec.path.display());
-    }
-    if let Some(p) = tx_out {
-        let sent = pp5_sim::stream::sent_stream(&r.sim.tx);
-        out_file::write_buffered(p, |w| binary::write(&sent, w)).map_err(io_fail)?;
-        errln!(
-            "Ring messages sent: {} ({} messages)",
-            p.display(),
-            sent.messages.len()
-        );
     }
     Ok(())
 }
