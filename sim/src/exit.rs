@@ -18,6 +18,9 @@ pub const HW_ERROR: u8 = 4;
 pub const LIMIT: u8 = 5;
 /// A deadlock stopped the run.
 pub const DEADLOCK: u8 = 6;
+/// The run finished without reaching its breakpoint (`--until`, `--until-cycle`): told
+/// apart from a run that stopped at it (0).
+pub const BREAKPOINT_MISSED: u8 = 7;
 /// Interrupted (Ctrl-C).
 pub const INTERRUPTED: u8 = 130;
 

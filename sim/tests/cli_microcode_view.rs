@@ -131,7 +131,7 @@ fn coverage_is_an_lcov_tracefile_genhtml_renders() {
 #[test]
 fn the_profile_is_printed_and_reported_and_adds_up() {
     let s = Scratch::new();
-    let o = run(&s, "SETENABS\nFIVE 10\n", &["--profile", "3"]);
+    let o = run(&s, "SETENABS\nFIVE 10\n", &["--profile=3"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.contains("microcode profile:"), "{out}");
@@ -382,4 +382,47 @@ fn suite_tracefiles_merge_and_render() {
     .expect("genhtml is there where lcov is");
     assert!(g.status.success(), "genhtml: {}", text(&g.stderr));
     assert!(html.join("index.html").is_file());
+}
+
+/// `--profile` before the stream takes no value from it, and `--profile=0` lists every row
+/// (issue 37 item 11: the stream was read as N, and 0 printed nothing).
+#[test]
+fn profile_takes_its_number_after_an_equals_sign_and_0_is_all() {
+    let s = Scratch::new();
+    let st = s.file("s.pp5s", "SETENABS\nFIVE 10\n");
+    let mut args: Vec<String> = vec!["run".into(), "--profile".into(), st.display().to_string()];
+    args.extend(microcode(&s));
+    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .args(&args)
+        .output()
+        .expect("run pp5");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("the top 10 routines and source lines"),
+        "{out}"
+    );
+    let all = run(&s, "SETENABS\nFIVE 10\n", &["--profile=0"]);
+    let out = text(&all.stdout);
+    assert!(out.contains("every routine and source line"), "{out}");
+    assert!(out.contains("mine.pp5uc:3"), "{out}");
+    assert!(!out.contains("... and"), "{out}");
+}
+
+/// A breakpoint never reached: a warning and exit 7, told from a hit (exit 0) by a script
+/// (issue 37 item 6).
+#[test]
+fn a_breakpoint_never_reached_exits_7_with_a_warning() {
+    let s = Scratch::new();
+    let miss = run(&s, "SETENABS\n", &["--until", "five_l"]);
+    assert_eq!(miss.status.code(), Some(7), "{}", text(&miss.stderr));
+    let out = text(&miss.stdout);
+    assert!(
+        out.contains("the breakpoint five_l was never reached"),
+        "{out}"
+    );
+    let hit = run(&s, "SETENABS\nFIVE 10\n", &["--until", "five_l"]);
+    assert_eq!(hit.status.code(), Some(0), "{}", text(&hit.stderr));
+    let late = run(&s, "SETENABS\n", &["--until-cycle", "99999999"]);
+    assert_eq!(late.status.code(), Some(7), "{}", text(&late.stderr));
 }

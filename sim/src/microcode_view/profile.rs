@@ -96,14 +96,16 @@ impl Profile {
         }
     }
 
-    /// The table `pp5 run --profile` prints: the top `n` routines and lines.
+    /// The table `pp5 run --profile` prints: the top `n` routines and lines (0: all).
     pub fn table(&self, n: usize) -> String {
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "microcode profile: {} cycles; the top {n} routines and source lines",
-            self.cycles
-        );
+        let which = if n == 0 {
+            "every routine and source line".to_string()
+        } else {
+            format!("the top {n} routines and source lines")
+        };
+        let _ = writeln!(out, "microcode profile: {} cycles; {which}", self.cycles);
+        let n = if n == 0 { usize::MAX } else { n };
         section(&mut out, "routine", &self.routines, n, self.cycles);
         section(&mut out, "source line", &self.lines, n, self.cycles);
         out

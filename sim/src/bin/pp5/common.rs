@@ -68,9 +68,17 @@ pub struct Common {
     /// conditional branch taken and not taken (docs/microcode.md, "Debugging microcode").
     #[arg(long, value_name = "FILE.info")]
     pub coverage: Option<PathBuf>,
-    /// Print where the cycles went inside the microcode: the top N routines and source lines,
-    /// cycles executing and stalled by cause (and a "profile" object in --report json).
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    /// Print where the cycles went inside the microcode: the top N routines and source lines
+    /// (`--profile` alone: 10; `--profile=0`: all), cycles executing and stalled by cause (and
+    /// a "profile" object in --report json). N goes after `=` so that `--profile STREAM`
+    /// reads STREAM as the stream.
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "10"
+    )]
     pub profile: Option<usize>,
     /// Stop the run when the IGC executes LABEL[+OFFSET] for the N-th time (#N, default the
     /// first): LABEL is a microcode label or a command's name (its first microinstruction).

@@ -2,7 +2,8 @@
 //!
 //! Exit codes (for scripts): 0 success; 1 I/O or internal error; 2 usage error; 3 bad input
 //! (stream, microcode or file); 4 simulated hardware error (error bits set, IGC stuck);
-//! 5 the cycle limit stopped the run; 130 interrupted.
+//! 5 the cycle limit stopped the run; 6 a deadlock stopped it; 7 the run finished without
+//! reaching its breakpoint (`--until`, `--until-cycle`); 130 interrupted.
 //!
 //! One file per subcommand (`demo`, `run`, `asm`, `stream`, `render`, `bench`); `common` holds
 //! the options and input loading `demo` and `run` share, `simulate` their run and its outputs,

@@ -4,7 +4,7 @@
 use crate::common::Common;
 use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
 use pp5_sim::asm::microcode::McImage;
-use pp5_sim::engine::{Keep, SimOptions, TxSink, Until};
+use pp5_sim::engine::{Keep, SimOptions, StopReason, TxSink, Until};
 use pp5_sim::microcode_view::profile::Profile;
 use pp5_sim::microcode_view::{coverage, resolve_until, MicrocodeSources};
 use pp5_sim::out_file;
@@ -191,7 +191,14 @@ pub fn simulate(
         );
         errln!("open it:  {}", gtkwave_command(&w.path, &w.gtkw_path()));
     }
-    Ok(pp5_sim::exit::of_run(&r.stop, r.sim.board.status()))
+    let code = pp5_sim::exit::of_run(&r.stop, r.sim.board.status());
+    // A breakpoint still set at the end was never reached (a reached one is taken off).
+    let missed = r.stop == StopReason::Done && r.sim.breakpoint.is_some();
+    Ok(if code == pp5_sim::exit::OK && missed {
+        pp5_sim::exit::BREAKPOINT_MISSED
+    } else {
+        code
+    })
 }
 
 /// `--tx-out`: the file every message the board sends is written to as it is sent (kept
