@@ -258,11 +258,18 @@ pub fn run(
         .as_ref()
         .map(|w| w.signals().to_vec())
         .unwrap_or_default();
-    let start_ps = wave
+    let first = wave
         .as_ref()
         .and_then(WaveWriter::first_sample_cycle)
-        .unwrap_or(0)
-        .saturating_mul(pp5_rtl::clock::CYCLE_PS);
+        .unwrap_or(0);
+    // A run stopped at a breakpoint opens its view on the stop (the last quarter of the
+    // window after it), not on the trace's start.
+    let view = spec.wave.as_ref().map_or(0, |w| w.view_cycles);
+    let start = match &stop {
+        Ok(StopReason::Breakpoint(_)) => first.max(sim.board.cycle.saturating_sub(view * 3 / 4)),
+        _ => first,
+    };
+    let start_ps = start.saturating_mul(pp5_rtl::clock::CYCLE_PS);
     let closed = match wave {
         Some(w) => w.finish(),
         None => Ok(()),

@@ -426,3 +426,27 @@ fn a_breakpoint_never_reached_exits_7_with_a_warning() {
     let late = run(&s, "SETENABS\n", &["--until-cycle", "99999999"]);
     assert_eq!(late.status.code(), Some(7), "{}", text(&late.stderr));
 }
+
+/// A run stopped at a breakpoint writes a `.gtkw` whose view opens on the stop, not on the
+/// trace's start (issue 37 item 11).
+#[test]
+fn a_breakpoint_runs_gtkw_opens_at_the_stop() {
+    let s = Scratch::new();
+    let vcd = s.path("b.vcd");
+    let vcd_arg = vcd.display().to_string();
+    let args = [
+        "--until", "five_l#3", "--view", "8", "--report", "json", "--vcd", &vcd_arg,
+    ];
+    let o = run(&s, "SETENABS\nFIVE 10\n", &args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let end = j["cycles"].as_u64().expect("cycles");
+    let gtkw = std::fs::read_to_string(s.path("b.gtkw")).expect("gtkw");
+    let start: u64 = gtkw
+        .lines()
+        .find_map(|l| l.strip_prefix("[timestart] "))
+        .expect("timestart")
+        .parse()
+        .expect("a number");
+    assert_eq!(start, (end - 6) * pp5_rtl::clock::CYCLE_PS, "{gtkw}");
+}
