@@ -35,6 +35,13 @@ impl CauseCounts {
         self.0.iter().sum()
     }
 
+    /// The cycles counted since `earlier` (a copy of this count taken before).
+    pub fn since(&self, earlier: &CauseCounts) -> CauseCounts {
+        CauseCounts(std::array::from_fn(|k| {
+            self.0[k].saturating_sub(earlier.0[k])
+        }))
+    }
+
     /// Cycles spent waiting for the board: a semaphore, a transfer, the transmitter (the
     /// `waited` column of the table).
     pub fn waited(&self) -> u64 {

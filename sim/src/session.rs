@@ -180,6 +180,10 @@ pub fn boot(
     let stop = sim.run(wave, progress)?;
     if stop == StopReason::Done {
         sim.boot_cycles = Some(sim.board.cycle);
+        if let Some(p) = &mut sim.profile {
+            // The profile's shares are of the user's stream.
+            p.mark_boot();
+        }
     }
     Ok(stop)
 }

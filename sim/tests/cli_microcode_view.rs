@@ -146,8 +146,13 @@ fn the_profile_is_printed_and_reported_and_adds_up() {
     );
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     let cycles = j["cycles"].as_u64().expect("cycles");
+    let boot = j["boot_cycles"].as_u64().expect("boot_cycles");
     let p = &j["profile"];
-    assert_eq!(p["cycles"].as_u64(), Some(cycles));
+    // The rows are the user's stream's cycles: the boot apart (issue 37 item 11: the shares
+    // included the boot's 4,500 cycles).
+    assert_eq!(p["cycles"].as_u64(), Some(cycles - boot));
+    assert_eq!(p["boot_cycles"].as_u64(), Some(boot));
+    let cycles = cycles - boot;
     let sum: u64 = p["routines"]
         .as_array()
         .expect("routines")

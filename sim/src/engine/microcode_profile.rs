@@ -54,6 +54,9 @@ pub struct MicrocodeProfile {
     pub branches: Vec<[u64; 2]>,
     /// The IGC's state at the start of the next cycle (after the last one observed).
     state: IgcState,
+    /// The counts when the microcode boot ended ([`MicrocodeProfile::mark_boot`]): the
+    /// profile's rows leave them out, so its shares are of the user's stream.
+    at_boot: Option<Box<(Vec<CauseCounts>, [CauseCounts; 3])>>,
 }
 
 impl MicrocodeProfile {
@@ -64,6 +67,31 @@ impl MicrocodeProfile {
             outside: [CauseCounts::default(); 3],
             branches: vec![[0; 2]; CONTROL_STORE_UINSTS],
             state,
+            at_boot: None,
+        }
+    }
+
+    /// The microcode boot ended now: what was counted so far is the boot's.
+    pub fn mark_boot(&mut self) {
+        self.at_boot = Some(Box::new((self.by_pc.clone(), self.outside)));
+    }
+
+    /// The counts since the boot ([`MicrocodeProfile::mark_boot`]; all of them without a
+    /// mark): per microinstruction address, outside the microcode, and the boot's cycles.
+    pub fn since_boot(&self) -> (Vec<CauseCounts>, [CauseCounts; 3], u64) {
+        match &self.at_boot {
+            None => (self.by_pc.clone(), self.outside, 0),
+            Some(b) => {
+                let by_pc = self
+                    .by_pc
+                    .iter()
+                    .zip(&b.0)
+                    .map(|(n, e)| n.since(e))
+                    .collect();
+                let outside = std::array::from_fn(|k| self.outside[k].since(&b.1[k]));
+                let boot = b.0.iter().chain(&b.1).map(CauseCounts::total).sum();
+                (by_pc, outside, boot)
+            }
         }
     }
 

@@ -28,8 +28,13 @@ pub struct Row {
 /// The profile of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Profile {
-    /// All cycles charged (the run's cycles since the profile started).
+    /// The cycles charged to the rows: the run's cycles since the profile started, the
+    /// microcode boot's left out (the shares are of the user's stream).
     pub cycles: u64,
+    /// The boot's cycles, left out of the rows (0 without a boot or a profile started
+    /// after it).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub boot_cycles: u64,
     /// Routines and the places outside the microcode, most cycles first.
     pub routines: Vec<Row>,
     /// Source lines, most cycles first.
@@ -46,7 +51,8 @@ impl Profile {
     ) -> Profile {
         let mut routines: HashMap<String, CauseCounts> = HashMap::new();
         let mut lines: HashMap<(String, usize), CauseCounts> = HashMap::new();
-        for (pc, c) in p.by_pc.iter().enumerate() {
+        let (by_pc, outside, boot_cycles) = p.since_boot();
+        for (pc, c) in by_pc.iter().enumerate() {
             if c.total() == 0 {
                 continue;
             }
@@ -68,7 +74,7 @@ impl Profile {
             .map(|(name, causes)| row(name, String::new(), causes))
             .collect();
         for o in Outside::ALL {
-            let c = p.outside[o as usize];
+            let c = outside[o as usize];
             if c.total() > 0 {
                 routines.push(row(o.name().into(), String::new(), c));
             }
@@ -89,8 +95,10 @@ impl Profile {
         let order = |a: &Row, b: &Row| b.cycles.cmp(&a.cycles).then_with(|| a.name.cmp(&b.name));
         routines.sort_by(order);
         lines.sort_by(order);
+        let cycles = by_pc.iter().chain(&outside).map(CauseCounts::total).sum();
         Profile {
-            cycles: p.total(),
+            cycles,
+            boot_cycles,
             routines,
             lines,
         }
@@ -104,7 +112,16 @@ impl Profile {
         } else {
             format!("the top {n} routines and source lines")
         };
-        let _ = writeln!(out, "microcode profile: {} cycles; {which}", self.cycles);
+        let boot = if self.boot_cycles > 0 {
+            format!(" of the stream (the boot's {} left out)", self.boot_cycles)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "microcode profile: {} cycles{boot}; {which}",
+            self.cycles
+        );
         let n = if n == 0 { usize::MAX } else { n };
         section(&mut out, "routine", &self.routines, n, self.cycles);
         section(&mut out, "source line", &self.lines, n, self.cycles);
@@ -163,4 +180,8 @@ fn section(out: &mut String, what: &str, rows: &[Row], n: usize, total: u64) {
     if rows.len() > n {
         let _ = writeln!(out, "  ... and {} more", rows.len() - n);
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
