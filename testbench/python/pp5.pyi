@@ -439,7 +439,7 @@ def sweep(
     progress: bool = True,
 ) -> Any:
     """A sweep of `render` studies (or board runs) on Dask: a pandas.DataFrame, a row per
-    point (its options, figures, error, seconds). `pp5.sweep` is also the module
+    point (its options, figures, error, seconds, cpu_seconds). `pp5.sweep` is also the module
     pp5.sweep (`python -m pp5.sweep spec.toml`). docs/sweeps.md."""
 
 def sweep_runs(grid: Grid, client: Any = None, **kwargs: Any) -> Any:

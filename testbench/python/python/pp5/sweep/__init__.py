@@ -127,7 +127,7 @@ def run_point(kind: str, point: Mapping[str, Any], threads: Optional[int] = None
     (``pp5.render(threads=)``) unless the point gives its own."""
     import pp5
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     try:
         if kind == "render":
             opts = dict(point)
@@ -163,6 +163,7 @@ def run_point(kind: str, point: Mapping[str, Any], threads: Optional[int] = None
         if kind == "run" and outcome is not None:
             row.update({"cycles": outcome.cycles, "stop": outcome.stop, "ok": outcome.ok})
     row["seconds"] = time.perf_counter() - started
+    row["cpu_seconds"] = time.process_time() - cpu
     return row
 
 
@@ -262,8 +263,9 @@ def sweep(
     ``pandas.DataFrame``, a row per point in the grid's order: its options, its figures
     (``figures`` for ``kind="render"``, the options of ``pp5.render``; ``run_figures`` for
     ``kind="run"``, the options ``microcode``, ``stream``, ``max_cycles``, ``no_boot``),
-    ``error`` (``None``, or the exception's type and text: a failed point is a row) and
-    ``seconds`` (the point's time on its worker).
+    ``error`` (``None``, or the exception's type and text: a failed point is a row),
+    ``seconds`` and ``cpu_seconds`` (the point's wall and CPU time on its worker: the worker
+    process's CPU time over the point).
 
     ``client``: ``None`` starts a ``distributed.LocalCluster`` of ``workers`` processes (default:
     one per core) of one thread each, closed at the end; a scheduler address
@@ -322,8 +324,8 @@ def sweep(
         vals = [r[col] for r in rows if r.get(col) is not None]
         if vals and all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
             df[col] = df[col].astype("Int64")
-    if "error" in df:  # error and seconds last
-        df = df[[col for col in df.columns if col not in ("error", "seconds")] + ["error", "seconds"]]
+    last = [c for c in ("error", "seconds", "cpu_seconds") if c in df.columns]
+    df = df[[col for col in df.columns if col not in last] + last]
     if out is not None:
         if out.suffix == ".csv":
             df.to_csv(out, index=False)
