@@ -25,6 +25,10 @@ pub(super) struct Inst {
     /// Index of the command whose argument names are in scope.
     pub scope: Option<usize>,
     pub tokens: Vec<String>,
+    /// The nearest label before it was defined twice (refused): the routine it meant to
+    /// start is not where its command's entry points, so its argument names cannot be
+    /// checked (no follow-on errors besides the duplicate's own).
+    pub shadowed: bool,
 }
 
 /// Label → (microinstruction address, source line).
@@ -49,6 +53,8 @@ pub(super) struct Scan {
     fc_bool_lines: [Option<(bool, usize)>; 32],
     /// Labels waiting for their microinstruction.
     pending_labels: Vec<(String, usize)>,
+    /// The last label defined was a duplicate ([`Inst::shadowed`]).
+    shadowed: bool,
     /// Microinstructions past the control store: counted with the line of the last, not kept
     /// (nor checked), so a long file costs bounded memory.
     pub beyond_store: (usize, usize),
@@ -171,6 +177,7 @@ impl Scan {
     fn inst(&mut self, body: &str, line: usize, errs: &mut Errs) {
         let addr = (self.insts.len() + self.beyond_store.0) as u32;
         for (l, lline) in self.pending_labels.drain(..) {
+            self.shadowed = self.labels.contains_key(&l);
             if let Some(&(_, first)) = self.labels.get(&l) {
                 errs.push_noted(
                     lline,
@@ -191,6 +198,7 @@ impl Scan {
             line,
             scope: None,
             tokens: body.split_whitespace().map(str::to_string).collect(),
+            shadowed: self.shadowed,
         });
     }
 }
