@@ -47,11 +47,18 @@ def points(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]) -> list[
     return [dict(p) for p in grid]
 
 
+#: The IGC timeout's status bit: a finding of the study, not a hardware error (as
+#: ``RenderResult.hardware_errors`` counts them).
+_TIMEOUT_BIT = 1 << 30
+
+
 def figures(result) -> dict:
-    """The figures of one study (a ``pp5.RenderResult``) as a flat dict: a sweep's row
-    without its options. Utilisations are the mean and busiest unit's busy share of the
-    frame; ``cycles_<system>`` the frame on each row of "what bounds the frame"."""
-    d = result.as_dict()
+    """The figures of one study as a flat dict: a sweep's row without its options.
+    ``result`` is a ``pp5.RenderResult`` or the JSON report as a dict (``as_dict()``, or
+    ``pp5 render --report json`` read with ``json.load``). Utilisations are the mean and
+    busiest unit's busy share of the frame; ``cycles_<system>`` the frame on each row of
+    "what bounds the frame"."""
+    d = result if isinstance(result, Mapping) else result.as_dict()
     gp = d["gp"]
     row = {
         "frame_cycles": d["frame_cycles"],
@@ -67,7 +74,9 @@ def figures(result) -> dict:
         row[f"stage_{stage}"] = cycles
     row["region_cycles_max"] = d["region_cycles"]["max"]
     row["igc_timeout_renderers"] = len(d["igc_timeout"]["renderers"])
-    row["hardware_errors"] = len(result.hardware_errors)
+    row["hardware_errors"] = sum(
+        1 for r in d["renderer_runs"] if r["error_bits"] & ~_TIMEOUT_BIT
+    )
     system = d.get("system")
     names = {
         "full system": "full",
