@@ -11,23 +11,27 @@ use std::process::Command;
 /// A command that sends status messages for ever.
 const SPAM: &str = ".command SPAM() -> spam\nspam: sendstatus\n      jump spam\n";
 
-#[test]
-fn endless_messages_are_counted_past_the_cap() {
-    let s = Scratch::new();
+/// `pp5 run` of SETENABS and SPAM for 800,000 cycles, with `extra` options.
+fn run_spam(s: &Scratch, extra: &[&std::ffi::OsStr]) -> std::process::Output {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/microcode");
     let mc = s.file("spam.pp5uc", SPAM);
     let st = s.file("s.pp5s", "SETENABS\nSPAM\n");
-    let run = |report: &str| {
-        Command::new(env!("CARGO_BIN_EXE_pp5"))
-            .arg("run")
-            .arg(&st)
-            .args(["--microcode", &format!("{root}/standard.pp5uc")])
-            .arg("--microcode")
-            .arg(&mc)
-            .args(["--max-cycles", "800000", "--report", report])
-            .output()
-            .expect("run pp5")
-    };
+    Command::new(env!("CARGO_BIN_EXE_pp5"))
+        .arg("run")
+        .arg(&st)
+        .args(["--microcode", &format!("{root}/standard.pp5uc")])
+        .arg("--microcode")
+        .arg(&mc)
+        .args(["--max-cycles", "800000"])
+        .args(extra)
+        .output()
+        .expect("run pp5")
+}
+
+#[test]
+fn endless_messages_are_counted_past_the_cap() {
+    let s = Scratch::new();
+    let run = |report: &str| run_spam(&s, &["--report".as_ref(), report.as_ref()]);
     let o = run("json");
     assert_eq!(o.status.code(), Some(5), "the cycle limit");
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
@@ -72,20 +76,16 @@ fn a_json_report_keeps_at_most_its_cap_of_records() {
 #[test]
 fn tx_out_streams_every_message_while_the_report_keeps_its_cap() {
     let s = Scratch::new();
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/microcode");
-    let mc = s.file("spam.pp5uc", SPAM);
-    let st = s.file("s.pp5s", "SETENABS\nSPAM\n");
     let tx = s.path("tx.bin");
-    let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
-        .arg("run")
-        .arg(&st)
-        .args(["--microcode", &format!("{root}/standard.pp5uc")])
-        .arg("--microcode")
-        .arg(&mc)
-        .args(["--max-cycles", "800000", "--report", "json", "--tx-out"])
-        .arg(&tx)
-        .output()
-        .expect("run pp5");
+    let o = run_spam(
+        &s,
+        &[
+            "--report".as_ref(),
+            "json".as_ref(),
+            "--tx-out".as_ref(),
+            tx.as_os_str(),
+        ],
+    );
     assert_eq!(o.status.code(), Some(5), "the cycle limit");
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     let kept = j["sent"].as_array().expect("sent").len();
