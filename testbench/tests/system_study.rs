@@ -250,7 +250,14 @@ fn the_system_waveform_reads_back() {
     for ext in ["vcd", "fst"] {
         let path = dir.join(format!("system.{ext}"));
         let signals = pp5_sim::render::system::system_wave::write(&path, &r.run).expect("write");
-        assert!(dir.join("system.gtkw").exists());
+        // The view opens on the Ring and the Renderers, the GPs after them (issue 39).
+        let gtkw = std::fs::read_to_string(dir.join("system.gtkw")).expect("gtkw");
+        let first = |s: &str| gtkw.find(s).unwrap_or_else(|| panic!("{s} in\n{gtkw}"));
+        assert!(
+            first("system.ring0.") < first("system.renderer0."),
+            "{gtkw}"
+        );
+        assert!(first("system.renderer3.") < first("system.gp0."), "{gtkw}");
         let mut w = wellen::simple::read(&path).unwrap_or_else(|e| panic!("{e:?}"));
         let h = w.hierarchy();
         let tops: Vec<String> = h.scopes().map(|s| h[s].name(h).to_string()).collect();

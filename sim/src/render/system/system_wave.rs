@@ -186,11 +186,26 @@ pub fn write(path: &Path, run: &FrameRun) -> io::Result<Vec<SignalInfo>> {
     crate::trace::write_gtkw(
         &path.with_extension("gtkw"),
         path,
-        &infos,
+        &gtkw_order(&infos),
         0,
         run.cycles.max(1),
     )?;
     Ok(infos)
+}
+
+/// The signals in the order the `.gtkw` shows them: the Ring's channels, the Renderers and
+/// the frame buffer before the (up to 32) GPs, so the view opens on what bounds most
+/// frames rather than on rows of GPs (issue 39). The waveform file keeps its own order.
+fn gtkw_order(infos: &[SignalInfo]) -> Vec<SignalInfo> {
+    let rank = |p: &str| match p.strip_prefix("system.") {
+        Some(s) if s.starts_with("ring") => 0,
+        Some(s) if s.starts_with("renderer") => 1,
+        Some(s) if s.starts_with("gp") => 3,
+        _ => 2,
+    };
+    let mut v = infos.to_vec();
+    v.sort_by_key(|i| rank(&i.path));
+    v
 }
 
 /// The scopes in first-seen order with their signals' indices.
