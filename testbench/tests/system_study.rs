@@ -301,6 +301,39 @@ fn the_system_waveform_reads_back() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The timeline prints the study's verdict under its chart, wrapped, with a row per unit
+/// labelled (issue 39: the verdict was not on it).
+#[test]
+fn the_timeline_prints_the_verdict() {
+    use pp5_sim::render::system::timeline;
+    let m = mesh();
+    let o = opts(Policy::RoundRobin, false);
+    let r = system(
+        &m,
+        &o,
+        Feed {
+            gps: Some((4, 16.0)),
+            ring: Some(2),
+        },
+    );
+    let verdict = format!("verdict: {}", "a long finding ".repeat(30));
+    let notes = timeline::wrap(&verdict);
+    assert!(notes.len() >= 2 && notes.iter().all(|l| l.chars().count() <= 190));
+    assert_eq!(notes.join(" "), verdict.trim_end());
+    let dir = std::env::temp_dir().join(format!("pp5-timeline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("t.svg");
+    timeline::write(&path, &r.run, "title", &notes).expect("write");
+    let svg = std::fs::read_to_string(&path).expect("svg");
+    for line in &notes {
+        assert!(svg.contains(line.as_str()), "{line}");
+    }
+    for label in ["GP 3", "Ring 1", "Renderer 3"] {
+        assert!(svg.contains(label), "{label}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_resource_that_held_nothing_up_is_reused_as_its_unbounded_row_exactly() {
     let m = mesh();

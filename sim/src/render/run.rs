@@ -330,7 +330,10 @@ pub fn write_outputs(
         // Under a temporary name, as every other output (plotters writes the file it is
         // given); its error names that name, the target's is put in front instead.
         write_atomically(path, |tmp| {
-            system::timeline::write(tmp, &r.run, &title).map_err(|e| {
+            let notes = r.bounds.as_ref().map_or_else(Vec::new, |b| {
+                system::timeline::wrap(&format!("verdict: {}", b.verdict))
+            });
+            system::timeline::write(tmp, &r.run, &title, &notes).map_err(|e| {
                 let own = format!("{}: ", tmp.display());
                 std::io::Error::other(e.strip_prefix(&own).unwrap_or(&e).to_string())
             })

@@ -94,16 +94,45 @@ fn bars(run: &FrameRun) -> Result<(Vec<String>, Vec<Bar>), String> {
     Ok((labels, bars))
 }
 
-/// Draw the timeline of `run` into `path` (SVG).
-pub fn write(path: &Path, run: &FrameRun, title: &str) -> Result<(), String> {
+/// Characters of a note line under the chart (the verdict is wrapped to it).
+const NOTE_CHARS: usize = 190;
+
+/// `text` wrapped at spaces into lines of at most [`NOTE_CHARS`] characters.
+pub fn wrap(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= NOTE_CHARS => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// Draw the timeline of `run` into `path` (SVG), with `notes` (the study's verdict, wrapped)
+/// under the chart.
+pub fn write(path: &Path, run: &FrameRun, title: &str, notes: &[String]) -> Result<(), String> {
     let (labels, bars) = bars(run)?;
     let us = |c: u64| c as f64 * CYCLE_PS as f64 / 1e6;
     let end = us(run.cycles.max(1));
     let rows = labels.len();
-    let height = (60 + 14 * rows as u32).max(200);
+    let note_h = 14 * notes.len() as u32;
+    let height = (60 + 14 * rows as u32).max(200) + note_h;
     let root = SVGBackend::new(path, (1200, height)).into_drawing_area();
     let e = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     root.fill(&WHITE).map_err(|x| e(&x))?;
+    let (root, foot) = root.split_vertically(height - note_h);
+    for (k, line) in notes.iter().enumerate() {
+        foot.draw(&Text::new(
+            line.as_str(),
+            (10, 14 * k as i32),
+            ("sans-serif", 12),
+        ))
+        .map_err(|x| e(&x))?;
+    }
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 16))
         .margin(8)
@@ -111,15 +140,12 @@ pub fn write(path: &Path, run: &FrameRun, title: &str) -> Result<(), String> {
         .y_label_area_size(80)
         .build_cartesian_2d(0f64..end, rows as f64..0f64)
         .map_err(|x| e(&x))?;
-    let label = |y: &f64| {
-        let k = y.floor() as usize;
-        labels.get(k).cloned().unwrap_or_default()
-    };
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .y_labels(rows.min(80))
-        .y_label_formatter(&label)
+        // Every row is labelled below, at its middle (plotters' own labels would be "nice"
+        // points: every other row, at the rows' edges).
+        .y_labels(0)
         .x_desc("µs from the frame's start (green: region streams, orange: pixels to the frame buffer, purple: drawing, red: waiting for input)")
         .label_style(("sans-serif", 10))
         .draw()
@@ -130,6 +156,11 @@ pub fn write(path: &Path, run: &FrameRun, title: &str) -> Result<(), String> {
             Rectangle::new([(us(s), y + 0.15), (us(t), y + 0.85)], colour.filled())
         }))
         .map_err(|x| e(&x))?;
+    for (k, l) in labels.iter().enumerate() {
+        let (_, py) = chart.backend_coord(&(0.0, k as f64 + 0.5));
+        root.draw(&Text::new(l.as_str(), (6, py - 5), ("sans-serif", 10)))
+            .map_err(|x| e(&x))?;
+    }
     root.present().map_err(|x| e(&x))?;
     Ok(())
 }
