@@ -235,16 +235,7 @@ fn a_scarce_resource_is_the_bound_and_busy_nearly_all_the_time() {
 
 #[test]
 fn the_system_waveform_reads_back() {
-    let m = mesh();
-    let o = opts(Policy::RoundRobin, false);
-    let r = system(
-        &m,
-        &o,
-        Feed {
-            gps: Some((4, 16.0)),
-            ring: Some(2),
-        },
-    );
+    let r = four_gps_two_channels();
     let dir = std::env::temp_dir().join(format!("pp5-system-wave-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     for ext in ["vcd", "fst"] {
@@ -301,21 +292,25 @@ fn the_system_waveform_reads_back() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The mesh on 4 GPs at 16 M operations/s and 2 Ring channels, round robin: the frame the
+/// system waveform and the timeline tests draw.
+fn four_gps_two_channels() -> Rendered {
+    system(
+        &mesh(),
+        &opts(Policy::RoundRobin, false),
+        Feed {
+            gps: Some((4, 16.0)),
+            ring: Some(2),
+        },
+    )
+}
+
 /// The timeline prints the study's verdict under its chart, wrapped, with a row per unit
 /// labelled (issue 39: the verdict was not on it).
 #[test]
 fn the_timeline_prints_the_verdict() {
     use pp5_sim::render::system::timeline;
-    let m = mesh();
-    let o = opts(Policy::RoundRobin, false);
-    let r = system(
-        &m,
-        &o,
-        Feed {
-            gps: Some((4, 16.0)),
-            ring: Some(2),
-        },
-    );
+    let r = four_gps_two_channels();
     let verdict = format!("verdict: {}", "a long finding ".repeat(30));
     let notes = timeline::wrap(&verdict);
     assert!(notes.len() >= 2 && notes.iter().all(|l| l.chars().count() <= 190));
