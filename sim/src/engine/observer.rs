@@ -133,6 +133,22 @@ pub trait Observer {
     /// The cycle, after its events.
     #[inline]
     fn cycle_end(&mut self, _cx: &mut Cx) {}
+    /// The first cycle, from `now` on, this observer must be shown one by one. Between now
+    /// and then the engine may advance the board over *still* cycles (the board waits and
+    /// nothing but its counters changes, docs/timing.md "Still cycles") in one step, and
+    /// shows them through [`Observer::still`] instead of [`Observer::cycle`]. The default,
+    /// `now`, needs every cycle (the waveform; a watchpoint on a signal).
+    #[inline]
+    fn needs_from(&self, now: u64) -> u64 {
+        now
+    }
+    /// `n` still cycles from `cx.cycle` on, each as `cx` shows the first: the same state,
+    /// causes and command, no events. Called only when [`Observer::needs_from`] let them
+    /// pass, so the default (an observer that needs every cycle) is never called.
+    #[inline]
+    fn still(&mut self, _n: u64, _cx: &mut Cx) {
+        debug_assert!(false, "still cycles shown to an observer that needs every cycle");
+    }
     /// A Ring reset at cycle `at` (before the board is reset): close what is open.
     fn ring_reset(&mut self, _at: u64) {}
     /// The run is done at cycle `at` (nothing is left to do): close what is open.
