@@ -20,6 +20,9 @@
 //! block shows itself in the waveform is a `trace` module beside it (`igc/trace.rs`,
 //! `renderer/trace.rs`, ...), apart from its registers and its step.
 
+// The derives of `trace` name this crate by its path (`::pp5_rtl::trace`), here too.
+extern crate self as pp5_rtl;
+
 pub mod backing_store;
 pub mod bs_port;
 pub mod cause;

@@ -109,6 +109,97 @@ pub trait Traced {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T);
 }
 
+/// A record, or a part of one, shown from bits of its words: `#[derive(Wave)]` (the
+/// `pp5-derive` crate documents its attributes) generates this from the struct, so that its
+/// packing ([`Wave::pack`], the struct's `words`) and its signals ([`Wave::show`], the
+/// struct's `decode`) come from one description.
+pub trait Wave {
+    /// Bits it takes in a record.
+    const BITS: u32;
+    /// Pack into `w` from bit `at` (whose bits are 0).
+    fn pack(&self, w: &mut [u64], at: u32);
+    /// Show its signals from the bits of `w` from `at`, as `name`: a record's in a scope of
+    /// that name (none if empty), an enum's as a text signal.
+    fn show(w: &[u64], at: u32, name: &str, t: &mut dyn Tracer);
+}
+
+/// An enum the waveform shows by the name of its variant (`#[derive(WaveEnum)]`): the names
+/// by code, the code of a value (its variant's index) and the value of a code (the payload's
+/// fields `Default`).
+pub trait WaveEnum: Sized {
+    const NAMES: &'static [&'static str];
+    fn code(&self) -> u64;
+    fn from_code(code: u64) -> Self;
+    /// The variant's name.
+    #[inline]
+    fn name(&self) -> &'static str {
+        Self::NAMES
+            .get(self.code() as usize)
+            .copied()
+            .unwrap_or("?")
+    }
+}
+
+pub use pp5_derive::{Wave, WaveEnum};
+
+/// The bits of codes `0..n` (at least 1).
+pub const fn bits_for(n: usize) -> u32 {
+    if n <= 2 {
+        1
+    } else {
+        usize::BITS - (n - 1).leading_zeros()
+    }
+}
+
+/// A field of `width` bits (`#[derive(Wave)]`'s compile-time check): 1..=64, and no wider
+/// than its type `T`.
+pub const fn check_width<T>(width: u32) {
+    assert!(width >= 1 && width <= 64, "a signal's width is 1..=64");
+    assert!(
+        width as usize <= 8 * std::mem::size_of::<T>(),
+        "a field's width is wider than its type"
+    );
+}
+
+/// A record of `bits` bits fits in `words` words (`#[wave(words = N)]`'s check).
+pub const fn check_words(bits: u32, words: usize) {
+    assert!(
+        bits as usize <= 64 * words,
+        "the record is wider than its words"
+    );
+}
+
+/// The mask of a `width`-bit value (1..=64).
+#[inline(always)]
+const fn low(width: u32) -> u64 {
+    u64::MAX >> (64 - width)
+}
+
+/// Put the low `width` bits of `v` into `w` from bit `at` (those bits being 0).
+#[inline(always)]
+pub fn put(w: &mut [u64], at: u32, width: u32, v: u64) {
+    let (i, s, v) = ((at / 64) as usize, at % 64, v & low(width));
+    if let Some(x) = w.get_mut(i) {
+        *x |= v << s;
+    }
+    if s + width > 64 {
+        if let Some(x) = w.get_mut(i + 1) {
+            *x |= v >> (64 - s);
+        }
+    }
+}
+
+/// The `width` bits of `w` from bit `at` (0 past its end).
+#[inline(always)]
+pub fn get(w: &[u64], at: u32, width: u32) -> u64 {
+    let (i, s) = ((at / 64) as usize, at % 64);
+    let mut v = w.get(i).map_or(0, |x| x >> s);
+    if s + width > 64 {
+        v |= w.get(i + 1).map_or(0, |x| x << (64 - s));
+    }
+    v & low(width)
+}
+
 /// The first `N` words of a record, 0 past its end (a [`Decode`] function's
 /// `let [a, b] = words(w);`).
 #[inline]
