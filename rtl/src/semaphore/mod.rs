@@ -13,15 +13,19 @@
 
 mod trace;
 
+use crate::trace::Wave;
+
 /// Width of a semaphore counter in bits (seed §III.4.1-4: "an 8-bit counter").
 pub const SEMAPHORE_BITS: u32 = 8;
 
-/// One semaphore.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// One semaphore (its fields are its waveform record, `trace.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Wave)]
 pub struct Semaphore {
     /// The counter (status bits 8-15 for BS, 16-23 for IGC).
+    #[wave(bits = SEMAPHORE_BITS)]
     pub count: u8,
     /// This cycle's requests (for the waveform): increments, decrement granted, P waiting.
+    #[wave(bits = 2)]
     pub v: u8,
     pub p: bool,
     pub p_wait: bool,
