@@ -17,6 +17,7 @@
 use super::{BackingStore, ARRAY_DIM, XFER_BITS};
 use crate::emc_array::plane::{AlignedPlane, NUM_PES};
 use crate::emc_array::MEM_BITS;
+use crate::trace::WaveEnum;
 
 /// Steps of one sector transfer (seed §III.4.2.5.2, the C simulator's "entire transfer of
 /// 4096 nibbles"); one per 40 MHz cycle.
@@ -25,7 +26,7 @@ pub const XFER_STEPS: u32 = 4096;
 pub const XFER_PES_PER_STEP: usize = NUM_PES / XFER_STEPS as usize;
 
 /// Direction of a transfer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
 pub enum XferDir {
     /// BSLOAD: sector → pixel-memory bits 0-31.
     Load,
@@ -36,10 +37,7 @@ pub enum XferDir {
 impl XferDir {
     /// Name shown in the waveform and reports.
     pub fn name(self) -> &'static str {
-        match self {
-            XferDir::Load => "LOAD",
-            XferDir::Store => "STORE",
-        }
+        WaveEnum::name(&self)
     }
 }
 
