@@ -1,22 +1,31 @@
 //! Why a block spent a cycle the way it did: the board-wide [`Cause`] the IGC and the BS
 //! port report each cycle, which the simulator counts for its timing reports.
 
+use crate::trace::WaveEnum;
+
 /// Why a block spent a cycle the way it did (the IGC's and the BS port's; for timing reports).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, WaveEnum)]
 pub enum Cause {
     /// Doing its work.
+    #[wave(name = "executing")]
     Executing,
     /// Waiting for a semaphore P.
+    #[wave(name = "semaphore_wait")]
     SemWait,
     /// Waiting for the next word of a command (RxFIFO empty in the middle of a command).
+    #[wave(name = "fifo_empty")]
     FifoEmpty,
     /// Waiting for a backing-store transfer (BSWAIT, or BSLOAD/BSSTORE behind another).
+    #[wave(name = "transfer_stall")]
     XferStall,
     /// A message waits for TxReady (or, on the IGC port, for the previous message).
+    #[wave(name = "tx_hold")]
     TxHold,
     /// Nothing to do: between commands with an empty FIFO.
+    #[wave(name = "idle")]
     Idle,
     /// Stuck (HANG, a fault).
+    #[wave(name = "hung")]
     Hung,
 }
 
@@ -34,14 +43,6 @@ impl Cause {
 
     /// Name used in reports.
     pub fn name(self) -> &'static str {
-        match self {
-            Cause::Executing => "executing",
-            Cause::SemWait => "semaphore_wait",
-            Cause::FifoEmpty => "fifo_empty",
-            Cause::XferStall => "transfer_stall",
-            Cause::TxHold => "tx_hold",
-            Cause::Idle => "idle",
-            Cause::Hung => "hung",
-        }
+        WaveEnum::name(&self)
     }
 }

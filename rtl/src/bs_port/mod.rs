@@ -24,16 +24,19 @@ use crate::ring::receiver::Receiver;
 use crate::ring::rxfifo::{RxWord, RXFIFO_WORDS};
 use crate::ring::tx::{MsgKind, OutMessage, Transmitter};
 use crate::ring::PortId;
+use crate::trace::WaveEnum;
 use command::Head;
 
 /// What the BS port is doing (an FSM, traced by name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
 pub enum BsState {
     /// Expecting a command's first word.
     Opcode,
     /// BS_SENDSTATUS: expecting the ID word.
+    #[wave(name = "STATUS_ARGS")]
     StatusId,
     /// BS_SENDSTATUS: expecting the return address.
+    #[wave(name = "STATUS_ARGS")]
     StatusAddr { id: u32 },
     /// BS_SENDSTATUS: sending the status message.
     StatusSend { id: u32, dest: u32 },
@@ -45,6 +48,7 @@ pub enum BsState {
         k: u32,
     },
     /// BS_TRANSMIT: expecting the return address.
+    #[wave(name = "TRANSMIT_ARGS")]
     TransmitAddr {
         sector: u8,
         scanline: u8,
@@ -61,31 +65,12 @@ pub enum BsState {
 impl BsState {
     /// Name shown in the waveform.
     pub fn name(self) -> &'static str {
-        match self {
-            BsState::Opcode => "OPCODE",
-            BsState::StatusId | BsState::StatusAddr { .. } => "STATUS_ARGS",
-            BsState::StatusSend { .. } => "STATUS_SEND",
-            BsState::Receive { .. } => "RECEIVE",
-            BsState::TransmitAddr { .. } => "TRANSMIT_ARGS",
-            BsState::Transmit { .. } => "TRANSMIT",
-            BsState::Pbs => "PBS",
-            BsState::Skip => "SKIP",
-        }
+        WaveEnum::name(&self)
     }
 
     /// A number per state (for trace keys and the board's progress key).
     pub fn code(self) -> u64 {
-        match self {
-            BsState::Opcode => 0,
-            BsState::StatusId => 1,
-            BsState::StatusAddr { .. } => 2,
-            BsState::StatusSend { .. } => 3,
-            BsState::Receive { .. } => 4,
-            BsState::TransmitAddr { .. } => 5,
-            BsState::Transmit { .. } => 6,
-            BsState::Pbs => 7,
-            BsState::Skip => 8,
-        }
+        WaveEnum::code(&self)
     }
 
     /// The command being executed, by its macro name (`None` between commands).

@@ -11,6 +11,7 @@
 use super::rxfifo::{RxFifo, RxWord};
 use crate::igc::llpr::{Llpr, COEF_A, COEF_B, COEF_C, COEF_D, COEF_E, COEF_F};
 use crate::igc::opcode::OpcodeWord;
+use crate::trace::WaveEnum;
 
 /// Coefficient order for CoefMode 01.
 const SEQ_C: &[usize] = &[COEF_C];
@@ -20,13 +21,14 @@ const SEQ_ABC: &[usize] = &[COEF_A, COEF_B, COEF_C];
 const SEQ_DEFABC: &[usize] = &[COEF_D, COEF_E, COEF_F, COEF_A, COEF_B, COEF_C];
 
 /// Parser FSM state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
 pub enum ParserState {
     /// Expecting the destination word of a message.
     Dest,
     /// Expecting an opcode (or the next message).
     Opcode,
     /// Expecting the P word.
+    #[wave(name = "PWORD")]
     PWord,
     /// Expecting coefficient number `k` of the command's sequence.
     Coef(u8),
@@ -39,25 +41,12 @@ pub enum ParserState {
 impl ParserState {
     /// Name shown in the waveform.
     pub fn name(self) -> &'static str {
-        Self::name_of_code(self.code())
+        WaveEnum::name(&self)
     }
 
     /// The state's code in a trace record (the coefficient index is not traced).
     pub fn code(self) -> u64 {
-        match self {
-            ParserState::Dest => 0,
-            ParserState::Opcode => 1,
-            ParserState::PWord => 2,
-            ParserState::Coef(_) => 3,
-            ParserState::Table => 4,
-            ParserState::Flush => 5,
-        }
-    }
-
-    /// The traced name of the state with [`ParserState::code`] `code`.
-    pub fn name_of_code(code: u64) -> &'static str {
-        const NAMES: [&str; 6] = ["DEST", "OPCODE", "PWORD", "COEF", "TABLE", "FLUSH"];
-        NAMES.get(code as usize).copied().unwrap_or("?")
+        WaveEnum::code(&self)
     }
 }
 

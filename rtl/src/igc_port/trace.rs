@@ -5,8 +5,49 @@
 use super::messages::MessageUnit;
 use super::parser::{ParserState, StreamParser};
 use super::IgcPort;
-use crate::ring::trace::{decode_tx, trace_ring, trace_rxfifo};
-use crate::trace::{bit, words, Traced, Tracer};
+use crate::ring::trace::{RingInput, RxFifoWave, TxWave};
+use crate::trace::{Traced, Tracer, Wave};
+
+#[derive(Wave)]
+struct Receive {
+    #[wave(flatten)]
+    ring: RingInput,
+    rxfifo: RxFifoWave,
+    parser: ParserWave,
+}
+
+/// The Stream Parser (scope `parser`).
+#[derive(Wave)]
+struct ParserWave {
+    state: ParserState,
+    fifo_read: bool,
+    word: u32,
+    #[wave(rename = "WrEnLLPR")]
+    wr_en_llpr: bool,
+    #[wave(rename = "GoLLPR")]
+    go_llpr: bool,
+    held: bool,
+    dest: u32,
+    opcode: u32,
+    #[wave(bits = 6)]
+    coef_mask: u8,
+}
+
+impl StreamParser {
+    fn wave(&self) -> ParserWave {
+        ParserWave {
+            state: self.state,
+            fifo_read: self.fifo_read,
+            word: self.word,
+            wr_en_llpr: self.wr_en_llpr,
+            go_llpr: self.go_llpr,
+            held: self.held,
+            dest: self.dest,
+            opcode: self.cur.opcode,
+            coef_mask: self.cur.coef_mask,
+        }
+    }
+}
 
 impl Traced for IgcPort {
     /// The port as scope `igc_port`: its receive side (the Ring input, `rxfifo`, the Stream
@@ -14,84 +55,53 @@ impl Traced for IgcPort {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("igc_port");
         // The receive side changes with most Ring words.
-        let [p0, p1, p2] = self.parser.trace_words();
-        let words = [self.rx.trace_word(), p0, p1, p2];
-        t.record_group(&words, decode_receive);
+        let (ring, rxfifo) = self.rx.wave();
+        let parser = self.parser.wave();
+        let w = Receive {
+            ring,
+            rxfifo,
+            parser,
+        };
+        t.record_group(&w.words(), Receive::decode);
         self.messages.trace(t);
         t.pop_scope();
     }
 }
 
-/// The receive side (Ring input, RxFIFO, Stream Parser) from its record.
-fn decode_receive(w: &[u64], t: &mut dyn Tracer) {
-    let [w0] = words(w);
-    trace_ring(w0, t);
-    t.push_scope("rxfifo");
-    trace_rxfifo(w0, t);
-    t.pop_scope();
-    t.push_scope("parser");
-    decode_parser(w.get(1..).unwrap_or(&[]), t);
-    t.pop_scope();
-}
-
-impl StreamParser {
-    /// Everything [`Traced::trace`] shows, packed ([`decode_parser`] shows it).
-    pub fn trace_words(&self) -> [u64; 3] {
-        let flags = self.fifo_read as u64
-            | (self.wr_en_llpr as u64) << 1
-            | (self.go_llpr as u64) << 2
-            | (self.held as u64) << 3;
-        [
-            self.word as u64 | (self.dest as u64) << 32,
-            self.cur.opcode as u64 | (self.cur.coef_mask as u64) << 32 | flags << 40,
-            self.state.code(),
-        ]
-    }
-}
-
-/// The `parser` scope's signals from [`StreamParser::trace_words`]'s words.
-fn decode_parser(w: &[u64], t: &mut dyn Tracer) {
-    let [w0, w1, w2] = words(w);
-    let flags = w1 >> 40;
-    t.text_static("state", ParserState::name_of_code(w2));
-    bit(t, "fifo_read", flags & 1 != 0);
-    t.bits("word", 32, w0 & 0xffff_ffff);
-    t.bits_packed(&["WrEnLLPR", "GoLLPR", "held"], flags >> 1 & 7);
-    t.bits("dest", 32, w0 >> 32);
-    t.bits("opcode", 32, w1 & 0xffff_ffff);
-    t.bits("coef_mask", 6, w1 >> 32 & 0x3f);
-}
-
 impl Traced for StreamParser {
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.record("parser", &self.trace_words(), decode_parser);
+        t.record("parser", &self.wave().words(), ParserWave::decode);
     }
+}
+
+#[derive(Wave)]
+struct MessagesWave {
+    messages: Messages,
+    tx: TxWave,
+}
+
+#[derive(Wave)]
+struct Messages {
+    status_latched: bool,
+    error_req: bool,
+    #[wave(bits = 32)]
+    status_sent: u64,
+    #[wave(bits = 32)]
+    errors_sent: u64,
 }
 
 impl MessageUnit {
     /// The unit as scope `messages` and its transmitter's as `tx` (of the caller's scope).
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let [t0, t1] = self.tx.trace_words();
-        let words = [
-            self.latched.is_some() as u64 | (self.error_req as u64) << 1,
-            self.status_sent & 0xffff_ffff | self.errors_sent << 32,
-            t0,
-            t1,
-        ];
-        t.record_group(&words, decode_messages);
+        let w = MessagesWave {
+            messages: Messages {
+                status_latched: self.latched.is_some(),
+                error_req: self.error_req,
+                status_sent: self.status_sent,
+                errors_sent: self.errors_sent,
+            },
+            tx: self.tx.wave(),
+        };
+        t.record_group(&w.words(), MessagesWave::decode);
     }
-}
-
-/// The `messages` and `tx` scopes from [`MessageUnit::trace`]'s words.
-fn decode_messages(w: &[u64], t: &mut dyn Tracer) {
-    let [flags, sent, t0, t1] = words(w);
-    t.push_scope("messages");
-    bit(t, "status_latched", flags & 1 != 0);
-    bit(t, "error_req", flags >> 1 & 1 != 0);
-    t.bits("status_sent", 32, sent & 0xffff_ffff);
-    t.bits("errors_sent", 32, sent >> 32);
-    t.pop_scope();
-    t.push_scope("tx");
-    decode_tx(&[t0, t1], t);
-    t.pop_scope();
 }

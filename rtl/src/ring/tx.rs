@@ -9,9 +9,10 @@
 //! it goes, as the hardware's serial port does.
 
 use super::PortId;
+use crate::trace::WaveEnum;
 
 /// What kind of message a port sends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
 pub enum MsgKind {
     /// A status message (SENDSTATUS on either port): destination, ID, status word.
     Status,
@@ -24,11 +25,7 @@ pub enum MsgKind {
 impl MsgKind {
     /// Name shown in reports and the waveform.
     pub fn name(self) -> &'static str {
-        match self {
-            MsgKind::Status => "STATUS",
-            MsgKind::Error => "ERROR",
-            MsgKind::Data => "DATA",
-        }
+        WaveEnum::name(&self)
     }
 }
 
