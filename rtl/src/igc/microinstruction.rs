@@ -16,6 +16,7 @@
 //! is documented).
 
 use crate::flow_control::instruction::{FcInstr, FC_FLAG};
+use crate::trace::WaveEnum;
 use std::fmt;
 
 /// Store words per microinstruction.
@@ -95,9 +96,10 @@ pub const FIELDS: &[Field] = &[
 pub const NUM_OPR: usize = 5;
 
 /// Source of ALU input B.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
 pub enum BSrc {
     /// Constant 0.
+    #[wave(name = "0")]
     Zero = 0,
     /// Pixel memory at the B address.
     Mem = 1,
@@ -108,6 +110,7 @@ pub enum BSrc {
     /// Each PE's Enable register.
     Enable = 4,
     /// Constant 1.
+    #[wave(name = "1")]
     One = 5,
 }
 

@@ -23,6 +23,7 @@ use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{ArrayOp, BSource, EmcArray, MEM_BITS};
 use crate::flow_control::instruction::{FcOp, LoopConst};
 use crate::flow_control::{FcError, FcRequest, FlowControl};
+use crate::trace::WaveEnum;
 use llpr::{Llpr, COEF_C};
 use microinstruction::{
     AddrGen, BExt, BSrc, Base, IOp, Idx, LLoad, Microinstruction, Misc, QeeOp, Seq, NUM_OPR,
@@ -34,9 +35,10 @@ use opcode::{
 use store::{McStore, CONTROL_STORE_UINSTS, FC_BOOL_WORD, FC_CONST_BASE, FC_CTRL_WORD};
 
 /// What the IGC is doing this cycle (an FSM, traced by name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
 pub enum IgcState {
     /// Loading microcode: only MCWRITE, MCREAD, NOOP, RMODEOFF and FBITS are legal.
+    #[wave(name = "RMODE")]
     RMode,
     /// Executing a microinstruction of a command's routine.
     Run,
@@ -58,16 +60,7 @@ pub enum IgcState {
 impl IgcState {
     /// Name shown in the waveform.
     pub fn name(self) -> &'static str {
-        match self {
-            IgcState::RMode => "RMODE",
-            IgcState::Run => "RUN",
-            IgcState::WaitCmd => "WAIT_CMD",
-            IgcState::Hang => "HANG",
-            IgcState::Fault => "FAULT",
-            IgcState::WaitXfer => "WAIT_XFER",
-            IgcState::WaitSem => "WAIT_SEM",
-            IgcState::WaitTx => "WAIT_TX",
-        }
+        WaveEnum::name(&self)
     }
 
     /// A handshake microinstruction is stalled.
