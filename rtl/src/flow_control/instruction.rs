@@ -9,6 +9,7 @@
 //! conditional CALL). Bits 23:21 and 30 are reserved and must be 0, as must A_OP = 3 and
 //! B_OP = 3.
 
+use crate::trace::WaveEnum;
 use std::fmt;
 
 /// W3 bit 31: the microinstruction is a flow-control instruction.
@@ -21,7 +22,8 @@ pub const UNCOUNTED_BIT: u32 = 1 << 3;
 pub const CALL_PER_PE_BIT: u32 = 1 << 29;
 
 /// `OP` (bits 2:0): the type of flow-control instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, WaveEnum)]
+#[wave(uppercase)]
 pub enum FcOp {
     /// If, endif, call, return, ...
     #[default]
@@ -65,16 +67,7 @@ impl FcOp {
 
     /// The seed's name.
     pub fn name(self) -> &'static str {
-        match self {
-            FcOp::Jump => "JUMP",
-            FcOp::Loop => "LOOP",
-            FcOp::EndLoop => "ENDLOOP",
-            FcOp::Rep => "REP",
-            FcOp::EndRep => "ENDREP",
-            FcOp::BreakLoop => "BREAKLOOP",
-            FcOp::BreakRep => "BREAKREP",
-            FcOp::Continue => "CONTINUE",
-        }
+        WaveEnum::name(&self)
     }
 
     /// All operations, in encoding order.
@@ -91,7 +84,7 @@ impl FcOp {
 }
 
 /// `A_OP` (bits 7:6): the address-stack operation if the instruction jumps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, WaveEnum)]
 pub enum AOp {
     #[default]
     None,
@@ -103,17 +96,13 @@ pub enum AOp {
 
 impl AOp {
     pub fn name(self) -> &'static str {
-        match self {
-            AOp::None => "NONE",
-            AOp::Pop => "POP",
-            AOp::Push => "PUSH",
-        }
+        WaveEnum::name(&self)
     }
 }
 
 /// `B_OP0` / `B_OP1` (bits 25:24 / 27:26): the branch-counter operation if the instruction
 /// stays / jumps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, WaveEnum)]
 pub enum BOp {
     #[default]
     None,
@@ -126,11 +115,7 @@ pub enum BOp {
 
 impl BOp {
     pub fn name(self) -> &'static str {
-        match self {
-            BOp::None => "NONE",
-            BOp::Decr => "DECR",
-            BOp::Incr => "INCR",
-        }
+        WaveEnum::name(&self)
     }
 }
 

@@ -19,6 +19,7 @@ mod step;
 mod trace;
 
 use crate::emc_array::plane::{Plane, ONES_PLANE, PLANE_WORDS};
+use crate::trace::WaveEnum;
 use instruction::{FcInstr, FcOp};
 use pe_state::PeState;
 use stacks::{AddrStack, LoopKind, LoopStack, STACK_DEPTH};
@@ -301,7 +302,7 @@ impl FlowControl {
 }
 
 /// Why a PE is (in)active.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
 pub enum PeFlowState {
     Active,
     /// Deactivated by IF/ELSE (see its branch counter).
@@ -316,13 +317,7 @@ pub enum PeFlowState {
 
 impl PeFlowState {
     pub fn name(self) -> &'static str {
-        match self {
-            PeFlowState::Active => "ACTIVE",
-            PeFlowState::Branch => "BRANCH",
-            PeFlowState::Break => "BREAK",
-            PeFlowState::Continue => "CONTINUE",
-            PeFlowState::Call => "CALL",
-        }
+        WaveEnum::name(&self)
     }
 }
 

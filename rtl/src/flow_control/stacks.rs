@@ -8,6 +8,7 @@
 //! and the return address" (seed 001): see docs/flow-control.md, "The R700 stack".
 
 use crate::emc_array::plane::{Plane, ZERO_PLANE};
+use crate::trace::WaveEnum;
 
 /// Loop and address stack depth in full mode (seed 004: "Loop stack 4, Address stack 4").
 pub const STACK_DEPTH: usize = 4;
@@ -18,7 +19,7 @@ pub const STACK_DEPTH: usize = 4;
 pub const R700_STACK_DEPTH: usize = 2 * STACK_DEPTH;
 
 /// Which looping construct pushed a frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, WaveEnum)]
 pub enum LoopKind {
     /// LOOP/ENDLOOP: the frame has its own aL.
     #[default]
@@ -29,10 +30,7 @@ pub enum LoopKind {
 
 impl LoopKind {
     pub fn name(self) -> &'static str {
-        match self {
-            LoopKind::Loop => "LOOP",
-            LoopKind::Rep => "REP",
-        }
+        WaveEnum::name(&self)
     }
 }
 

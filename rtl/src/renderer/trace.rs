@@ -9,10 +9,10 @@
 use super::{leds_from, Renderer};
 use crate::clock::ring_enable;
 use crate::emc_array::Probe;
-use crate::flow_control::FlowControl;
+use crate::flow_control::PeFlowState;
 use crate::igc::IgcNames;
 use crate::status::ST_AEO_STRIPES;
-use crate::trace::{bit, words, Traced, Tracer};
+use crate::trace::{bit, Traced, Tracer, Wave};
 
 /// What the waveform shows beside the board's registers, kept by whoever walks the board
 /// (the simulator's waveform observer): not the hardware's state.
@@ -79,20 +79,34 @@ impl TraceView<'_> {
     }
 }
 
-/// The board's status word, LEDs and AEO from their record: the status word and the inputs
-/// of the LEDs that are not in it (the IGC timeout counter has its own record,
-/// [`decode_timeout`]).
-fn decode_top(w: &[u64], t: &mut dyn Tracer) {
-    let [w0] = words(w);
-    let st = (w0 & 0xffff_ffff) as u32;
-    t.bits("status", 32, st as u64);
-    t.bits("leds", 16, leds_from(st, (w0 >> 32) as u32 & 0xff) as u64);
-    bit(t, "aeo", st >> ST_AEO_STRIPES & 0xf == 0);
+/// The board's status word, LEDs and AEO: the status word and the inputs of the LEDs that
+/// are not in it.
+#[derive(Wave)]
+struct Top {
+    status: u32,
+    #[wave(bits = 8, hide, then(
+        leds: 16 = leds_from(status as u32, led_extra as u32),
+        aeo: 1 = status >> ST_AEO_STRIPES & 0xf == 0,
+    ))]
+    led_extra: u32,
 }
 
-/// `timeout_count` from its record.
-fn decode_timeout(w: &[u64], t: &mut dyn Tracer) {
-    t.bits("timeout_count", 17, w.first().copied().unwrap_or(0));
+/// The IGC timeout counter: counts while a command waits, so its own record.
+#[derive(Wave)]
+struct Timeout {
+    #[wave(bits = 17)]
+    timeout_count: u64,
+}
+
+/// A probe pixel's EMC and flow-control view.
+#[derive(Wave)]
+struct ProbePlace {
+    #[wave(bits = 6)]
+    emc: u64,
+    fc_active: bool,
+    #[wave(bits = 5)]
+    fc_bcnt: u32,
+    fc_state: PeFlowState,
 }
 
 impl Traced for TraceView<'_> {
@@ -111,12 +125,13 @@ impl Renderer {
         t.bits("cycle", ctx.cycle_bits(), self.cycle);
         // Changes every other cycle: cheaper walked than in the record.
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
-        t.record_group(
-            &[self.status() as u64 | (self.led_extra() as u64) << 32],
-            decode_top,
-        );
-        // Counts while a command waits: its own record, so the status is not decoded again.
-        t.record_group(&[self.timeout_count], decode_timeout);
+        let top = Top {
+            status: self.status(),
+            led_extra: self.led_extra(),
+        };
+        t.record_group(&top.words(), Top::decode);
+        let timeout_count = self.timeout_count;
+        t.record_group(&Timeout { timeout_count }.words(), Timeout::decode);
         self.igc_port.trace(t);
         self.bs_port.trace(t);
         self.bs_sem.trace(t, "bs_sem");
@@ -132,27 +147,24 @@ impl Renderer {
 
     /// The probe pixels as sibling scopes `pixel_<x>_<y>` of `renderer`, each with two
     /// records: the ALU view ([`Probe::trace_alu`]), and the EMC and flow-control view
-    /// ([`decode_probe_place`]), which changes seldom (the writer thread decodes only a record
+    /// ([`ProbePlace`]), which changes seldom (the writer thread decodes only a record
     /// whose words changed).
     #[inline]
     fn trace_probes<T: Tracer + ?Sized>(&self, t: &mut T, probes: &[Probe]) {
         for p in probes {
             t.push_scope(&p.scope);
             p.trace_alu(t, &self.array);
-            t.record_group(
-                &[self.igc.fc.pe_word(p.x, p.y) | p.emc << 24],
-                decode_probe_place,
-            );
+            let (fc_active, fc_bcnt, fc_state) = self.igc.fc.pe_view(p.x, p.y);
+            let place = ProbePlace {
+                emc: p.emc,
+                fc_active,
+                fc_bcnt,
+                fc_state,
+            };
+            t.record_group(&place.words(), ProbePlace::decode);
             t.pop_scope();
         }
     }
-}
-
-/// A probe pixel's EMC and flow-control view, from the word [`Renderer::trace_probes`] packs.
-fn decode_probe_place(w: &[u64], t: &mut dyn Tracer) {
-    let [w] = words(w);
-    t.bits("emc", 6, w >> 24 & 0x3f);
-    FlowControl::decode_pe_word(w, t);
 }
 
 #[cfg(test)]
