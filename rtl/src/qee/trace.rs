@@ -2,9 +2,10 @@
 //! selected EMCs, `emc[k].qee` (configuration register, shift chains, the root pixel's tree
 //! bit).
 
+use super::arith::QeeMode;
 use super::{Qee, TRACE_BIT_MAX};
 use crate::emc_array::NUM_EMCS;
-use crate::trace::{bit, words, Traced, Tracer};
+use crate::trace::{Traced, Tracer, Wave, WaveEnum};
 
 /// Scope names of the per-EMC QEE scopes, `emc[k]` (the waveform's `renderer.emc[k].qee`).
 const EMC_SCOPES: [&str; NUM_EMCS] = [
@@ -18,10 +19,45 @@ const EMC_SCOPES: [&str; NUM_EMCS] = [
     "emc[57]", "emc[58]", "emc[59]", "emc[60]", "emc[61]", "emc[62]", "emc[63]",
 ];
 
-/// Names of the six coefficient shift chains, in the order A, B, C, D, E, F.
-const CHAIN_NAMES: [&str; 6] = [
-    "chain_A", "chain_B", "chain_C", "chain_D", "chain_E", "chain_F",
-];
+/// An EMC's `qee` scope: the configuration register, the six chains (low 64 bits: the next
+/// 64 to be delivered), the bit index and the root pixel's tree bit.
+#[derive(Wave)]
+struct EmcQee {
+    // The screen origin the register holds (`QeeConfig::origin`), 16 bits each.
+    #[wave(bits = 32, then(origin_x: 16 = config & 0xffff, origin_y: 16 = config >> 16))]
+    config: u32,
+    #[wave(bits = 64, each = "chain_{A}")]
+    chains: [u64; 6],
+    #[wave(bits = 8)]
+    tree_bit_index: u32,
+    tree_bit: bool,
+}
+
+/// The `qee` scope: the mode, the bit index, the latency counter and the coefficients.
+#[derive(Wave)]
+struct QeeWave {
+    #[wave(name)]
+    mode: QeeMode,
+    delivering: bool,
+    #[wave(bits = 8)]
+    bit: u32,
+    #[wave(bits = 4)]
+    delay: u32,
+    #[wave(bits = 5)]
+    fbits: u32,
+    #[wave(bits = 64, each = "{A}")]
+    coefs: [i128; 6],
+}
+
+impl WaveEnum for QeeMode {
+    const NAMES: &'static [&'static str] = &["NONE", "CONSTANT", "LINEAR", "QUADRATIC"];
+    fn code(&self) -> u64 {
+        *self as u64
+    }
+    fn from_code(code: u64) -> Self {
+        QeeMode::from_bits(code as u32)
+    }
+}
 
 impl Qee {
     /// A key that changes whenever a signal of the `qee` scope or of the evaluation part of a
@@ -58,82 +94,33 @@ impl Qee {
             if !t.group((key << 32) | u64::from(reg)) {
                 continue;
             }
-            let [a, b, c, d, e, f] = self.chains(k).map(|c| c as u64);
-            // The root pixel's tree bit: its C chain's LSB while the QEE delivers.
-            let tree = self.delivering() && c & 1 != 0;
-            let state = u64::from(self.bit.min(TRACE_BIT_MAX)) | (tree as u64) << 8;
+            let chains = self.chains(k).map(|c| c as u64);
+            let w = EmcQee {
+                config: reg,
+                chains,
+                tree_bit_index: self.bit.min(TRACE_BIT_MAX),
+                // The root pixel's tree bit: its C chain's LSB while the QEE delivers.
+                tree_bit: self.delivering() && chains[2] & 1 != 0,
+            };
             t.push_scope(EMC_SCOPES[k]);
-            t.record(
-                "qee",
-                &[u64::from(reg), state, a, b, c, d, e, f],
-                decode_emc_qee,
-            );
+            t.record("qee", &w.words(), EmcQee::decode);
             t.pop_scope();
             t.end_group();
         }
     }
 }
 
-/// An EMC's `qee` scope from [`Qee::trace_emcs`]'s words: the configuration register, the
-/// bit index and tree bit, the six chains (low 64 bits: the next 64 to be delivered).
-fn decode_emc_qee(w: &[u64], t: &mut dyn Tracer) {
-    let [reg, state] = words(w);
-    t.bits("config", 32, reg);
-    // The screen origin the register holds (`QeeConfig::origin`), 16 bits each.
-    t.bits("origin_x", 16, reg & 0xffff);
-    t.bits("origin_y", 16, reg >> 16);
-    for (j, name) in CHAIN_NAMES.iter().enumerate() {
-        t.bits(name, 64, w.get(j + 2).copied().unwrap_or(0));
-    }
-    t.bits("tree_bit_index", 8, state & 0xff);
-    bit(t, "tree_bit", state >> 8 & 1 != 0);
-}
-
 impl Traced for Qee {
-    /// The `qee` scope: one record of the mode, the bit index, the latency counter and the
-    /// coefficients ([`decode_qee`]).
+    /// The `qee` scope: one record ([`QeeWave`]).
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let [a, b, c, d, e, f] = self.coefs.map(|c| c as i64 as u64);
-        let state = self.mode as u64
-            | (self.delivering() as u64) << 2
-            | u64::from(self.bit.min(TRACE_BIT_MAX)) << 8
-            | u64::from(self.delay.min(15)) << 16
-            | u64::from(self.fbits) << 24;
-        t.record("qee", &[state, a, b, c, d, e, f], decode_qee);
-    }
-}
-
-/// The mode names by [`QeeMode`]'s code.
-const MODES: [&str; 4] = ["NONE", "CONSTANT", "LINEAR", "QUADRATIC"];
-
-/// The `qee` scope's signals from [`Qee`]'s trace words.
-fn decode_qee(w: &[u64], t: &mut dyn Tracer) {
-    let [state] = words(w);
-    t.text_static("mode", MODES[(state & 3) as usize]);
-    bit(t, "delivering", state >> 2 & 1 != 0);
-    t.bits("bit", 8, state >> 8 & 0xff);
-    t.bits("delay", 4, state >> 16 & 0xff);
-    t.bits("fbits", 5, state >> 24 & 0xff);
-    for (k, name) in ["A", "B", "C", "D", "E", "F"].iter().enumerate() {
-        t.bits(name, 64, w.get(k + 1).copied().unwrap_or(0));
-    }
-}
-
-#[cfg(test)]
-mod mode_tests {
-    use super::MODES;
-    use crate::qee::arith::QeeMode;
-
-    #[test]
-    fn the_mode_codes_name_the_modes() {
-        let all = [
-            QeeMode::None,
-            QeeMode::Constant,
-            QeeMode::Linear,
-            QeeMode::Quadratic,
-        ];
-        for (k, m) in all.iter().enumerate() {
-            assert_eq!(*m as usize, k, "{}", MODES[k]);
-        }
+        let w = QeeWave {
+            mode: self.mode,
+            delivering: self.delivering(),
+            bit: self.bit.min(TRACE_BIT_MAX),
+            delay: self.delay.min(15),
+            fbits: self.fbits,
+            coefs: self.coefs,
+        };
+        t.record("qee", &w.words(), QeeWave::decode);
     }
 }
