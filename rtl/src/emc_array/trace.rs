@@ -8,7 +8,7 @@
 
 use super::plane::{self, Plane, PLANE_WORDS};
 use super::{emc_of, ArrayOp, BSource, EmcArray, MEM_BITS};
-use crate::trace::{bit, words, Tracer};
+use crate::trace::{Tracer, Wave, WaveEnum};
 
 /// What a probe pixel saw in the last cycle, packed for its waveform record: the ALU's
 /// inputs at the pixel and the operation's constants, from which the record's decoder (on
@@ -129,13 +129,36 @@ impl Probe {
     }
 }
 
+/// A probe pixel's Enable, Carry and ALU signals: the ALU sample (see [`probe_bits`]), from
+/// which the ALU's inputs and outputs and the memory write follow.
+#[derive(Wave)]
+struct ProbeAlu {
+    #[wave(bits = 64, hide)]
+    s: u64,
+    enable: bool,
+    #[wave(bits = 1, then(
+        alu_a: 1 = s >> probe_bits::A & 1,
+        alu_b: 1 = s >> probe_bits::B & 1,
+        alu_cin: 1 = s >> probe_bits::CARRY & 1,
+        alu_out: 1 = probe_outputs(s).0,
+        alu_cout: 1 = probe_outputs(s).1,
+        mem_we: 1 = probe_outputs(s).2,
+        mem_wdata: 1 = probe_outputs(s).3,
+    ))]
+    carry: bool,
+}
+
 impl Probe {
     /// The probe's ALU view as a record of the caller's scope (the pixel's): Enable, Carry
-    /// and the ALU's inputs and outputs of the last cycle ([`decode_probe_alu`]).
+    /// and the ALU's inputs and outputs of the last cycle ([`ProbeAlu`]).
     #[inline]
     pub fn trace_alu<T: Tracer + ?Sized>(&self, t: &mut T, array: &EmcArray) {
-        let regs = self.bit(&array.enable) as u64 | (self.bit(&array.carry) as u64) << 1;
-        t.record_group(&[self.sample, regs], decode_probe_alu);
+        let w = ProbeAlu {
+            s: self.sample,
+            enable: self.bit(&array.enable),
+            carry: self.bit(&array.carry),
+        };
+        t.record_group(&w.words(), ProbeAlu::decode);
     }
 }
 
@@ -151,90 +174,78 @@ pub(super) fn probe_outputs(s: u64) -> (bool, bool, bool, bool) {
     (alu_out, carry_out, written, written && alu_out)
 }
 
-/// A probe pixel's Enable, Carry and ALU signals, from the words [`Probe::trace_alu`]
-/// packs: the ALU sample (see [`probe_bits`]), then Enable and Carry.
-fn decode_probe_alu(w: &[u64], t: &mut dyn Tracer) {
-    let [s, regs] = words(w);
-    let (alu_out, carry_out, written, wdata) = probe_outputs(s);
-    // alu_a, alu_b, alu_cin, alu_out, alu_cout, mem_we (written), mem_wdata (the bit).
-    let flag = |k: u32| s >> k & 1;
-    let bits = regs & 3
-        | flag(probe_bits::A) << 2
-        | flag(probe_bits::B) << 3
-        | flag(probe_bits::CARRY) << 4
-        | (alu_out as u64) << 5
-        | (carry_out as u64) << 6
-        | (written as u64) << 7
-        | (wdata as u64) << 8;
-    const BITS: [&str; 9] = [
-        "enable",
-        "carry",
-        "alu_a",
-        "alu_b",
-        "alu_cin",
-        "alu_out",
-        "alu_cout",
-        "mem_we",
-        "mem_wdata",
-    ];
-    t.bits_packed(&BITS, bits);
+/// The AEO, the stripes and the Enable count: they change with Enable.
+#[derive(Wave)]
+struct ArrayRegs {
+    #[wave(bits = 1, each = "stripe{}", before(aeo: 1 = stripes == [0; 4]))]
+    stripes: [bool; 4],
+    #[wave(bits = 15)]
+    enable_count: u32,
 }
 
-/// The B source names of the `emc_array` scope, by the code [`EmcArray`]'s trace packs.
-const B_SRC_NAMES: [&str; 8] = ["0", "1", "mem", "enable", "tree", "?", "?", "?"];
+/// The operands of the last operation: the resolved addresses and sources the array used
+/// (the truth tables and write enables are in renderer.igc.uinst).
+#[derive(Wave)]
+struct Operands {
+    a_addr: u8,
+    a_en: bool,
+    #[wave(name)]
+    b_src: BSource,
+    b_addr: u8,
+    #[wave(rename = "mem_we")]
+    w_en: bool,
+    w_addr: u8,
+}
+
+impl WaveEnum for BSource {
+    const NAMES: &'static [&'static str] = &["0", "1", "mem", "enable", "tree"];
+    fn code(&self) -> u64 {
+        match self {
+            BSource::Zero => 0,
+            BSource::One => 1,
+            BSource::Mem(_) => 2,
+            BSource::Enable => 3,
+            BSource::Tree => 4,
+        }
+    }
+    fn from_code(code: u64) -> Self {
+        [
+            BSource::Zero,
+            BSource::One,
+            BSource::Mem(0),
+            BSource::Enable,
+            BSource::Tree,
+        ]
+        .get(code as usize)
+        .copied()
+        .unwrap_or(BSource::Zero)
+    }
+}
 
 impl EmcArray {
     /// Trace the array as scope `emc_array`, with `op`, the last operation it executed (the
     /// board's cycle record keeps it).
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, op: &ArrayOp) {
-        let count = self.counts.enable(&self.enable) as u64;
-        // The B source as traced: a code for its name (see `B_SRC_NAMES`), the address.
-        let (b_kind, b_addr) = match op.b {
-            BSource::Zero => (0, 0),
-            BSource::One => (1, 0),
-            BSource::Mem(b) => (2, b as u64),
-            BSource::Enable => (3, 0),
-            BSource::Tree => (4, 0),
+        let stripes = self.stripe_bits();
+        let regs = ArrayRegs {
+            stripes: std::array::from_fn(|k| stripes >> k & 1 != 0),
+            enable_count: self.counts.enable(&self.enable),
         };
-        // Everything the scope shows, packed in two records: the AEO stripes and the Enable
-        // count change with Enable (`decode_array`), the operands most cycles
-        // (`decode_array_operands`).
-        let regs = self.stripe_bits() as u64 | count << 4;
-        let operands = op.a.map_or(0, |a| 0x100 | a as u64)
-            | (b_kind | b_addr << 3) << 12
-            | op.w.map_or(0, |w| 0x100 | w as u64) << 28;
+        let operands = Operands {
+            a_addr: op.a.unwrap_or(0),
+            a_en: op.a.is_some(),
+            b_src: op.b,
+            b_addr: match op.b {
+                BSource::Mem(b) => b,
+                _ => 0,
+            },
+            w_en: op.w.is_some(),
+            w_addr: op.w.unwrap_or(0),
+        };
         t.push_scope("emc_array");
-        t.record_group(&[regs], decode_array);
-        t.record_group(&[operands], decode_array_operands);
+        t.record_group(&regs.words(), ArrayRegs::decode);
+        t.record_group(&operands.words(), Operands::decode);
         t.pop_scope();
     }
-}
-
-/// The AEO, stripe and Enable-count signals of the `emc_array` scope, from the word
-/// [`EmcArray`]'s trace packs.
-fn decode_array(w: &[u64], t: &mut dyn Tracer) {
-    let [w] = words(w);
-    let stripes = w & 0xf;
-    t.bits_packed(
-        &["aeo", "stripe0", "stripe1", "stripe2", "stripe3"],
-        (stripes == 0) as u64 | stripes << 1,
-    );
-    t.bits("enable_count", 15, w >> 4 & 0xffff);
-}
-
-/// The operand signals of the `emc_array` scope, from the word [`EmcArray`]'s trace packs.
-fn decode_array_operands(w: &[u64], t: &mut dyn Tracer) {
-    let [w] = words(w);
-    let a = w & 0x1ff;
-    t.bits("a_addr", 8, a & 0xff);
-    bit(t, "a_en", a & 0x100 != 0);
-    let b = w >> 12 & 0xffff;
-    t.text_static("b_src", B_SRC_NAMES[(b & 7) as usize]);
-    t.bits("b_addr", 8, b >> 3 & 0xff);
-    // The truth tables and write enables are in renderer.igc.uinst; here the resolved
-    // addresses and sources the array actually used.
-    let wa = w >> 28 & 0x1ff;
-    bit(t, "mem_we", wa & 0x100 != 0);
-    t.bits("w_addr", 8, wa & 0xff);
 }
