@@ -66,18 +66,29 @@ impl SlicedChain {
     /// Load the chains with `values` (`values[i]` into lane `i`).
     pub fn load(&mut self, values: &[i128; 64]) {
         // The bits that differ from the sign, over all values: their top is the width.
-        let magnitude = values
-            .iter()
-            .fold(0u128, |m, &v| m | (v ^ (v >> 127)) as u128);
+        let first = values[0];
+        let same = values.iter().all(|&v| v == first);
+        let magnitude = if same {
+            (first ^ (first >> 127)) as u128
+        } else {
+            values
+                .iter()
+                .fold(0u128, |m, &v| m | (v ^ (v >> 127)) as u128)
+        };
         self.width = SERIAL_BITS - magnitude.leading_zeros() as usize;
         // Below 64 bits wide, word 63 is the sign word and the high words are not needed.
         self.len = if self.width < 64 { 64 } else { SERIAL_BITS };
-        if values.iter().all(|&v| v == values[0]) {
+        if same {
             // One value in every lane (a coefficient no EMC re-bases): each word is all
             // zeros or all ones.
-            let v = values[0];
-            for (s, w) in self.words[..self.len].iter_mut().enumerate() {
-                *w = 0u64.wrapping_sub(((v >> s) & 1) as u64);
+            let halves = [first as u64, (first >> 64) as u64];
+            for (half, words) in halves
+                .iter()
+                .zip(self.words[..self.len].chunks_exact_mut(64))
+            {
+                for (s, w) in words.iter_mut().enumerate() {
+                    *w = 0u64.wrapping_sub((half >> s) & 1);
+                }
             }
             return;
         }

@@ -22,7 +22,7 @@
 //! of every pixel's `V`.
 
 use super::bitslice::{full_add, SlicedChain, BYTE_LSBS};
-use crate::emc_array::plane::{AlignedPlane, Plane};
+use crate::emc_array::plane::{AlignedPlane, Plane, PLANE_WORDS};
 use crate::emc_array::{EMC_COLS, EMC_ROWS, NUM_EMCS};
 
 /// Nodes of the y tree per EMC: one per row of the EMC.
@@ -48,6 +48,7 @@ const ADDER_DEPTH: u64 = 7;
 
 /// The bit plane a tree adds: the parent of node `n` and the delay (in bits) of its increment.
 #[inline(always)]
+#[cfg(test)]
 fn node_parent(n: usize) -> (usize, usize) {
     let t = (usize::BITS - 1 - n.leading_zeros()) as usize;
     (n - (1 << t), t)
@@ -181,133 +182,147 @@ impl Tree {
     /// One clock of every adder: bit `s` of every node and leaf. Returns whether any carry
     /// changed.
     fn step(&mut self, s: u64) -> bool {
+        // Whether the carries changed matters only once the inputs are constant (before that
+        // the tree cannot be at its fixed point).
+        match (self.quad, s >= self.inputs_constant) {
+            (false, false) => self.step_with::<false, false>(s),
+            (false, true) => self.step_with::<false, true>(s),
+            (true, false) => self.step_with::<true, false>(s),
+            (true, true) => self.step_with::<true, true>(s),
+        }
+    }
+
+    /// [`Tree::step`] for a tile present or not (`QUAD`), tracking the carries' changes or
+    /// not (`TRACK`: else it returns false).
+    #[inline(always)]
+    fn step_with<const QUAD: bool, const TRACK: bool>(&mut self, s: u64) -> bool {
         let s = s.min(i64::MAX as u64) as i64;
         let mut changed = 0u64;
-        // The y tree: Y(0) = C, Y(n) = Y(n - 2^t) + 2^t·B.
-        let bw: [u64; Y_DELAY_MAX as usize + 1] =
-            std::array::from_fn(|t| self.b.word(s - t as i64));
+        // The y tree: Y(0) = C, Y(n) = Y(n - 2^t) + 2^t·B, level by level (the nodes of
+        // level t, 2^t .. 2^(t+1), add the same input to the nodes before them).
         let mut y = [0u64; Y_NODES];
         y[0] = self.c.word(s);
-        for n in 1..Y_NODES {
-            let (p, t) = node_parent(n);
-            let old = self.y_carry[n];
-            y[n] = full_add(y[p], bw[t], &mut self.y_carry[n]);
-            changed |= old ^ self.y_carry[n];
-        }
+        let (b, yc) = (&self.b, &mut self.y_carry);
+        changed |= tree_level::<TRACK, 0>(&mut y, yc, b.word(s));
+        changed |= tree_level::<TRACK, 1>(&mut y, yc, b.word(s - 1));
+        changed |= tree_level::<TRACK, 2>(&mut y, yc, b.word(s - 2));
+        changed |= tree_level::<TRACK, 3>(&mut y, yc, b.word(s - 3));
+        changed |= tree_level::<TRACK, 4>(&mut y, yc, b.word(s - 4));
         // The x tree: X(0) = 0, X(n) = X(n - 2^t) + 2^t·A.
-        let aw: [u64; X_DELAY_MAX as usize + 1] =
-            std::array::from_fn(|t| self.a.word(s - t as i64));
         let mut x = [0u64; X_NODES];
-        for n in 1..X_NODES {
-            let (p, t) = node_parent(n);
-            let old = self.x_carry[n];
-            x[n] = full_add(x[p], aw[t], &mut self.x_carry[n]);
-            changed |= old ^ self.x_carry[n];
-        }
+        let (a, xc) = (&self.a, &mut self.x_carry);
+        changed |= tree_level::<TRACK, 0>(&mut x, xc, a.word(s));
+        changed |= tree_level::<TRACK, 1>(&mut x, xc, a.word(s - 1));
+        changed |= tree_level::<TRACK, 2>(&mut x, xc, a.word(s - 2));
         // The x sums in byte lanes: word j, lane i, bit lx = X_{8j+i}(lx), for the plane
         // words whose 8 EMCs are 8j .. 8j+8.
-        let xw: [u64; LANES] = std::array::from_fn(|j| {
-            x.iter()
-                .enumerate()
-                .fold(0u64, |w, (lx, v)| w | ((v >> j) & BYTE_LSBS) << lx)
-        });
-        // Whether the leaves' carries changed matters only once the inputs are constant
-        // (before that the tree cannot be at its fixed point).
-        let track = s as u64 >= self.inputs_constant;
+        let xw = byte_lane_columns(&x);
+        // Each row sum twice, the second shifted by one: plane words 2·ly + h of an EMC row
+        // take row ly's sums of the EMCs in tree bits 2r + h + 8i.
+        let ydup: [u64; 2 * Y_NODES] = std::array::from_fn(|k| y[k / 2] >> (k % 2));
         let (carry, out) = (&mut **self.leaf_carry, &mut **self.out);
-        changed |= match (self.quad, track) {
-            (false, false) => leaves_linear::<false>(&y, &xw, carry, out),
-            (false, true) => leaves_linear::<true>(&y, &xw, carry, out),
-            (true, _) => {
-                let zrow: [u64; Y_NODES] = std::array::from_fn(|ly| {
-                    let g = self.z[ly / 8].word(s);
-                    ((g >> (8 * (ly % 8))) & 0xff).wrapping_mul(BYTE_LSBS)
-                });
-                let z_carry = &mut **self.z_carry;
-                if track {
-                    leaves_quadratic::<true>(&y, &xw, &zrow, carry, z_carry, out)
-                } else {
-                    leaves_quadratic::<false>(&y, &xw, &zrow, carry, z_carry, out)
-                }
-            }
+        changed |= if QUAD {
+            let zrow: [u64; Y_NODES] = std::array::from_fn(|ly| {
+                let g = self.z[ly / 8].word(s);
+                ((g >> (8 * (ly % 8))) & 0xff).wrapping_mul(BYTE_LSBS)
+            });
+            let zdup: [u64; 2 * Y_NODES] = std::array::from_fn(|k| zrow[k / 2]);
+            leaves::<true, TRACK>(&ydup, &xw, &zdup, carry, &mut self.z_carry[..], out)
+        } else {
+            leaves::<false, TRACK>(&ydup, &xw, &[0; 2 * Y_NODES], carry, &mut [], out)
         };
         changed != 0
     }
 }
 
-/// Plane words the leaves handle together: 4 rows of 2 words (one 512-bit vector, or two of
-/// 256 bits), the same EMCs in every other word.
-const CHUNK: usize = 8;
-
-/// The inputs of the leaves in one chunk of plane words of EMC row `r`: the row sums `Y` in
-/// byte lanes (`ys`: 4 rows from `y4`, each for both halves) and the column sums `X` (`xv`).
+/// The x sums in byte lanes: `out[j]` has in bit `lx` of byte `i` bit `8i + j` of `x[lx]`
+/// (an 8×8 bit transpose in each byte lane at once, by the block-swap method).
 #[inline(always)]
-fn chunk_inputs(y4: &[u64], r: usize, xw: &[u64; LANES]) -> ([u64; CHUNK], [u64; CHUNK]) {
-    let ys = std::array::from_fn(|i| spread_bytes((y4[i / 2] >> (2 * r + i % 2)) & BYTE_LSBS));
-    let xv = std::array::from_fn(|i| xw[2 * r + i % 2]);
-    (ys, xv)
+fn byte_lane_columns(x: &[u64; X_NODES]) -> [u64; LANES] {
+    let mut m = *x;
+    for (k, mask) in [
+        (4, 0x0f0f_0f0f_0f0f_0f0fu64),
+        (2, 0x3333_3333_3333_3333),
+        (1, 0x5555_5555_5555_5555),
+    ] {
+        for r in 0..LANES {
+            if r & k == 0 {
+                let t = ((m[r] >> k) ^ m[r + k]) & mask;
+                m[r] ^= t << k;
+                m[r + k] ^= t;
+            }
+        }
+    }
+    m
 }
 
-/// The leaf adders, `Y + X` at every pixel: plane word `w` is row `w / 2` (EMC row `r = w /
-/// 64`, local row `ly`), half `h = w % 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`.
+/// Level `T` of a bit-serial adder tree: nodes `2^T .. 2^(T+1)` of `v` are their parents
+/// `0 .. 2^T` plus `inc` (the tree's input delayed `T` bits), with their carries in `carry`.
 /// With `TRACK`, returns the OR of the carries' changes (else 0).
-fn leaves_linear<const TRACK: bool>(
-    y: &[u64; Y_NODES],
-    xw: &[u64; LANES],
-    carry: &mut Plane,
-    out: &mut Plane,
+#[inline(always)]
+fn tree_level<const TRACK: bool, const T: usize>(
+    v: &mut [u64],
+    carry: &mut [u64],
+    inc: u64,
 ) -> u64 {
+    let n = 1 << T;
+    let (parents, nodes) = v.split_at_mut(n);
     let mut changed = 0;
-    for (k, (o, c)) in out
-        .chunks_exact_mut(CHUNK)
-        .zip(carry.chunks_exact_mut(CHUNK))
-        .enumerate()
+    for ((node, &parent), c) in nodes[..n]
+        .iter_mut()
+        .zip(parents.iter())
+        .zip(carry[n..2 * n].iter_mut())
     {
-        let (r, q) = (
-            k / (WORDS_PER_EMC_ROW / CHUNK),
-            k % (WORDS_PER_EMC_ROW / CHUNK),
-        );
-        let (ys, xv) = chunk_inputs(&y[q * CHUNK / 2..(q + 1) * CHUNK / 2], r, xw);
-        for i in 0..CHUNK {
-            let before = c[i];
-            o[i] = full_add(ys[i], xv[i], &mut c[i]);
-            if TRACK {
-                changed |= before ^ c[i];
-            }
+        let before = *c;
+        *node = full_add(parent, inc, c);
+        if TRACK {
+            changed |= before ^ *c;
         }
     }
     changed
 }
 
-/// The leaf adders and the quadratic adders, `(Y + X) + Z` at every pixel (`zrow[ly]`: the
-/// tile's row `ly` in every byte lane).
-fn leaves_quadratic<const TRACK: bool>(
-    y: &[u64; Y_NODES],
+/// The leaf adders, `Y + X` at every pixel, and with `QUAD` the quadratic adders, `(Y + X) +
+/// Z`. Plane word `w` is row `w / 2` (EMC row `r = w / 64`, local row `ly`), half `h = w %
+/// 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`; `ydup[2·ly + h]` holds their row sums
+/// in tree bits `2r + 8i` and `zdup[2·ly + h]` the tile's row `ly` in every byte lane. With
+/// `TRACK`, returns the OR of the carries' changes (else 0).
+#[inline(always)]
+fn leaves<const QUAD: bool, const TRACK: bool>(
+    ydup: &[u64; 2 * Y_NODES],
     xw: &[u64; LANES],
-    zrow: &[u64; Y_NODES],
+    zdup: &[u64; 2 * Y_NODES],
     carry: &mut Plane,
-    z_carry: &mut Plane,
+    z_carry: &mut [u64],
     out: &mut Plane,
 ) -> u64 {
     let mut changed = 0;
-    for (k, ((o, c), zc)) in out
-        .chunks_exact_mut(CHUNK)
-        .zip(carry.chunks_exact_mut(CHUNK))
-        .zip(z_carry.chunks_exact_mut(CHUNK))
-        .enumerate()
-    {
-        let (r, q) = (
-            k / (WORDS_PER_EMC_ROW / CHUNK),
-            k % (WORDS_PER_EMC_ROW / CHUNK),
-        );
-        let (ys, xv) = chunk_inputs(&y[q * CHUNK / 2..(q + 1) * CHUNK / 2], r, xw);
-        let z4 = &zrow[q * CHUNK / 2..(q + 1) * CHUNK / 2];
-        for i in 0..CHUNK {
-            let before = (c[i], zc[i]);
-            o[i] = full_add(full_add(ys[i], xv[i], &mut c[i]), z4[i / 2], &mut zc[i]);
+    for r in 0..PLANE_WORDS / WORDS_PER_EMC_ROW {
+        let rows = r * WORDS_PER_EMC_ROW..(r + 1) * WORDS_PER_EMC_ROW;
+        let (c, o) = (&mut carry[rows.clone()], &mut out[rows.clone()]);
+        let zc = if QUAD {
+            &mut z_carry[rows]
+        } else {
+            &mut [][..]
+        };
+        // The column sums of the EMCs of halves 0 and 1.
+        let xs = [xw[2 * r], xw[2 * r + 1]];
+        for w in 0..WORDS_PER_EMC_ROW {
+            let ys = spread_bytes((ydup[w] >> (2 * r)) & BYTE_LSBS);
+            let before = c[w];
+            let xv = if w % 2 == 0 { xs[0] } else { xs[1] };
+            let mut v = full_add(ys, xv, &mut c[w]);
             if TRACK {
-                changed |= (before.0 ^ c[i]) | (before.1 ^ zc[i]);
+                changed |= before ^ c[w];
             }
+            if QUAD {
+                let before = zc[w];
+                v = full_add(v, zdup[w], &mut zc[w]);
+                if TRACK {
+                    changed |= before ^ zc[w];
+                }
+            }
+            o[w] = v;
         }
     }
     changed
@@ -329,6 +344,26 @@ mod tests {
             let (p, t) = node_parent(n);
             assert_eq!(p + (1 << t), n);
             assert!(p < n);
+        }
+    }
+
+    #[test]
+    fn byte_lane_columns_gather_bit_j_of_every_byte() {
+        let mut x = [0u64; X_NODES];
+        let mut v = 0x9e37_79b9_7f4a_7c15u64;
+        for w in x.iter_mut() {
+            v ^= v << 13;
+            v ^= v >> 7;
+            v ^= v << 17;
+            *w = v;
+        }
+        let got = byte_lane_columns(&x);
+        for (j, g) in got.iter().enumerate() {
+            let want = x
+                .iter()
+                .enumerate()
+                .fold(0u64, |w, (lx, v)| w | ((v >> j) & BYTE_LSBS) << lx);
+            assert_eq!(*g, want, "column {j}");
         }
     }
 
