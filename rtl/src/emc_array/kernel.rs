@@ -171,6 +171,17 @@ pub fn blend(out: &mut Plane, r: &Plane, en: &Plane, wr_all: bool) {
     }
 }
 
+/// Whether every bit of the plane is set (a quarter at a time, stopping at the first quarter
+/// with a clear bit).
+pub fn all_ones(p: &Plane) -> bool {
+    p.chunks_exact(PLANE_WORDS / 4).all(|c| {
+        let acc: [u64; 4] = c.chunks_exact(4).fold([u64::MAX; 4], |acc, w| {
+            std::array::from_fn(|i| acc[i] & w[i])
+        });
+        acc.iter().fold(u64::MAX, |a, &w| a & w) == u64::MAX
+    })
+}
+
 /// Where `act` is clear, put the old value back: `new = (new & act) | (old & !act)` (the
 /// flow-control unit's inactive PEs keep their registers).
 pub fn keep_inactive(new: &mut Plane, old: &Plane, act: &Plane) {

@@ -19,7 +19,7 @@ struct Operands {
     b: Option<usize>,
     /// Port B reads each PE's Enable (a copy in `bbuf`).
     b_from_enable: bool,
-    /// Port B reads the QEE tree plane (a copy in `bbuf`).
+    /// Port B reads the QEE tree plane (the caller's, read in place: nothing the step writes).
     b_from_tree: bool,
     /// The memory plane written (`None`: no memory write).
     w: Option<usize>,
@@ -87,21 +87,17 @@ impl EmcArray {
             // Enable may be rewritten in the same pass: read a copy.
             *self.bbuf = *self.enable;
         }
-        if o.b_from_tree {
-            **self.bbuf = *tree;
-        }
         if let Some(x) = o.w {
             if !(op.en_we
                 || active.is_some()
                 || o.b_from_enable
-                || o.b_from_tree
                 || (o.a == Some(x) && o.b == Some(x)))
-                && self.fused_write(op, &o, x)
+                && self.fused_write(op, &o, x, tree)
             {
                 return;
             }
         }
-        self.alu_passes(op, &o);
+        self.alu_passes(op, &o, tree);
         match active {
             Some(act) => self.write_active(op, o.w, act),
             None => self.write_all(op, o.w),
@@ -112,7 +108,7 @@ impl EmcArray {
     /// pass; when a port reads the written plane, it becomes port A (exchanging A and B in the
     /// tables if it was B). Returns false when no fused kernel fits (nothing was written).
     #[inline]
-    fn fused_write(&mut self, op: &ArrayOp, o: &Operands, x: usize) -> bool {
+    fn fused_write(&mut self, op: &ArrayOp, o: &Operands, x: usize, tree: &Plane) -> bool {
         let (mut fa, mut fb, mut ftr, mut ftc) = (o.a, o.b, o.tr, o.tc);
         if fb == Some(x) {
             (fa, fb) = (fb, fa);
@@ -134,15 +130,18 @@ impl EmcArray {
             Some(p) if p == x => kernel::PortA::Dest,
             p => kernel::PortA::Plane(pick(p)),
         };
-        let b = pick(fb);
+        let b = if o.b_from_tree { tree } else { pick(fb) };
         let tcs = op.cry_we.then_some(ftc);
-        kernel::try_fused_write(ftr, tcs, op.wr_all, wp, a, b, &mut self.carry, &self.enable)
+        // With every PE enabled, a write conditioned by Enable writes everywhere: the loop
+        // without the blend (a pass over Enable to see it costs less than the blend).
+        let wr_all = op.wr_all || kernel::all_ones(&self.enable);
+        kernel::try_fused_write(ftr, tcs, wr_all, wp, a, b, &mut self.carry, &self.enable)
     }
 
     /// The ALU passes: the next Carry into `cbuf`, the result into `rbuf`. Registers update
     /// together at the clock edge: every pass reads the old values.
     #[inline]
-    fn alu_passes(&mut self, op: &ArrayOp, o: &Operands) {
+    fn alu_passes(&mut self, op: &ArrayOp, o: &Operands, tree: &Plane) {
         let zero: &Plane = &ZERO_PLANE;
         let a: &Plane = match o.a {
             Some(x) => &self.mem[x],
@@ -150,7 +149,8 @@ impl EmcArray {
         };
         let b: &Plane = match o.b {
             Some(x) => &self.mem[x],
-            None if o.b_from_enable || o.b_from_tree => &self.bbuf,
+            None if o.b_from_tree => tree,
+            None if o.b_from_enable => &self.bbuf,
             None => zero,
         };
         if op.cry_we {
