@@ -200,13 +200,6 @@ pub fn get(w: &[u64], at: u32, width: u32) -> u64 {
     v & low(width)
 }
 
-/// The first `N` words of a record, 0 past its end (a [`Decode`] function's
-/// `let [a, b] = words(w);`).
-#[inline]
-pub fn words<const N: usize>(w: &[u64]) -> [u64; N] {
-    std::array::from_fn(|k| w.get(k).copied().unwrap_or(0))
-}
-
 /// Shorthand for a 1-bit signal.
 #[inline]
 pub fn bit<T: Tracer + ?Sized>(t: &mut T, name: &str, value: bool) {

@@ -1,0 +1,118 @@
+//! `#[derive(Wave)]`: a block's registers as a struct are its waveform record, packing and
+//! decode and declaration from the one description. A field added to the struct shows in the
+//! VCD (read back with wellen) with no trace code written for it.
+
+mod common;
+
+use common::{wave_changes, Scratch};
+use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
+use pp5_rtl::trace::{Traced, Tracer, Wave, WaveEnum};
+use pp5_sim::trace::{TraceConfig, WaveFormat, WaveWriter};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, WaveEnum)]
+enum Phase {
+    #[default]
+    Idle,
+    /// Shown as its name in SCREAMING_SNAKE_CASE.
+    RunFast,
+    #[wave(name = "hold")]
+    Hold,
+}
+
+/// A test block's registers, shown as scope `blk`.
+#[derive(Clone, Default, Wave)]
+struct Regs {
+    #[wave(bits = 4)]
+    count: u8,
+    #[wave(name, then(busy: 1 = phase != Phase::Idle))]
+    phase: Phase,
+    /// The field added to the block: no trace code names it.
+    added: u16,
+    inner: Inner,
+    #[wave(skip)]
+    _not_traced: u64,
+}
+
+#[derive(Clone, Default, Wave)]
+struct Inner {
+    flag: bool,
+    #[wave(name, none = "-")]
+    last: Option<Phase>,
+}
+
+impl Traced for Regs {
+    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        t.record("blk", &self.words(), Regs::decode);
+    }
+}
+
+const _: () = assert!(<Regs as Wave>::BITS == 4 + 2 + 16 + 1 + 2);
+
+#[test]
+fn a_field_added_to_the_registers_shows_in_the_vcd() {
+    let dir = Scratch::new();
+    let path = dir.path("derive.vcd");
+    let mut r = Regs::default();
+    let cfg = TraceConfig::default();
+    let mut w = WaveWriter::create(&path, WaveFormat::Vcd, cfg, &r).expect("create");
+    for cycle in 0..6u64 {
+        r.count = cycle as u8 * 3;
+        r.phase = [Phase::Idle, Phase::RunFast, Phase::Hold][cycle as usize % 3];
+        r.added = 0x1234u16.wrapping_mul(cycle as u16 + 1);
+        r.inner.flag = cycle % 2 == 1;
+        r.inner.last = (cycle > 2).then_some(Phase::Hold);
+        w.sample(cycle, &r).expect("sample");
+    }
+    w.finish().expect("finish");
+    let mut wave = wellen::simple::read(&path).expect("wellen reads the VCD");
+    let at = |c: u64| c * CYCLE_PS;
+    let _ = HALF_CYCLE_PS;
+    let added = wave_changes(&mut wave, "blk.added");
+    let want: Vec<(u64, String)> = (0..6u64)
+        .map(|c| {
+            (
+                at(c),
+                format!("{:016b}", 0x1234u16.wrapping_mul(c as u16 + 1)),
+            )
+        })
+        .collect();
+    assert_eq!(added, want);
+    let phase = wave_changes(&mut wave, "blk.phase");
+    let names: Vec<&str> = phase.iter().map(|(_, v)| v.as_str()).collect();
+    assert_eq!(
+        names,
+        ["IDLE", "RUN_FAST", "hold", "IDLE", "RUN_FAST", "hold"]
+    );
+    let busy = wave_changes(&mut wave, "blk.busy");
+    assert_eq!(busy.first().map(|c| c.1.as_str()), Some("0"));
+    let last = wave_changes(&mut wave, "blk.inner.last");
+    assert_eq!(
+        last,
+        [(at(0), "-".to_string()), (at(3), "hold".to_string())]
+    );
+    let count = wave_changes(&mut wave, "blk.count");
+    assert_eq!(count.get(1), Some(&(at(1), "0011".to_string())));
+}
+
+#[test]
+fn pack_and_decode_agree() {
+    let r = Regs {
+        count: 9,
+        phase: Phase::Hold,
+        added: 0xbeef,
+        inner: Inner {
+            flag: true,
+            last: Some(Phase::RunFast),
+        },
+        _not_traced: 7,
+    };
+    let mut rec = pp5_rtl::trace::Recorder::default();
+    r.trace(&mut rec);
+    assert_eq!(rec.value("blk.count"), Some(9));
+    assert_eq!(rec.text_value("blk.phase"), Some("hold"));
+    assert_eq!(rec.value("blk.busy"), Some(1));
+    assert_eq!(rec.value("blk.added"), Some(0xbeef));
+    assert_eq!(rec.value("blk.inner.flag"), Some(1));
+    assert_eq!(rec.text_value("blk.inner.last"), Some("RUN_FAST"));
+    assert_eq!(rec.signals.len(), 6);
+}
