@@ -14,7 +14,7 @@
 
 use super::gp::{Frame, Prim};
 use super::layout::{ALBEDO, CLEAR_FROM, CLEAR_LEN, FBITS, NORMAL, OUT, Z, Z_LEN};
-use super::shading::{self, Shading};
+use super::shading::{self, Cmds, Shading};
 use crate::asm::opcodes::EncodeError;
 use crate::asm::opcodes::OpcodeTable;
 use crate::stream::builder::{MessageOpts, StreamBuilder};
@@ -33,33 +33,6 @@ pub fn emc_origin(k: usize, x: i64, y: i64) -> u32 {
     let ex = x + ((k % EMCS_PER_ROW) * EMC_COLS) as i64;
     let ey = y + ((k / EMCS_PER_ROW) * EMC_ROWS) as i64;
     (ex as u16 as u32) | (ey as u16 as u32) << 16
-}
-
-/// An IGC command writer that counts what it writes (the system finds each stage's
-/// commands in the run's command records by these counts).
-pub struct Cmds<'b, 't> {
-    b: &'b mut StreamBuilder<'t>,
-    pub count: usize,
-}
-
-impl<'b, 't> Cmds<'b, 't> {
-    pub fn new(b: &'b mut StreamBuilder<'t>) -> Self {
-        Cmds { b, count: 0 }
-    }
-
-    /// An IGC command with integer arguments (`StreamBuilder::igc`).
-    pub fn igc(&mut self, name: &str, args: &[u32]) -> Result<(), EncodeError> {
-        self.b.igc(name, args)?;
-        self.count += 1;
-        Ok(())
-    }
-
-    /// An IGC command with QEE coefficients (`StreamBuilder::igc_f`).
-    pub fn igc_f(&mut self, name: &str, args: &[u32], coefs: &[f32]) -> Result<(), EncodeError> {
-        self.b.igc_f(name, args, coefs)?;
-        self.count += 1;
-        Ok(())
-    }
 }
 
 /// Commands of a region's stages: set-up, shading, output (the primitives' are

@@ -26,9 +26,36 @@
 use super::gp::Frame;
 use super::layout::{ALBEDO, NORMAL, SCRATCH, Z, Z_LEN};
 use super::math::V3;
-use super::region::Cmds;
 use super::view::View;
 use crate::asm::opcodes::EncodeError;
+use crate::stream::builder::StreamBuilder;
+
+/// An IGC command writer that counts what it writes (the system finds each stage's
+/// commands in the run's command records by these counts).
+pub struct Cmds<'b, 't> {
+    b: &'b mut StreamBuilder<'t>,
+    pub count: usize,
+}
+
+impl<'b, 't> Cmds<'b, 't> {
+    pub fn new(b: &'b mut StreamBuilder<'t>) -> Self {
+        Cmds { b, count: 0 }
+    }
+
+    /// An IGC command with integer arguments (`StreamBuilder::igc`).
+    pub fn igc(&mut self, name: &str, args: &[u32]) -> Result<(), EncodeError> {
+        self.b.igc(name, args)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// An IGC command with QEE coefficients (`StreamBuilder::igc_f`).
+    pub fn igc_f(&mut self, name: &str, args: &[u32], coefs: &[f32]) -> Result<(), EncodeError> {
+        self.b.igc_f(name, args, coefs)?;
+        self.count += 1;
+        Ok(())
+    }
+}
 
 /// A light or half-vector component is sent as `round(component × LIGHT_SCALE)`.
 pub const LIGHT_SCALE: f64 = 136.0;
