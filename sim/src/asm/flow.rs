@@ -48,39 +48,74 @@ mod leave;
 #[cfg(test)]
 mod tests;
 
-/// The keywords of the structured constructs.
-pub const KEYWORDS: [&str; 23] = [
-    "IF",
-    "ELSE",
-    "ENDIF",
-    "LOOP",
-    "ENDLOOP",
-    "REP",
-    "ENDREP",
-    "BRK",
-    "CONT",
-    "CALL",
-    "RET",
-    "JMP",
-    "PUSH",
-    "POP",
+/// A structured construct, by its keyword.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kw {
+    If,
+    Else,
+    EndIf,
+    Loop,
+    Rep,
+    /// LOOP_START_DX10.
+    LoopDx10,
+    EndLoop,
+    EndRep,
+    /// LOOP_END: ENDLOOP or ENDREP, whichever closes the innermost loop.
+    LoopEnd,
+    Brk,
+    Cont,
+    Call,
+    Jmp,
+    /// JUMP: JMP, or with a condition an IF whose ENDIF is the POP at its label.
+    Jump,
+    Ret,
+    Push,
+    Pop,
+    EndOfProgram,
+}
+
+/// The keywords of the structured constructs: ours, then the R700 names (seed 001), the one
+/// place each name is spelled.
+pub const KEYWORDS: [(&str, Kw); 23] = [
+    ("IF", Kw::If),
+    ("ELSE", Kw::Else),
+    ("ENDIF", Kw::EndIf),
+    ("LOOP", Kw::Loop),
+    ("ENDLOOP", Kw::EndLoop),
+    ("REP", Kw::Rep),
+    ("ENDREP", Kw::EndRep),
+    ("BRK", Kw::Brk),
+    ("CONT", Kw::Cont),
+    ("CALL", Kw::Call),
+    ("RET", Kw::Ret),
+    ("JMP", Kw::Jmp),
+    ("PUSH", Kw::Push),
+    ("POP", Kw::Pop),
     // The R700 names (seed 001).
-    "LOOP_START",
-    "LOOP_START_NO_AL",
-    "LOOP_START_DX10",
-    "LOOP_END",
-    "LOOP_BREAK",
-    "LOOP_CONTINUE",
-    "RETURN",
-    "JUMP",
-    "END_OF_PROGRAM",
+    ("LOOP_START", Kw::Loop),
+    ("LOOP_START_NO_AL", Kw::Rep),
+    ("LOOP_START_DX10", Kw::LoopDx10),
+    ("LOOP_END", Kw::LoopEnd),
+    ("LOOP_BREAK", Kw::Brk),
+    ("LOOP_CONTINUE", Kw::Cont),
+    ("RETURN", Kw::Ret),
+    ("JUMP", Kw::Jump),
+    ("END_OF_PROGRAM", Kw::EndOfProgram),
 ];
+
+/// The construct a token names, if it is a keyword.
+pub fn keyword(tok: &str) -> Option<Kw> {
+    KEYWORDS.iter().find(|k| k.0 == tok).map(|k| k.1)
+}
+
+/// The construct a microinstruction line opens with, if any.
+fn kw_of(tokens: &[impl AsRef<str>]) -> Option<Kw> {
+    tokens.first().and_then(|t| keyword(t.as_ref()))
+}
 
 /// Whether a microinstruction line is a structured flow-control construct.
 pub fn is_construct(tokens: &[String]) -> bool {
-    tokens
-        .first()
-        .is_some_and(|t| KEYWORDS.contains(&t.as_str()))
+    kw_of(tokens).is_some()
 }
 
 /// The predicate of a construct's condition.
@@ -371,18 +406,19 @@ impl Lowering<'_> {
         toks: &[String],
         label: &impl Fn(&str) -> Option<u32>,
     ) -> Result<(), String> {
-        match toks[0].as_str() {
-            "IF" | "PUSH" => self.open_if(k, toks),
-            "ELSE" => self.else_(k, toks),
-            "ENDIF" | "POP" => self.end_if(k, toks),
-            "LOOP" | "REP" | "LOOP_START" | "LOOP_START_NO_AL" | "LOOP_START_DX10" => {
-                self.open_loop(k, toks)
-            }
-            "ENDLOOP" | "ENDREP" | "LOOP_END" => self.end_loop(k, toks),
-            "BRK" | "CONT" | "LOOP_BREAK" | "LOOP_CONTINUE" => self.brk_cont(k, toks),
-            "CALL" | "JMP" | "JUMP" => self.call_jmp(k, toks, label),
-            "END_OF_PROGRAM" => self.end_of_program(k, toks),
-            "RET" | "RETURN" => {
+        let Some(kw) = kw_of(toks) else {
+            unreachable!("is_construct checked the keyword")
+        };
+        match kw {
+            Kw::If | Kw::Push => self.open_if(k, toks),
+            Kw::Else => self.else_(k, toks),
+            Kw::EndIf | Kw::Pop => self.end_if(k, toks),
+            Kw::Loop | Kw::Rep | Kw::LoopDx10 => self.open_loop(k, toks, kw),
+            Kw::EndLoop | Kw::EndRep | Kw::LoopEnd => self.end_loop(k, toks, kw),
+            Kw::Brk | Kw::Cont => self.brk_cont(k, toks, kw),
+            Kw::Call | Kw::Jmp | Kw::Jump => self.call_jmp(k, toks, kw, label),
+            Kw::EndOfProgram => self.end_of_program(k, toks),
+            Kw::Ret => {
                 want_args(toks, 0)?;
                 let i = FcInstr {
                     a_op: AOp::Pop,
@@ -391,7 +427,6 @@ impl Lowering<'_> {
                 self.plans[k] = Some(plan(i, 0, None));
                 Ok(())
             }
-            _ => unreachable!("is_construct checked the keyword"),
         }
     }
 
@@ -427,7 +462,7 @@ impl Lowering<'_> {
 
     /// `IF c` / `PUSH`: opens a branch; planned at its ENDIF/POP.
     fn open_if(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
-        let (pred, func_true) = if toks[0] == "IF" {
+        let (pred, func_true) = if kw_of(toks) == Some(Kw::If) {
             want_args(toks, 1)?;
             let (p, f) = cond(&toks[1])?;
             (Some(p), f)
@@ -496,7 +531,7 @@ impl Lowering<'_> {
         else {
             return Err(format!("{} without an open IF/PUSH", toks[0]));
         };
-        if jump_to.is_some_and(|t| t != k || toks[0] != "POP") {
+        if jump_to.is_some_and(|t| t != k || kw_of(toks) != Some(Kw::Pop)) {
             return Err(format!(
                 "{} closes the conditional JUMP {}: put its label on this POP",
                 toks[0],
@@ -543,9 +578,8 @@ impl Lowering<'_> {
 
     /// `LOOP k` / `REP k` (`LOOP_START k` / `LOOP_START_NO_AL k`) and `LOOP_START_DX10`:
     /// planned now; its target is set at the ENDLOOP/ENDREP/LOOP_END.
-    fn open_loop(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
-        let kw = toks[0].as_str();
-        let dx10 = kw == "LOOP_START_DX10";
+    fn open_loop(&mut self, k: usize, toks: &[String], kw: Kw) -> Result<(), String> {
+        let dx10 = kw == Kw::LoopDx10;
         let c = if dx10 {
             want_args(toks, 0)?;
             0
@@ -555,9 +589,9 @@ impl Lowering<'_> {
                 .parse::<u8>()
                 .ok()
                 .filter(|c| (*c as usize) < FC_CONSTS)
-                .ok_or_else(|| format!("{kw} {}: loop constants are 0..=31", toks[1]))?
+                .ok_or_else(|| format!("{} {}: loop constants are 0..=31", toks[0], toks[1]))?
         };
-        let rep = !matches!(kw, "LOOP" | "LOOP_START");
+        let rep = kw != Kw::Loop;
         let mut p = plan(jump(0), 0, None);
         p.instr.op = if rep { FcOp::Rep } else { FcOp::Loop };
         p.instr.uncounted = dx10;
@@ -577,7 +611,7 @@ impl Lowering<'_> {
 
     /// `ENDLOOP` / `ENDREP`: plans itself and sets the targets of its loop's LOOP/REP, BRKs
     /// and CONTs.
-    fn end_loop(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+    fn end_loop(&mut self, k: usize, toks: &[String], end: Kw) -> Result<(), String> {
         let kw = toks[0].as_str();
         want_args(toks, 0)?;
         self.leave_skips(k);
@@ -594,7 +628,7 @@ impl Lowering<'_> {
                 "{kw} without an open LOOP/REP (or an IF left open)"
             ));
         };
-        if kw != "LOOP_END" && rep != (kw == "ENDREP") {
+        if end != Kw::LoopEnd && rep != (end == Kw::EndRep) {
             return Err(format!(
                 "{kw} closes a {}",
                 if rep {
@@ -629,9 +663,9 @@ impl Lowering<'_> {
     }
 
     /// `BRK [c]` / `CONT [c]`: planned now; its target is set at the ENDLOOP/ENDREP.
-    fn brk_cont(&mut self, k: usize, toks: &[String]) -> Result<(), String> {
+    fn brk_cont(&mut self, k: usize, toks: &[String], which: Kw) -> Result<(), String> {
         let kw = toks[0].as_str();
-        let brk = matches!(kw, "BRK" | "LOOP_BREAK");
+        let brk = which == Kw::Brk;
         if toks.len() > 2 {
             want_args(toks, 1)?;
         }
@@ -682,23 +716,23 @@ impl Lowering<'_> {
         &mut self,
         k: usize,
         toks: &[String],
+        kw: Kw,
         label: &impl Fn(&str) -> Option<u32>,
     ) -> Result<(), String> {
-        let kw = toks[0].as_str();
-        if kw == "JMP" || toks.len() != 3 {
+        if kw == Kw::Jmp || toks.len() != 3 {
             want_args(toks, 1)?;
         }
         let t = label(&toks[1]).ok_or_else(|| format!("unknown label `{}`", toks[1]))?;
         let Some(c) = toks.get(2) else {
             let mut i = jump(0xff);
-            if kw == "CALL" {
+            if kw == Kw::Call {
                 i.a_op = AOp::Push;
             }
             self.plans[k] = Some(plan(i, t as usize, None));
             return Ok(());
         };
         let (pred, f) = cond(c)?;
-        if kw == "CALL" {
+        if kw == Kw::Call {
             // Seed 001 item 7: executed only for the pixels that meet the condition.
             let i = FcInstr {
                 jump_any: true,

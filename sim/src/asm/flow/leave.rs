@@ -2,7 +2,7 @@
 //! construct"): the checks [`super::lower`] makes once the constructs are sound, and the
 //! names its messages give the constructs.
 
-use super::{Lowering, Part};
+use super::{keyword, kw_of, Kw, Lowering, Part};
 
 /// Where the straight-line code at a microinstruction ends: at the first RETURN or
 /// top-level `dispatch` at or after it, or at the end of the source.
@@ -37,9 +37,9 @@ impl Lowering<'_> {
     pub(super) fn name(&self, b: usize, from: usize) -> String {
         let blk = &self.blocks[b];
         let o = blk.opener;
-        let kw = match self.lines[o][0].as_str() {
-            "JUMP" => "conditional JUMP",
-            kw => kw,
+        let kw = match kw_of(self.lines[o]) {
+            Some(Kw::Jump) => "conditional JUMP",
+            _ => self.lines[o][0].as_str(),
         };
         match blk.else_at {
             Some(e) => format!(
@@ -66,7 +66,7 @@ impl Lowering<'_> {
             _ if blk.part == Part::Loop => {
                 "the loop's entry would stay on the stack, with the pixels waiting in it".into()
             }
-            [jump, l, _] if jump == "JUMP" => {
+            [jump, l, _] if keyword(jump) == Some(Kw::Jump) => {
                 format!("the pixels it sent to {l} would never be active again")
             }
             _ => "the pixels it set aside would never be active again".into(),
@@ -80,7 +80,7 @@ impl Lowering<'_> {
         for k in (0..self.lines.len()).rev() {
             // A RETURN inside a construct is refused on its own; taken as an end here, it
             // adds no error about the CALL of its subroutine.
-            if matches!(self.lines[k][0].as_str(), "RET" | "RETURN") {
+            if kw_of(self.lines[k]) == Some(Kw::Ret) {
                 end = Region::Return(k);
             } else if self.block_of[k] == 0 && self.lines[k].iter().any(|t| t == "dispatch") {
                 end = Region::Dispatch(k);
@@ -119,7 +119,7 @@ impl Lowering<'_> {
         let regions = self.regions();
         for k in 0..self.lines.len() {
             let toks = self.lines[k];
-            let kw = toks[0].as_str();
+            let kw = kw_of(toks);
             // (A label past the control store has no microinstruction here: the assembler
             // refuses that code as not fitting.)
             let target = || {
@@ -128,11 +128,11 @@ impl Lowering<'_> {
                     .filter(|&t| t < self.lines.len())
             };
             let err = match kw {
-                "RET" | "RETURN" => self.check_return(k),
-                "JMP" | "JUMP" if toks.len() == 2 => {
+                Some(Kw::Ret) => self.check_return(k),
+                Some(Kw::Jmp | Kw::Jump) if toks.len() == 2 => {
                     target().and_then(|t| self.check_jump(k, t, &regions))
                 }
-                "CALL" => target().and_then(|t| self.check_call(k, t, &regions)),
+                Some(Kw::Call) => target().and_then(|t| self.check_call(k, t, &regions)),
                 _ => None,
             };
             if let Some(m) = err {
@@ -149,7 +149,7 @@ impl Lowering<'_> {
         }
         let o = self.blocks[b].opener;
         let (what, who) = match self.lines[o] {
-            [jump, l, _] if jump == "JUMP" => (
+            [jump, l, _] if keyword(jump) == Some(Kw::Jump) => (
                 format!(" (`{}`)", self.text(o)),
                 format!("the pixels it sent to {l} would never return"),
             ),
