@@ -14,6 +14,11 @@ use std::io;
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub stop: StopReason,
+    /// Where a run stopped at a breakpoint or watchpoint stopped: the microinstruction next,
+    /// its source line, the IGC's registers, the CALL backtrace (set by `pp5 run`, which
+    /// has the microcode's sources).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_report: Option<crate::engine::StopReport>,
     /// Total 40 MHz cycles simulated.
     pub cycles: u64,
     /// Hardware time in ns.
@@ -132,6 +137,7 @@ impl Summary {
             .collect();
         Summary {
             stop: stop.clone(),
+            stop_report: None,
             cycles,
             time_ns: (cycles * CYCLE_PS) as f64 / 1000.0,
             boot_cycles: boot,

@@ -165,6 +165,10 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
     if let Some(emcs) = spec.wave.as_ref().and_then(|w| w.emcs.as_ref()) {
         sim.trace.ctx.emcs = Some(emc_mask(emcs)?);
     }
+    // A watchpoint's or condition's signal is one the waveform has (with these probes and
+    // EMCs): an unknown name is a usage error.
+    sim.check_breakpoints().map_err(RunError::Selection)?;
+    sim.arm_breakpoints();
     Ok(sim)
 }
 
@@ -177,7 +181,12 @@ pub fn boot(
     wave: Option<&mut WaveWriter>,
     progress: impl FnMut(u64, u64, u64),
 ) -> io::Result<StopReason> {
-    let stop = sim.run(wave, progress)?;
+    // Breakpoints and watchpoints are armed for the user's stream, after the boot.
+    let breakpoints = sim.breakpoint.take();
+    let stop = sim.run(wave, progress);
+    sim.breakpoint = breakpoints;
+    sim.arm_breakpoints();
+    let stop = stop?;
     if stop == StopReason::Done {
         sim.boot_cycles = Some(sim.board.cycle);
         if let Some(p) = &mut sim.profile {

@@ -177,7 +177,10 @@ fn breakpoints_stop_the_run_with_its_summary_and_a_waveform_that_ends_there() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
-    assert!(out.contains("breakpoint: the IGC executed five_l"), "{out}");
+    assert!(
+        out.contains("breakpoint: the IGC is about to execute five_l"),
+        "{out}"
+    );
     assert!(out.contains("7th time"), "{out}");
     let cycles: u64 = out
         .lines()
@@ -221,12 +224,16 @@ fn breakpoints_stop_the_run_with_its_summary_and_a_waveform_that_ends_there() {
         e.contains("no label or command \"five_ll\"") && e.contains("five_l"),
         "{e}"
     );
+    // A cycle before the stream's start is never reached (breakpoints are armed after the
+    // boot).
     let o = run(
         &s,
         "FIVE 10\n",
-        &["--until", "five_l", "--until-cycle", "9"],
+        &["--until", "five_ll#2", "--until-cycle", "9"],
     );
     assert_eq!(o.status.code(), Some(2));
+    let o = run(&s, "FIVE 10\n", &["--until-cycle", "9"]);
+    assert_eq!(o.status.code(), Some(7));
 }
 
 /// With `PP5_MICROCODE_COVERAGE=DIR`, a run of the shipped microcode leaves its coverage in
@@ -454,4 +461,155 @@ fn a_breakpoint_runs_gtkw_opens_at_the_stop() {
         .parse()
         .expect("a number");
     assert_eq!(start, (end - 6) * pp5_rtl::clock::CYCLE_PS, "{gtkw}");
+}
+
+/// The stop report `pp5 run --report json` holds, from a run with `extra`, and its stderr.
+fn stop_json(s: &Scratch, stream: &str, extra: &[&str]) -> (serde_json::Value, String) {
+    let mut args = extra.to_vec();
+    args.extend(["--report", "json", "--peek", "0,0,10,5"]);
+    let o = run(s, stream, &args);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    (j, err)
+}
+
+/// The value `--peek 0,0,10,5` printed: FIVE 10's bits written so far.
+fn peeked(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("peek pixel (0,0) mem[10:5] = "))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no peek in {stderr}"))
+}
+
+/// `--until` stops before the microinstruction runs (gdb's convention): the IGC is at it,
+/// its effect is absent; `--until-after` stops after the cycle that ran it. The stop report
+/// (stderr and JSON) gives file:line, the source text, the registers and the backtrace, at
+/// the report's cycle.
+#[test]
+fn a_breakpoint_stops_before_its_microinstruction_runs() {
+    let s = Scratch::new();
+    let (j, err) = stop_json(&s, "SETENABS\nFIVE 10\n", &["--until", "five_l#3"]);
+    // Two of the five bits: the third execution has not run.
+    assert_eq!(peeked(&err), 0b00011, "{err}");
+    let r = &j["stop_report"];
+    assert_eq!(r["cycle"], j["cycles"], "{r}");
+    assert_eq!(r["spec"], "five_l#3");
+    assert_eq!(r["next"]["at"], "FIVE+1");
+    assert!(r["next"]["src"]
+        .as_str()
+        .is_some_and(|p| p.ends_with("mine.pp5uc:3")));
+    assert_eq!(
+        r["next"]["text"],
+        "five_l:  r=1 w=mem[dst+i] i++ loop five_l"
+    );
+    assert_eq!(r["igc"]["state"], "RUN");
+    assert_eq!(r["igc"]["pc"], r["next"]["pc"]);
+    assert_eq!(
+        (r["igc"]["l"].as_u64(), r["igc"]["i"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(r["igc"]["command"], "FIVE");
+    assert_eq!(r["igc"]["opr"][0], 10);
+    let kinds: Vec<&str> = r["backtrace"]
+        .as_array()
+        .expect("backtrace")
+        .iter()
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["next", "command"], "{r}");
+    assert_eq!(r["backtrace"][1]["at"], "FIVE+0");
+    // On stderr at the stop.
+    assert!(err.contains("stopped before cycle"), "{err}");
+    assert!(err.contains("next: FIVE+1 (PC 0x0fb"), "{err}");
+    assert!(err.contains("3 | five_l:  r=1"), "{err}");
+    assert!(err.contains("igc: state RUN pc 0x0fb"), "{err}");
+    assert!(err.contains("#1 in the command entered at FIVE+0"), "{err}");
+    assert!(j["stop"]["Breakpoint"]
+        .as_str()
+        .is_some_and(|m| m.contains("about to execute five_l") && m.contains("3rd time")));
+    // The old form, named: after the third execution.
+    let (j, err) = stop_json(&s, "SETENABS\nFIVE 10\n", &["--until-after", "five_l#3"]);
+    assert_eq!(peeked(&err), 0b00111, "{err}");
+    assert_eq!(j["stop_report"]["spec"], "five_l#3 (after)");
+}
+
+/// `LABEL if COND` stops at the label only where the condition holds; `--watch` stops when
+/// a register changes, when a condition becomes true, and when a pixel's memory bit changes.
+#[test]
+fn conditional_breakpoints_and_watchpoints() {
+    let s = Scratch::new();
+    let st = "SETENABS\nFIVE 10\n";
+    let (j, err) = stop_json(&s, st, &["--break", "five_l if renderer.igc.l == 2"]);
+    assert_eq!(peeked(&err), 0b00111, "{err}");
+    assert_eq!(j["stop_report"]["igc"]["l"], 2);
+    assert_eq!(j["stop_report"]["spec"], "five_l if renderer.igc.l == 2");
+    // A register: FIVE+0 loads l = 5.
+    let (j, _) = stop_json(&s, st, &["--watch", "renderer.igc.l"]);
+    let r = &j["stop_report"];
+    assert_eq!(r["watch"]["signal"], "renderer.igc.l");
+    assert_eq!(
+        (r["watch"]["old"].as_u64(), r["watch"]["new"].as_u64()),
+        (Some(0), Some(5))
+    );
+    assert_eq!(r["next"]["at"], "FIVE+1");
+    assert_eq!(r["igc"]["last_pc"], r["backtrace"][1]["pc"]);
+    // A condition becoming true.
+    let (j, err) = stop_json(&s, st, &["--watch", "renderer.igc.i == 2"]);
+    assert_eq!(peeked(&err), 0b00011, "{err}");
+    assert_eq!(j["stop_report"]["igc"]["i"], 2);
+    // A pixel's memory bit: the third write sets bit 12.
+    let (j, err) = stop_json(&s, st, &["--watch", "renderer.pixel_0_0.mem[12]"]);
+    assert_eq!(peeked(&err), 0b00111, "{err}");
+    let w = &j["stop_report"]["watch"];
+    assert_eq!(
+        (w["old"].as_u64(), w["new"].as_u64()),
+        (Some(0), Some(1)),
+        "{w}"
+    );
+    assert!(err.contains("renderer.pixel_0_0.mem[12]: 0 -> 1"), "{err}");
+    // The waveform's name for it, with the pixel probed and traced.
+    let vcd = s.path("w.vcd").display().to_string();
+    let (j, _) = stop_json(
+        &s,
+        st,
+        &["--watch", "renderer.pixel_0_0.mem_we == 1", "--vcd", &vcd],
+    );
+    assert_eq!(j["stop_report"]["next"]["at"], "FIVE+1");
+    // An unknown signal: a usage error naming the near one.
+    let o = run(&s, st, &["--watch", "renderer.igc.ll"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("did you mean `renderer.igc.l`"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(&s, st, &["--until", "five_l if renderer.igc.l"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Several breakpoints in one run: the first reached stops it, and the report says which.
+#[test]
+fn several_breakpoints_in_one_run() {
+    let s = Scratch::new();
+    let st = "SETENABS\nFIVE 10\nFIVE 20\n";
+    let (j, err) = stop_json(
+        &s,
+        st,
+        &[
+            "--until",
+            "five_l#9",
+            "--break",
+            "five#2",
+            "--watch",
+            "renderer.igc.l == 1",
+        ],
+    );
+    assert_eq!(j["stop_report"]["breakpoint"], 2, "{err}");
+    assert_eq!(peeked(&err), 0b01111, "{err}");
+    let (j, _) = stop_json(&s, st, &["--until", "five_l#9", "--break", "five#2"]);
+    assert_eq!(j["stop_report"]["breakpoint"], 1);
+    assert_eq!(j["stop_report"]["next"]["at"], "FIVE+0");
 }

@@ -172,6 +172,12 @@ class Outcome:
     status: Status
     error_bits: list[str]
     """Error bits 24-30 set at the end, as the CLI lists them."""
+    stop_report_json: Optional[str]
+    stop_report: Optional[dict[str, Any]]
+    """Where a run stopped at a breakpoint or watchpoint stopped (as `pp5 run --report
+    json`'s "stop_report"): "cycle" (before it runs), "next" (the microinstruction not yet
+    run: "pc", "at", "src", "text"), "igc" (registers), "backtrace" (frames "next", "call",
+    "command"), "loops", "watch" ({"signal", "old", "new"}); None for other stops."""
     ok: bool
     """stop == "done" and no error bit (what makes `pp5 run` exit 0)."""
     command_cycles: list[tuple[str, int]]
@@ -286,11 +292,39 @@ class Board:
         *,
         cycle: Optional[int] = None,
         hits: int = 1,
+        signal: Optional[str] = None,
+        value: Optional[Union[int, str]] = None,
+        condition: Optional[str] = None,
+        after: bool = False,
         max_cycles: Optional[int] = 100_000_000,
     ) -> Outcome:
-        """Run until the IGC executes `label` (a label or command name, `+OFFSET` allowed) for
-        the hits-th time, or until `cycle`; stop == "breakpoint" when reached. An unknown label
-        raises ValueError naming the nearest ones."""
+        """Run until a breakpoint: before the IGC executes `label` (a label or command name,
+        `+OFFSET`, `#N`, ` if COND` allowed) for the hits-th time (`after=True`: after it ran),
+        where `condition` holds; before `cycle`; or when `signal` changes (becomes `value`).
+        Breakpoints set by add_breakpoint/add_watchpoint stop it too. stop == "breakpoint"
+        when reached, with `stop_report`. An unknown label or signal raises ValueError naming
+        the nearest ones."""
+    def add_breakpoint(
+        self,
+        spec: str,
+        *,
+        hits: int = 1,
+        condition: Optional[str] = None,
+        after: bool = False,
+    ) -> int:
+        """A breakpoint kept for every later run (gdb's `break`); returns its number."""
+    def add_watchpoint(self, signal: str, value: Optional[Union[int, str]] = None) -> int:
+        """A watchpoint kept for every later run (gdb's `watch`); returns its number."""
+    def breakpoints(self) -> list[dict[str, Any]]:
+        """The breakpoints kept: {"id", "spec", "hits"}."""
+    def delete_breakpoint(self, id: Optional[int] = None) -> None:
+        """Delete breakpoint `id` (all with None)."""
+    def next(self) -> Optional[dict[str, Any]]:
+        """gdb's `next`: over a CALL, and at a loop's last line over the rest of the loop;
+        returns the stop report (None if the run ended first)."""
+    def finish(self) -> Optional[dict[str, Any]]:
+        """gdb's `finish`: until the routine returns (a command's routine: dispatches);
+        returns the stop report (None if the run ended first)."""
     def step_microinstruction(self) -> dict[str, Any]:
         """Clock until the IGC has executed one more microinstruction; returns where() (the
         next one, at the PC)."""

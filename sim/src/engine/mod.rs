@@ -22,10 +22,12 @@ mod microcode_profile;
 pub mod observer;
 mod ring_env;
 mod rules;
+mod stop_report;
 pub mod suite_coverage;
+mod watch;
 
 use self::board_events::BoardEvents;
-pub use self::breakpoint::{Breakpoint, Until};
+pub use self::breakpoint::{Breakpoints, Hit, Until};
 pub use self::bs_log::{BsCommandLog, TransferLog};
 pub use self::command_log::CommandLog;
 use self::deadlock::DeadlockWatch;
@@ -35,7 +37,9 @@ pub use self::microcode_profile::{MicrocodeProfile, Outside};
 pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
 pub use self::ring_env::{RingEnv, RingMessage, RingSource, HELD};
 use self::rules::RuleCheck;
+pub use self::stop_report::{Change, Frame, IgcRegisters, LoopEntry, Place, StopReport};
 use self::suite_coverage::SuiteCoverage;
+pub use self::watch::{Cond, Signal, Value, Watch};
 use crate::asm::microcode::McImage;
 use crate::asm::opcodes::OpcodeTable;
 pub use crate::records::{
@@ -108,8 +112,9 @@ pub struct SimOptions {
     pub keep: Keep,
     /// Keep the microcode profile and coverage ([`Sim::enable_profile`]) from the start.
     pub profile: bool,
-    /// Stop at this breakpoint ([`Sim::set_breakpoint`]).
-    pub until: Option<Until>,
+    /// Stop at the first of these breakpoints reached ([`Sim::set_breakpoints`]; their
+    /// signals are checked by [`Sim::check_breakpoints`]).
+    pub until: Vec<Until>,
     /// How many of the messages the board sends to keep ([`KEEP_ALL_MESSAGES`] by default;
     /// the rest are counted).
     pub keep_messages: usize,
@@ -129,7 +134,7 @@ impl Default for SimOptions {
             probes: vec![(0, 0), (1, 0)],
             keep: Keep::All,
             profile: false,
-            until: None,
+            until: Vec::new(),
             keep_messages: KEEP_ALL_MESSAGES,
             uinst_names: None,
             tx_sink: None,
@@ -160,8 +165,8 @@ pub struct Sim {
     pub profile: Option<MicrocodeProfile>,
     /// The whole test suite's microcode coverage, when [`suite_coverage::ENV`] is set.
     suite: Option<SuiteCoverage>,
-    /// Where to stop, if anywhere ([`Sim::set_breakpoint`]).
-    pub breakpoint: Option<Breakpoint>,
+    /// Where to stop, if anywhere ([`Sim::set_breakpoints`]).
+    pub breakpoint: Option<Breakpoints>,
     /// What the observers reported, in order.
     pub diagnostics: Diagnostics,
     /// The waveform's observer and context (command names, traced EMCs, skip keys).
@@ -196,10 +201,8 @@ impl Sim {
                 .collect(),
         );
         let profile = opts.profile.then(|| MicrocodeProfile::new(board.igc.state));
-        let breakpoint = opts
-            .until
-            .clone()
-            .map(|u| Breakpoint::new(u, board.igc.state));
+        let breakpoint =
+            (!opts.until.is_empty()).then(|| Breakpoints::new(opts.until.clone(), &board));
         Sim {
             board,
             ring: RingEnv::default(),
@@ -328,9 +331,41 @@ impl Sim {
         }
     }
 
-    /// Stop the run at `until` (replacing any breakpoint set before).
+    /// Stop the run at `until` (replacing any breakpoint set before; a watchpoint's or
+    /// condition's signals are not checked: [`Sim::set_breakpoints`]).
     pub fn set_breakpoint(&mut self, until: Until) {
-        self.breakpoint = Some(Breakpoint::new(until, self.board.igc.state));
+        let mut b = Breakpoints::new(vec![until], &self.board);
+        b.arm(&self.trace.view(&self.board));
+        self.breakpoint = Some(b);
+    }
+
+    /// Stop the run at the first of `list` reached (replacing the breakpoints set before),
+    /// armed from the board as it is now: `Err` names a signal the board does not have.
+    pub fn set_breakpoints(&mut self, list: Vec<Until>) -> Result<(), String> {
+        self.breakpoint = None;
+        if list.is_empty() {
+            return Ok(());
+        }
+        let b = Breakpoints::new(list, &self.board);
+        b.check(&self.trace.view(&self.board))?;
+        self.breakpoint = Some(b);
+        self.arm_breakpoints();
+        Ok(())
+    }
+
+    /// Whether the board has every signal the breakpoints read ([`Breakpoints::check`]).
+    pub fn check_breakpoints(&self) -> Result<(), String> {
+        match &self.breakpoint {
+            Some(b) => b.check(&self.trace.view(&self.board)),
+            None => Ok(()),
+        }
+    }
+
+    /// Read the watchpoints' values from the board as it is now ([`Breakpoints::arm`]).
+    pub fn arm_breakpoints(&mut self) {
+        if let Some(b) = &mut self.breakpoint {
+            b.arm(&self.trace.view(&self.board));
+        }
     }
 
     /// The microinstruction at store address `pc` by the labels of the booted image: the
@@ -533,9 +568,7 @@ impl Sim {
         if let Some(b) = &mut self.breakpoint {
             // A breakpoint on a cycle the board has reached already.
             b.check_cycle(self.board.cycle);
-            if let Some(msg) = b.reached() {
-                let msg = msg.to_string();
-                self.breakpoint = None;
+            if let Some(msg) = b.take_reached() {
                 return Ok(StopReason::Breakpoint(msg));
             }
         }
@@ -577,7 +610,8 @@ impl Sim {
         // (Not at the end of the boot, which the user's stream follows: `boot_cycles` is set
         // when the boot has run, and a board booted without the stream has no boot end.)
         let boot_run = self.boot_cycles.is_none() && self.commands.boot_end.is_some();
-        if let (StopReason::Done, Some(b), false) = (&stop, &self.breakpoint, boot_run) {
+        let missed = self.breakpoint.as_ref().filter(|b| b.last.is_none());
+        if let (StopReason::Done, Some(b), false) = (&stop, missed, boot_run) {
             // A script tells a run that missed its breakpoint from one that hit it by the
             // stop reason, the exit code (`exit::of_run`) and this warning.
             let msg = b.missed();
@@ -598,10 +632,13 @@ impl Sim {
             return Some(StopReason::Done);
         }
         self.step();
-        if let Some(b) = self.breakpoint.as_ref().and_then(|b| b.reached()) {
-            let msg = b.to_string();
-            self.breakpoint = None;
-            return Some(StopReason::Breakpoint(msg));
+        if let Some(b) = &mut self.breakpoint {
+            if b.wants_view() {
+                b.view(&self.trace.view(&self.board));
+            }
+            if let Some(msg) = b.take_reached() {
+                return Some(StopReason::Breakpoint(msg));
+            }
         }
         let stop = self.check_stall()?;
         if let StopReason::Deadlock { waits, .. } = &stop {

@@ -2,6 +2,7 @@
 //! Python. Every method wraps the engine `pp5 run` and the Rust `Testbench` use.
 
 use crate::arrays;
+use crate::breakpoints;
 use crate::debugger;
 use crate::errors::{os_error, value_error, Deadlock, SimulationError, Stuck};
 use crate::image::{self, Image};
@@ -28,16 +29,24 @@ const DEFAULT_MAX_CYCLES: u64 = 100_000_000;
 #[pyclass(module = "pp5")]
 pub struct Board {
     m: Machine,
+    /// Breakpoints set across runs (`add_breakpoint`, `add_watchpoint`).
+    bps: breakpoints::Saved,
 }
 
 impl Board {
     fn from_machine(m: Machine) -> Board {
-        Board { m }
+        Board {
+            m,
+            bps: breakpoints::Saved::default(),
+        }
     }
 
     /// Raise the exception a stop reason calls for, or give the outcome.
     fn finish(&self, py: Python<'_>, marks: Marks, stop: StopReason) -> PyResult<Outcome> {
-        let out = outcome(&self.m.sim, &self.m.log, marks, &stop);
+        let mut out = outcome(&self.m.sim, &self.m.log, marks, &stop);
+        if matches!(stop, StopReason::Breakpoint(_)) {
+            out.stop_report_json = breakpoints::stop_report_json(&self.m);
+        }
         let err = match &stop {
             StopReason::Deadlock { since, waits } => {
                 let e = Deadlock::new_err(stop_text(&stop));
@@ -72,6 +81,55 @@ impl Board {
                 Ok(None) => py.check_signals()?,
             }
         }
+    }
+
+    /// Run (as `run`) until the first of the saved breakpoints and `extra` is reached; the
+    /// saved ones keep their hit counts.
+    fn run_breaking(
+        &mut self,
+        py: Python<'_>,
+        extra: Vec<Until>,
+        max_cycles: Option<u64>,
+    ) -> PyResult<Outcome> {
+        let mut list = self.bps.untils();
+        list.extend(extra);
+        self.m.sim.set_breakpoints(list).map_err(value_error)?;
+        if let Some(b) = &mut self.m.sim.breakpoint {
+            b.set_hits(&self.bps.hits());
+        }
+        self.m.begin_run();
+        let marks = Marks::of(&self.m.sim);
+        let out = match self.m.still_stuck(false) {
+            Some(stop) => self.finish(py, marks, stop),
+            None => {
+                let limit = max_cycles.map_or(u64::MAX, |n| marks.cycle.saturating_add(n));
+                let stop = self.run_loop(py, limit);
+                if let Some(b) = &self.m.sim.breakpoint {
+                    self.bps.update_hits(&b.hits());
+                }
+                stop.and_then(|stop| self.finish(py, marks, stop))
+            }
+        };
+        // A breakpoint of `run_until` does not outlive its run (the saved ones are set
+        // again by the next).
+        self.m.sim.breakpoint = None;
+        out
+    }
+
+    /// `next` or `finish`: the stop report, or None when the run ended first.
+    fn step_to<'py>(&mut self, py: Python<'py>, u: Until) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let out = self.run_breaking(py, vec![u], Some(DEFAULT_MAX_CYCLES))?;
+        match &out.stop_report_json {
+            Some(j) => Ok(Some(py.import("json")?.call_method1("loads", (j,))?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Refuse a breakpoint whose signals the board does not have (naming the near ones).
+    fn check_breakpoint(&self, u: &Until) -> PyResult<()> {
+        pp5_sim::engine::Breakpoints::new(vec![u.clone()], &self.m.sim.board)
+            .check(&self.m.sim.trace_view())
+            .map_err(value_error)
     }
 
     fn check_xy(x: i64, y: i64) -> PyResult<(usize, usize)> {
@@ -238,36 +296,136 @@ impl Board {
         Ok(self.m.sim.board.cycle)
     }
 
-    /// run_until(label=None, *, cycle=None, hits=1, max_cycles=100_000_000) -> Outcome
+    /// run_until(label=None, *, cycle=None, hits=1, signal=None, value=None, condition=None, after=False, max_cycles=100_000_000) -> Outcome
     ///
-    /// Run (as `run`, on what is queued) until the IGC executes the microinstruction at
-    /// `label` (a microcode label or a command's name, `+OFFSET` allowed) for the `hits`-th
-    /// time, or until cycle `cycle` (`pp5 run --until` / `--until-cycle`). The outcome's `stop`
-    /// is "breakpoint" when it was reached. An unknown label raises ValueError naming the
-    /// nearest known ones.
-    #[pyo3(signature = (label = None, *, cycle = None, hits = 1, max_cycles = Some(DEFAULT_MAX_CYCLES)))]
+    /// Run (as `run`, on what is queued) until a breakpoint, as gdb stops: `label` (a
+    /// microcode label or a command's name, `+OFFSET` and `#N` allowed, and ` if COND`)
+    /// stops *before* the IGC executes that microinstruction for the `hits`-th time (the IGC
+    /// is at it, its effects are absent; `after=True`: after the cycle that ran it, as
+    /// `pp5 run --until-after`); `condition` ("renderer.igc.l == 3": signals by their
+    /// waveform names, `== != < <= > >=`, `&&`) makes it stop only where that holds; `cycle`
+    /// stops before cycle `cycle` runs; `signal` is a watchpoint: stop when the signal
+    /// changes, or, with `value` (an int or a name), when it becomes equal to it (`signal`
+    /// may also be a condition). A pixel's memory reads as `renderer.pixel_X_Y.mem[A]` or
+    /// `mem[A:LEN]`. With none of them, run to a breakpoint set by `add_breakpoint` or
+    /// `add_watchpoint` (those also stop this run). The outcome's `stop` is "breakpoint"
+    /// when one was reached, and `stop_report` says where (a dict, as `pp5 run --report
+    /// json`'s). An unknown label or signal raises ValueError naming the nearest known ones.
+    #[pyo3(signature = (label = None, *, cycle = None, hits = 1, signal = None, value = None, condition = None, after = false, max_cycles = Some(DEFAULT_MAX_CYCLES)))]
+    #[allow(clippy::too_many_arguments)]
     fn run_until(
         &mut self,
         py: Python<'_>,
         label: Option<&str>,
         cycle: Option<u64>,
         hits: u64,
+        signal: Option<&str>,
+        value: Option<&Bound<'_, PyAny>>,
+        condition: Option<&str>,
+        after: bool,
         max_cycles: Option<u64>,
     ) -> PyResult<Outcome> {
-        let until = debugger::until_of(&self.m, label, cycle, hits).map_err(value_error)?;
-        self.m.sim.set_breakpoint(until);
-        self.m.begin_run();
-        let marks = Marks::of(&self.m.sim);
-        if let Some(stop) = self.m.still_stuck(false) {
-            self.m.sim.breakpoint = None;
-            return self.finish(py, marks, stop);
+        let value = value.map(|v| v.str().map(|s| s.to_string())).transpose()?;
+        let one = breakpoints::until_of(
+            &self.m,
+            label,
+            cycle,
+            hits,
+            signal,
+            value.as_deref(),
+            condition,
+            after,
+        )
+        .map_err(value_error)?;
+        if one.is_none() && self.bps.list.is_empty() {
+            return Err(value_error(
+                "run_until: give label=, cycle= or signal=, or set breakpoints first \
+                 (add_breakpoint, add_watchpoint)",
+            ));
         }
-        let limit = max_cycles.map_or(u64::MAX, |n| marks.cycle.saturating_add(n));
-        let stop = self.run_loop(py, limit);
-        // A breakpoint not reached does not outlive its run.
-        self.m.sim.breakpoint = None;
-        let stop = stop?;
-        self.finish(py, marks, stop)
+        self.run_breaking(py, one.into_iter().collect(), max_cycles)
+    }
+
+    /// add_breakpoint(spec, *, hits=1, condition=None, after=False) -> int
+    ///
+    /// Set a breakpoint that stays for every later run (gdb's `break`): `spec` is
+    /// `LABEL[+OFFSET][#N] [if COND]` as `run_until`'s label; from its `hits`-th time on it
+    /// stops every time it is reached. Returns its number (`delete_breakpoint`).
+    #[pyo3(signature = (spec, *, hits = 1, condition = None, after = false))]
+    fn add_breakpoint(
+        &mut self,
+        spec: &str,
+        hits: u64,
+        condition: Option<&str>,
+        after: bool,
+    ) -> PyResult<u64> {
+        let u = breakpoints::label_breakpoint(&self.m, spec, hits, condition, after)
+            .map_err(value_error)?;
+        self.check_breakpoint(&u)?;
+        Ok(self.bps.add(u))
+    }
+
+    /// add_watchpoint(signal, value=None) -> int
+    ///
+    /// Set a watchpoint that stays for every later run (gdb's `watch`): stop when `signal`
+    /// changes, or when it becomes equal to `value`; `signal` may be a condition
+    /// ("renderer.igc.l == 3 && renderer.igc.i > 1"). Returns its number.
+    #[pyo3(signature = (signal, value = None))]
+    fn add_watchpoint(&mut self, signal: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let value = value.map(|v| v.str().map(|s| s.to_string())).transpose()?;
+        let u = breakpoints::watchpoint(signal, value.as_deref()).map_err(value_error)?;
+        self.check_breakpoint(&u)?;
+        Ok(self.bps.add(u))
+    }
+
+    /// breakpoints() -> list[dict]
+    ///
+    /// The breakpoints set by `add_breakpoint` and `add_watchpoint`: {"id", "spec", "hits"}.
+    fn breakpoints<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.bps
+            .list
+            .iter()
+            .map(|(id, u, hits)| {
+                let d = PyDict::new(py);
+                d.set_item("id", id)?;
+                d.set_item("spec", u.spec())?;
+                d.set_item("hits", hits)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// delete_breakpoint(id=None)
+    ///
+    /// Delete breakpoint `id` (every one with None); ValueError if there is no such one.
+    #[pyo3(signature = (id = None))]
+    fn delete_breakpoint(&mut self, id: Option<u64>) -> PyResult<()> {
+        if !self.bps.delete(id) {
+            return Err(value_error(format!("no breakpoint {}", id.unwrap_or(0))));
+        }
+        Ok(())
+    }
+
+    /// next() -> dict | None
+    ///
+    /// gdb's `next`: run until the IGC is about to execute a microinstruction past the
+    /// current one in the same routine, stepping over a CALL and, at a loop's last line,
+    /// over the rest of the loop (gdb's `until`); or one the routine returns to, or the next
+    /// command's first. Returns the stop report (as `run_until`'s `stop_report`), or None
+    /// when the run ended first. The breakpoints set stop it too.
+    fn next<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.step_to(py, Until::Next)
+    }
+
+    /// finish() -> dict | None
+    ///
+    /// gdb's `finish`: run until the routine the IGC is in returns: a CALLed subroutine to
+    /// the microinstruction after its CALL (not yet run), a command's routine to its
+    /// dispatch (the IGC waits for a command, or is about to run the next one). Returns the
+    /// stop report, or None when the run ended first.
+    #[pyo3(name = "finish")]
+    fn finish_routine<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.step_to(py, Until::Finish)
     }
 
     /// step_microinstruction() -> dict

@@ -3,9 +3,8 @@
 //! these as `pp5.Board` methods.
 
 use crate::machine::Machine;
-use pp5_sim::engine::Until;
+use pp5_sim::microcode_view::coverage;
 use pp5_sim::microcode_view::profile::Profile;
-use pp5_sim::microcode_view::{coverage, resolve_until};
 use std::path::Path;
 
 /// Where the IGC is: the microinstruction it executed last.
@@ -44,26 +43,6 @@ pub fn where_is(m: &Machine) -> Where {
         src: entry.map(|(_, e)| e.position()),
         text: entry.map(|(s, e)| s.line_text(&e.file, e.line).to_string()),
         state: igc.state.name(),
-    }
-}
-
-/// The breakpoint `run_until` asks for: a label (with its `hits`-th execution) or a cycle.
-pub fn until_of(
-    m: &Machine,
-    label: Option<&str>,
-    cycle: Option<u64>,
-    hits: u64,
-) -> Result<Until, String> {
-    match (label, cycle) {
-        (Some(l), None) => {
-            if hits == 0 {
-                return Err("hits must be at least 1".into());
-            }
-            resolve_until(&format!("{l}#{hits}"), &m.image)
-                .map_err(|e| e.replacen("--until ", "run_until: ", 1))
-        }
-        (None, Some(c)) => Ok(Until::Cycle(c)),
-        _ => Err("run_until: give one of label= and cycle=".into()),
     }
 }
 

@@ -11,6 +11,7 @@
 
 mod arrays;
 mod board;
+mod breakpoints;
 mod debugger;
 mod errors;
 mod image;

@@ -241,10 +241,28 @@ pub struct Outcome {
     pub status: Status,
     /// Error bits 24-30 set at the end, as the CLI lists them (`"29: IGC formatting error"`).
     pub error_bits: Vec<String>,
+    /// The stop report of a run stopped at a breakpoint, as JSON (`stop_report` gives it as
+    /// a dict).
+    pub stop_report_json: Option<String>,
 }
 
 #[pymethods]
 impl Outcome {
+    /// Where a run stopped at a breakpoint or watchpoint stopped, as `pp5 run` prints it and
+    /// `--report json` has it (None for other stops): {"reason", "breakpoint" (its index),
+    /// "spec", "cycle" (the stop is before it runs), "next" {"pc", "at", "src", "text"}: the
+    /// microinstruction not yet run, "igc" {"state", "pc", "last_pc", "l", "i", "fbits",
+    /// "indicator", "command", "opcode", "pword", "opr", "coef"}, "backtrace" [frames
+    /// {"kind": "next"/"call"/"command", "pc", "at", "src", "text"}, innermost first],
+    /// "loops" [{"kind", "count", "al"}], "watch" {"signal", "old", "new"} for a watchpoint}.
+    #[getter]
+    fn stop_report<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match &self.stop_report_json {
+            Some(j) => Ok(Some(py.import("json")?.call_method1("loads", (j,))?)),
+            None => Ok(None),
+        }
+    }
+
     /// Whether the run finished cleanly: `done` and no error bit (what makes `pp5 run` exit 0).
     #[getter]
     fn ok(&self) -> bool {
@@ -344,5 +362,6 @@ pub fn outcome(sim: &Sim, log: &RunLog, m: Marks, stop: &StopReason) -> Outcome 
         sent_not_kept: log.sent.not_kept,
         status: Status { word: status },
         error_bits: error_bits(status),
+        stop_report_json: None,
     }
 }

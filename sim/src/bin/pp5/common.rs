@@ -80,13 +80,31 @@ pub struct Common {
         default_missing_value = "10"
     )]
     pub profile: Option<usize>,
-    /// Stop the run when the IGC executes LABEL[+OFFSET] for the N-th time (#N, default the
-    /// first): LABEL is a microcode label or a command's name (its first microinstruction).
-    #[arg(long, value_name = "LABEL[+OFFSET][#N]")]
-    pub until: Option<String>,
-    /// Stop the run at cycle C (the waveform ends there).
+    /// Breakpoint (repeatable, also `--break`): stop the run before the IGC executes
+    /// LABEL[+OFFSET] for the N-th time (#N, default the first), as gdb does: the IGC is at
+    /// it, it has not run. LABEL is a microcode label or a command's name (its first
+    /// microinstruction). `LABEL if SIGNAL == VALUE` stops there only where the condition
+    /// holds (signals by their waveform names; `== != < <= > >=`, `&&`). The first
+    /// breakpoint or watchpoint reached stops the run.
+    #[arg(
+        long,
+        visible_alias = "break",
+        value_name = "LABEL[+OFFSET][#N] [if COND]"
+    )]
+    pub until: Vec<String>,
+    /// Breakpoint after the cycle in which the IGC executed LABEL[+OFFSET] for the N-th
+    /// time (repeatable; the microinstruction's effects are there).
+    #[arg(long, value_name = "LABEL[+OFFSET][#N] [if COND]")]
+    pub until_after: Vec<String>,
+    /// Stop the run before cycle C runs (the waveform ends at time C).
     #[arg(long, value_name = "C")]
     pub until_cycle: Option<u64>,
+    /// Watchpoint (repeatable): stop when SIGNAL changes, or when `SIGNAL OP VALUE` becomes
+    /// true; SIGNAL is a waveform name (renderer.igc.l) or a pixel's memory,
+    /// renderer.pixel_X_Y.mem[A] or mem[A:LEN]. The stop is at the cycle whose value
+    /// changed (the waveform ends there).
+    #[arg(long, value_name = "SIGNAL[ OP VALUE]")]
+    pub watch: Vec<String>,
 }
 
 fn parse_xy(s: &str) -> Result<(usize, usize), String> {

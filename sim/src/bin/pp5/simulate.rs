@@ -4,9 +4,9 @@
 use crate::common::Common;
 use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
 use pp5_sim::asm::microcode::McImage;
-use pp5_sim::engine::{Keep, SimOptions, StopReason, TxSink, Until};
+use pp5_sim::engine::{Keep, SimOptions, StopReason, StopReport, TxSink, Until};
 use pp5_sim::microcode_view::profile::Profile;
-use pp5_sim::microcode_view::{coverage, resolve_until, MicrocodeSources};
+use pp5_sim::microcode_view::{coverage, MicrocodeSources};
 use pp5_sim::out_file;
 use pp5_sim::records::{MAX_REPORT_MESSAGES, MAX_REPORT_RECORDS};
 use pp5_sim::report::Summary;
@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 /// The engine's options: the cycle limit, the records the report needs, the probe pixels,
 /// the microcode profile and the breakpoint.
-fn sim_options(common: &Common, until: Option<Until>) -> SimOptions {
+fn sim_options(common: &Common, until: Vec<Until>) -> SimOptions {
     // The table prints the first `rows` commands and per-name totals, so a long run keeps
     // only those records; JSON and CSV list every command.
     // JSON and CSV list every command up to MAX_REPORT_RECORDS (then count the rest), so
@@ -93,20 +93,27 @@ fn run_with_progress(spec: RunSpec, total_words: u64) -> Result<RunResult, Fail>
     })
 }
 
-/// `--until` / `--until-cycle` as a breakpoint of `image`'s microcode (exit 2 for an
-/// unknown label, naming the nearest known ones).
-fn breakpoint(common: &Common, image: &McImage) -> Result<Option<Until>, Fail> {
-    match (&common.until, common.until_cycle) {
-        (Some(_), Some(_)) => Err(Fail(
-            EXIT_USAGE,
-            "choose one of --until and --until-cycle".into(),
-        )),
-        (Some(spec), None) => resolve_until(spec, image)
-            .map(Some)
-            .map_err(|m| Fail(EXIT_USAGE, m)),
-        (None, Some(c)) => Ok(Some(Until::Cycle(c))),
-        (None, None) => Ok(None),
+/// `--until` (`--break`), `--until-after`, `--until-cycle` and `--watch` as breakpoints of
+/// `image`'s microcode (exit 2 for an unknown label, naming the nearest known ones; a
+/// watchpoint's unknown signal is refused when the run is prepared).
+fn breakpoints(common: &Common, image: &McImage) -> Result<Vec<Until>, Fail> {
+    let usage = |m| Fail(EXIT_USAGE, m);
+    let mut list = Vec::new();
+    for spec in &common.until {
+        list.push(Until::parse(spec, image, "--until").map_err(usage)?);
     }
+    for spec in &common.until_after {
+        list.push(
+            Until::parse(spec, image, "--until-after")
+                .map_err(usage)?
+                .after(),
+        );
+    }
+    list.extend(common.until_cycle.map(Until::Cycle));
+    for spec in &common.watch {
+        list.push(Until::watch(spec).map_err(usage)?);
+    }
+    Ok(list)
 }
 
 /// Run `stream` as `common` says, print the report, write the files asked for; the exit
@@ -125,7 +132,7 @@ pub fn simulate(
             "--coverage needs the microcode's sources (.pp5uc), not an image (.json)".into(),
         ));
     }
-    let until = breakpoint(common, image)?;
+    let until = breakpoints(common, image)?;
     let wave = wave.map(|p| wave_spec(common, p, sources));
     let tx = tx_out.map(TxWriter::create).transpose().map_err(io_fail)?;
     let spec = RunSpec {
@@ -140,7 +147,16 @@ pub fn simulate(
         wave: wave.clone(),
     };
     let mut r = run_with_progress(spec, stream.total_words() as u64)?;
+    // gdb's stop: where, the source line, the registers, the backtrace (before the report
+    // takes the command records).
+    let stop_report = matches!(r.stop, StopReason::Breakpoint(_))
+        .then(|| StopReport::of(&r.sim, sources))
+        .flatten();
+    if let Some(report) = &stop_report {
+        errln!("{}", report.text().trim_end());
+    }
     let mut summary = Summary::take(&mut r.sim, &r.stop);
+    summary.stop_report = stop_report;
     let profile = r.sim.profile.as_ref().map(|p| {
         Profile::of(p, sources, |pc| {
             r.sim.label_of(pc).map(|(l, o)| (l.to_string(), o))
