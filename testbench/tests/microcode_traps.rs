@@ -156,7 +156,7 @@ fn a_breakpoint_never_reached_is_reported() {
     let run_until = |spec: &str| {
         support::run(RunSpec {
             opts: SimOptions {
-                until: Some(until(spec)),
+                until: vec![until(spec)],
                 uinst_names: Some(sources.uinst_names()),
                 ..SimOptions::default()
             },
@@ -175,7 +175,7 @@ fn a_breakpoint_never_reached_is_reported() {
     let r = run_until("clear#2");
     let d = r.sim.diagnostics.to_vec();
     let w = find(&d, "warning", "never reached");
-    assert!(w.msg.ends_with("the IGC executed clear once"), "{}", w.msg);
+    assert!(w.msg.ends_with("the IGC executed it once"), "{}", w.msg);
     // One that is reached: no such warning (and none at the end of the boot).
     let r = run_until("clear");
     assert!(matches!(r.stop, StopReason::Breakpoint(_)), "{:?}", r.stop);

@@ -133,6 +133,14 @@ fn a_breakpoint_stops_at_the_nth_execution_and_the_run_goes_on_from_there() {
     );
     // Before the third execution (gdb's convention): two of the five bits are written.
     assert_eq!(tb.peek(0, 0, 10, 5), 0b00011);
+    // The breakpoint stays set (as gdb's does): going on stops at the next execution.
+    let o = tb.run(&Default::default(), 1000);
+    let StopReason::Breakpoint(what) = &o.stop else {
+        panic!("{:?}", o.stop);
+    };
+    assert!(what.contains("4th time"), "{what}");
+    assert_eq!(tb.peek(0, 0, 10, 5), 0b00111);
+    tb.sim.breakpoint = None;
     let o = tb.run(&Default::default(), 1000);
     assert_eq!(o.stop, StopReason::Done);
     assert_eq!(tb.peek(0, 0, 10, 5), 0b11111);
