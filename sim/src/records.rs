@@ -18,6 +18,11 @@ impl CauseCounts {
         self.0[c as usize] += 1;
     }
 
+    /// Add `n` cycles of one cause.
+    pub fn add_n(&mut self, c: Cause, n: u64) {
+        self.0[c as usize] += n;
+    }
+
     /// Cycles of one cause.
     pub fn get(&self, c: Cause) -> u64 {
         self.0[c as usize]

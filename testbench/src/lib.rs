@@ -82,7 +82,7 @@ impl Testbench {
 
     /// Queue `stream` and run until the board is idle (or `max_cycles` more cycles pass).
     pub fn run(&mut self, stream: &Stream, max_cycles: u64) -> Outcome {
-        self.run_with(stream, max_cycles, |_| {})
+        self.drive(stream, max_cycles, true, |_| {})
     }
 
     /// [`Testbench::run`], calling `each` after every cycle (to watch the board as it runs).
@@ -90,6 +90,19 @@ impl Testbench {
         &mut self,
         stream: &Stream,
         max_cycles: u64,
+        each: impl FnMut(&Sim),
+    ) -> Outcome {
+        self.drive(stream, max_cycles, false, each)
+    }
+
+    /// Run `stream`, calling `each` after every cycle stepped; `skip`: pass still cycles at
+    /// once, as `pp5 run` does (unless the simulation's skipping is off), and show `each`
+    /// only the cycles stepped.
+    fn drive(
+        &mut self,
+        stream: &Stream,
+        max_cycles: u64,
+        skip: bool,
         mut each: impl FnMut(&Sim),
     ) -> Outcome {
         let start = self.sim.board.cycle;
@@ -104,6 +117,9 @@ impl Testbench {
             each(&self.sim);
             if let Some(stop) = stop {
                 break stop;
+            }
+            if skip {
+                self.sim.skip_still(limit);
             }
         };
         Outcome {

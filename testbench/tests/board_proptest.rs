@@ -101,7 +101,18 @@ fn sector() -> impl Strategy<Value = u32> {
     prop::sample::select(SECTOR_CHOICES.to_vec())
 }
 
-fn igc_cmd() -> impl Strategy<Value = Igc> {
+/// IGC commands beyond [`ALU`] for the still-cycle exactness property: the QEE (linear and
+/// quadratic expressions, a test) and the flow-control unit (GCDSTEPS: IF/ELSE in a counted
+/// loop), on bits 64 and up.
+const QEE_AND_FLOW: [&str; 5] = [
+    "TREEIntoMEM_L3 64 16 0.5 -0.25 3.0",
+    "TREEgeZERO_L3 0.75 0.5 -60.0",
+    "MEMpluseqTREE_Q6 80 64 12 0.01 -0.02 1.5 0.003 0.001 -2.0",
+    "GCDSTEPS 100 64 72",
+    "SETENABS",
+];
+
+fn igc_cmd_from(alu: &[&'static str]) -> impl Strategy<Value = Igc> {
     prop_oneof![
         2 => sector().prop_map(Igc::Load),
         2 => sector().prop_map(Igc::Store),
@@ -110,7 +121,7 @@ fn igc_cmd() -> impl Strategy<Value = Igc> {
         2 => Just(Igc::VbsLater),
         3 => Just(Igc::Pigc),
         1 => (any::<u32>(), 0u32..64).prop_map(|(i, a)| Igc::SendStatus(i, a)),
-        3 => prop::sample::select(ALU.to_vec()).prop_map(Igc::Alu),
+        3 => prop::sample::select(alu.to_vec()).prop_map(Igc::Alu),
         // Rare: a HANG stops the IGC until a Ring reset.
         1 => (0u32..8).prop_map(|k| if k == 0 { Igc::Hang } else { Igc::Wait }),
     ]
@@ -147,8 +158,12 @@ fn bs_garbage_word() -> impl Strategy<Value = u32> {
 }
 
 fn item() -> impl Strategy<Value = Item> {
+    item_from(&ALU)
+}
+
+fn item_from(alu: &[&'static str]) -> impl Strategy<Value = Item> {
     prop_oneof![
-        6 => (arrival(), prop::collection::vec(igc_cmd(), 1..8)).prop_map(|(a, c)| Item::IgcMsg(a, c)),
+        6 => (arrival(), prop::collection::vec(igc_cmd_from(alu), 1..8)).prop_map(|(a, c)| Item::IgcMsg(a, c)),
         6 => (arrival(), prop::collection::vec(bs_cmd(), 1..6)).prop_map(|(a, c)| Item::BsMsg(a, c, false)),
         // Over-long BS message: maybe a BS_PBS, then 9-12 scanlines of BS_RECEIVE.
         1 => (arrival(), any::<bool>(), sector(), 9u32..13, any::<u32>()).prop_map(|(a, pbs, s, n, v)| {
@@ -570,6 +585,166 @@ proptest! {
             TestCaseError::fail(format!("{e}\nstop: {:?}\nstream:\n{text}", o.stop))
         })?;
     }
+}
+
+// -------------------------------------------------------------------------------------------
+// Still cycles passed at once give what stepping every cycle gives
+
+/// The image `pp5 run` boots (standard, QEE and flow-control microcode), booted once.
+fn booted_default() -> &'static Testbench {
+    static TB: OnceLock<Testbench> = OnceLock::new();
+    TB.get_or_init(|| Testbench::boot(pp5_sim::asm::microcode::default_image()))
+}
+
+/// Every signal of the waveform's walk (path, width, value, text), the memories' hash, the
+/// IGC timeout's count.
+type BoardState = (Vec<(String, u32, u64, String)>, u64, u64);
+
+/// Everything the board holds, as the waveform walks it (every register of every block),
+/// with pixel memory, Enable, Carry and the backing store hashed, and the IGC timeout count.
+fn board_state(tb: &Testbench) -> BoardState {
+    use pp5_rtl::trace::{Recorder, Traced};
+    let mut r = Recorder::default();
+    tb.sim.trace_view().trace(&mut r);
+    let b = &tb.sim.board;
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |w: u64| h = mix(h ^ w);
+    for plane in b
+        .array
+        .mem
+        .iter()
+        .chain([&*b.array.enable, &*b.array.carry])
+    {
+        plane.iter().for_each(|&w| eat(w));
+    }
+    for s in 0..SECTORS {
+        for k in 0..SECTOR_WORDS {
+            eat(u64::from(b.backing_store.read(s, k % 128, k / 128)));
+        }
+    }
+    (r.signals, h, b.timeout_count)
+}
+
+/// Where two boards differ (empty: nowhere), for the failure message.
+fn board_diff(a: &Testbench, b: &Testbench) -> String {
+    let (sa, ha, ta) = board_state(a);
+    let (sb, hb, tb) = board_state(b);
+    let mut d: Vec<String> = sa
+        .iter()
+        .zip(&sb)
+        .filter(|(x, y)| x != y)
+        .take(8)
+        .map(|(x, y)| format!("{} = {} / {}", x.0, x.3, y.3))
+        .collect();
+    if sa.len() != sb.len() {
+        d.push(format!("{} / {} signals", sa.len(), sb.len()));
+    }
+    if ha != hb {
+        d.push("memories differ".into());
+    }
+    if ta != tb {
+        d.push(format!("timeout count {ta} / {tb}"));
+    }
+    d.join("; ")
+}
+
+/// The records and reports of a run, as text to compare.
+fn records(tb: &Testbench) -> String {
+    let s = &tb.sim;
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        &*s.commands,
+        &*s.bs_commands,
+        s.transfers,
+        s.causes,
+        &*s.diagnostics,
+        s.tx,
+        s.input_progress(),
+        s.ring.resets_done,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 40,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Random two-port streams of ALU, QEE and flow-control commands, transfers, semaphores,
+    /// status messages, arrival times, TxReady changes, Ring resets and garbage, run twice:
+    /// stepping every cycle, and passing still cycles at once. At every command boundary
+    /// (of the IGC or the BS port) the skipping run's board equals the stepping run's at the
+    /// same cycle, register for register, and at the end the stop, the board, every record
+    /// and the diagnostics are the same.
+    #[test]
+    fn still_cycles_passed_at_once_give_what_stepping_gives(
+        items in prop::collection::vec(item_from(&ALU.iter().chain(&QEE_AND_FLOW).copied().collect::<Vec<_>>()), 1..10)
+    ) {
+        let mut a = booted_default().clone();
+        let mut b = booted_default().clone();
+        a.sim.set_skip_still(false);
+        b.sim.set_skip_still(true);
+        let base = a.sim.board.cycle;
+        let (text, shape) = render(&items, base);
+        let stream = a.parse(&text);
+        let limit = base + cap(&stream, &shape, base);
+        a.sim.queue_stream(&stream);
+        b.sim.queue_stream(&stream);
+        let fail = |what: String| TestCaseError::fail(format!("{what}\nstream:\n{text}"));
+        let (stop, stop_a) = loop {
+            if b.sim.board.cycle >= limit && !b.sim.done() {
+                let a_stops = a.sim.board.cycle >= limit && !a.sim.done();
+                break (StopReason::MaxCycles, a_stops.then_some(StopReason::MaxCycles));
+            }
+            let commands = (b.sim.commands.len(), b.sim.bs_commands.len());
+            let stop = b.sim.tick();
+            if stop.is_none() {
+                b.sim.skip_still(limit);
+            }
+            let mut stop_a = None;
+            while a.sim.board.cycle < b.sim.board.cycle && stop_a.is_none() {
+                stop_a = a.sim.tick();
+            }
+            match (stop, stop_a) {
+                (Some(s), None) => break (s, a.sim.tick()),
+                (Some(s), Some(t)) => break (s, Some(t)),
+                (None, Some(t)) => {
+                    return Err(fail(format!(
+                        "stepping stopped at cycle {} ({t:?}), skipping went on to {}",
+                        a.sim.board.cycle, b.sim.board.cycle
+                    )))
+                }
+                (None, None) => {}
+            }
+            if commands != (b.sim.commands.len(), b.sim.bs_commands.len()) {
+                let d = board_diff(&a, &b);
+                prop_assert!(d.is_empty(), "boards differ at cycle {} (stepping / skipping): {d}\nstream:\n{text}", b.sim.board.cycle);
+            }
+        };
+        prop_assert_eq!(stop_a, Some(stop), "stops differ\nstream:\n{}", text);
+        prop_assert_eq!(a.sim.board.cycle, b.sim.board.cycle);
+        let d = board_diff(&a, &b);
+        prop_assert!(d.is_empty(), "boards differ at the end (stepping / skipping): {d}\nstream:\n{text}");
+        prop_assert_eq!(records(&a), records(&b), "records differ\nstream:\n{}", text);
+    }
+}
+
+#[test]
+fn the_still_cycle_property_passes_cycles() {
+    // A stream whose one message waits for its arrival time: the wait is passed at once.
+    let mut tb = booted().clone();
+    tb.sim.set_skip_still(true);
+    let base = tb.sim.board.cycle;
+    let text = format!("message igc at={}\nSETENABS\n", base + 50_000);
+    let s = tb.parse(&text);
+    let o = tb.run(&s, 100_000);
+    assert_eq!(o.stop, StopReason::Done);
+    assert!(
+        tb.sim.still_cycles() > 45_000,
+        "{} still cycles",
+        tb.sim.still_cycles()
+    );
 }
 
 // -------------------------------------------------------------------------------------------

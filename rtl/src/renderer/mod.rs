@@ -8,6 +8,7 @@
 
 pub mod cycle;
 mod step;
+mod still;
 mod trace;
 
 pub use self::cycle::CycleRecord;

@@ -62,6 +62,14 @@ impl BsCommandLog {
         }
     }
 
+    /// After `n` still cycles: the command under way gets them, with the port's cause (the
+    /// port waits, so it stays open).
+    pub fn still(&mut self, port: &BsPort, n: u64) {
+        if let Some(k) = self.open {
+            self.records[k].causes.add_n(port.cause, n);
+        }
+    }
+
     /// Close the command under way at cycle `end` (its last cycle).
     fn close(&mut self, end: u64) {
         if let Some(k) = self.open.take() {

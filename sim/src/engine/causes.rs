@@ -9,26 +9,50 @@ use pp5_rtl::cause::Cause;
 impl Observer for BlockCauses {
     #[inline]
     fn cycle(&mut self, cx: &mut Cx) {
+        self.charge(cx, 1);
+    }
+
+    #[inline]
+    fn needs_from(&self, _now: u64) -> u64 {
+        u64::MAX
+    }
+
+    fn still(&mut self, n: u64, cx: &mut Cx) {
+        self.charge(cx, n);
+    }
+}
+
+/// Charge `n` cycles like the one `cx` shows.
+trait Charge {
+    fn charge(&mut self, cx: &Cx, n: u64);
+}
+
+impl Charge for BlockCauses {
+    #[inline]
+    fn charge(&mut self, cx: &Cx, n: u64) {
         let b = cx.board;
         let (igc, bs) = (cx.igc_cause, cx.bs_cause);
-        self.igc.add(igc);
-        self.bs_port.add(bs);
+        self.igc.add_n(igc, n);
+        self.bs_port.add_n(bs, n);
         let xfer = b.transfer.busy() || b.transfer.done;
         self.transfer
-            .add(if xfer { Cause::Executing } else { Cause::Idle });
+            .add_n(if xfer { Cause::Executing } else { Cause::Idle }, n);
         let (i, p) = (igc == Cause::Executing, bs == Cause::Executing);
         let o = &mut self.overlap;
-        o.igc_and_transfer += (i && xfer) as u64;
-        o.igc_and_bs_port += (i && p) as u64;
-        o.transfer_and_bs_port += (xfer && p) as u64;
-        self.igc_tx.add(if b.igc_port.messages.pending() {
-            if b.tx_ready_igc {
-                Cause::Executing
+        o.igc_and_transfer += (i && xfer) as u64 * n;
+        o.igc_and_bs_port += (i && p) as u64 * n;
+        o.transfer_and_bs_port += (xfer && p) as u64 * n;
+        self.igc_tx.add_n(
+            if b.igc_port.messages.pending() {
+                if b.tx_ready_igc {
+                    Cause::Executing
+                } else {
+                    Cause::TxHold
+                }
             } else {
-                Cause::TxHold
-            }
-        } else {
-            Cause::Idle
-        });
+                Cause::Idle
+            },
+            n,
+        );
     }
 }

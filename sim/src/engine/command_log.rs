@@ -123,6 +123,13 @@ impl CommandLog {
         }
     }
 
+    /// Charge `n` cycles of `cause` to the command executing (still cycles).
+    pub fn charge_n(&mut self, cause: Cause, n: u64) {
+        if let Some(k) = self.open {
+            self.records[k].causes.add_n(cause, n);
+        }
+    }
+
     /// After cycle `c`'s events: close the command when the IGC is back between commands,
     /// note where the boot ended ([`Observer::cycle_end`]; the engine calls it directly).
     #[inline]

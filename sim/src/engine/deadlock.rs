@@ -71,6 +71,11 @@ impl DeadlockWatch {
         }
     }
 
+    /// `n` still cycles passed at once: the board stood still in each.
+    pub fn still(&mut self, n: u64) {
+        self.stable += n;
+    }
+
     fn moved(&mut self) {
         self.stable = 0;
         self.last_key = None;

@@ -23,6 +23,7 @@ pub mod observer;
 mod ring_env;
 mod rules;
 mod stop_report;
+mod still;
 pub mod suite_coverage;
 mod watch;
 
@@ -38,6 +39,8 @@ pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS}
 pub use self::ring_env::{RingEnv, RingMessage, RingSource, HELD};
 use self::rules::RuleCheck;
 pub use self::stop_report::{Change, Frame, IgcRegisters, LoopEntry, Place, StopReport};
+use self::still::LastStep;
+pub use self::still::{skip_by_default, NO_SKIP_ENV};
 use self::suite_coverage::SuiteCoverage;
 pub use self::watch::{Cond, Signal, Value, Watch};
 use crate::asm::microcode::McImage;
@@ -49,7 +52,6 @@ pub use crate::records::{
 use crate::stream::{Port, Stream};
 use crate::trace::board::BoardTrace;
 use crate::trace::WaveWriter;
-use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::microinstruction::{decode, Microinstruction, Seq};
 use pp5_rtl::igc::UinstNames;
 use pp5_rtl::igc_port::MAX_MESSAGE_WORDS;
@@ -61,6 +63,9 @@ use std::fmt;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// [`Sim::run`] reports its progress every 2^16 cycles (one less: a mask).
+const PROGRESS_EVERY: u64 = 0xffff;
 
 /// Who waits on what, in a deadlock report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -182,6 +187,15 @@ pub struct Sim {
     /// The booted image's labels and source positions, to name microinstructions in
     /// reports.
     names: MicrocodeNames,
+    /// Pass still cycles in one step ([`Sim::skip_still`]).
+    skip_still: bool,
+    /// Cycles passed as still cycles.
+    still_cycles: u64,
+    /// What the engine knows of the last cycle stepped.
+    last: LastStep,
+    /// After the last cycle: since when the board has not changed by itself
+    /// ([`DeadlockWatch::settled`]).
+    settled: Option<u64>,
 }
 
 impl Sim {
@@ -231,6 +245,10 @@ impl Sim {
             max_cycles: opts.max_cycles,
             last_sampled: None,
             names: MicrocodeNames::new(opts.uinst_names.as_deref()),
+            skip_still: skip_by_default(),
+            still_cycles: 0,
+            last: LastStep::default(),
+            settled: None,
         }
     }
 
@@ -412,6 +430,7 @@ impl Sim {
         }
         self.trace.ring_reset(c);
         self.board.ring_reset();
+        self.settled = None;
         self.diagnostics.push(
             c.saturating_sub(1),
             "note",
@@ -438,11 +457,13 @@ impl Sim {
             self.ring.deliver(&mut self.board, now);
         }
         let c = self.board.cycle;
+        self.last.quiet = changed == 0 && !self.board.ring_input_pending();
         if self.trace.active() {
             self.trace.before_step(&self.board);
         }
         self.board.step();
         self.observe(c);
+        self.settled = self.watch.settled(&self.board);
     }
 
     /// The board as the waveform walks it (its registers and the waveform's context).
@@ -453,16 +474,7 @@ impl Sim {
     /// Show cycle `c`, just stepped, to the observers.
     #[inline]
     fn observe(&mut self, c: u64) {
-        let b = &self.board;
-        // Idle with words still to come on the Ring: waiting for Ring input.
-        let mut igc_cause = b.igc_cause;
-        if igc_cause == Cause::Idle && !self.ring.igc.is_empty() {
-            igc_cause = Cause::FifoEmpty;
-        }
-        let mut bs_cause = b.bs_port.cause;
-        if bs_cause == Cause::Idle && !self.ring.bs.is_empty() {
-            bs_cause = Cause::FifoEmpty;
-        }
+        let (igc_cause, bs_cause) = self.causes_of_cycle();
         macro_rules! cx {
             ($command:expr) => {
                 Cx {
@@ -498,6 +510,7 @@ impl Sim {
             self.trace.cycle(&mut cx);
         }
         let mut flag = false;
+        self.last.quiet &= self.board.events.is_empty() && self.board.tx.is_empty();
         if !self.board.events.is_empty() {
             // Drained and handed back, so the board's event buffer keeps its capacity (no
             // allocation per cycle).
@@ -520,6 +533,7 @@ impl Sim {
         }
         self.bs_commands.after(&self.board.bs_port, c);
         if flag {
+            self.last.quiet = false;
             self.board.flag_format_error();
         }
     }
@@ -528,7 +542,7 @@ impl Sim {
     /// stop reason when it cannot (a deadlock, a stuck IGC), after firing a pending Ring
     /// reset that waits for this moment.
     fn check_stall(&mut self) -> Option<StopReason> {
-        let since = self.watch.settled(&self.board)?;
+        let since = self.settled?;
         let b = &self.board;
         let timeout_counting = b.llpr.go && b.timeout_count < IGC_TIMEOUT_RING_CYCLES;
         if timeout_counting || self.ring.input_to_come(b, b.cycle) {
@@ -572,6 +586,7 @@ impl Sim {
                 return Ok(StopReason::Breakpoint(msg));
             }
         }
+        let mut next_progress = self.board.cycle | PROGRESS_EVERY;
         loop {
             if self.board.cycle >= self.max_cycles && !self.done() {
                 return Ok(self.stopped(StopReason::MaxCycles));
@@ -586,13 +601,16 @@ impl Sim {
                     w.sample(self.board.cycle, &self.trace_view())?;
                     self.last_sampled = Some(self.board.cycle);
                 }
-                if self.board.cycle & 0xffff == 0 {
-                    let (d, t) = self.input_progress();
-                    progress(self.board.cycle, d, t);
-                }
             }
             if let Some(stop) = stop {
                 return Ok(self.stopped(stop));
+            }
+            // (Never while a waveform is written: it needs every cycle.)
+            self.skip_still(u64::MAX);
+            if self.board.cycle > next_progress {
+                next_progress = self.board.cycle | PROGRESS_EVERY;
+                let (d, t) = self.input_progress();
+                progress(self.board.cycle, d, t);
             }
         }
     }

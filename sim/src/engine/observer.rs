@@ -147,7 +147,10 @@ pub trait Observer {
     /// pass, so the default (an observer that needs every cycle) is never called.
     #[inline]
     fn still(&mut self, _n: u64, _cx: &mut Cx) {
-        debug_assert!(false, "still cycles shown to an observer that needs every cycle");
+        debug_assert!(
+            false,
+            "still cycles shown to an observer that needs every cycle"
+        );
     }
     /// A Ring reset at cycle `at` (before the board is reset): close what is open.
     fn ring_reset(&mut self, _at: u64) {}

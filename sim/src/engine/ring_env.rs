@@ -4,6 +4,7 @@
 //! 20 MHz slot's words; it knows nothing of the board's insides beyond RxReady.
 
 use crate::stream::{Port, RingEventKind, Stream};
+use pp5_rtl::clock::RING_DIVIDE;
 use pp5_rtl::Renderer;
 use std::collections::VecDeque;
 
@@ -293,6 +294,48 @@ impl RingEnv {
             let held = !sent && src.pending_words() > 0 && src.waits_for_time(now).is_none();
             match (held, self.held_since[k]) {
                 (true, None) => self.held_since[k] = Some(now),
+                (false, Some(_)) => self.held_since[k] = None,
+                _ => {}
+            }
+        }
+    }
+
+    /// The first cycle from `now` on in which this environment may change the board's
+    /// inputs (a word a port can take, a message's arrival time, a TxReady change, a timed
+    /// Ring reset): before it, a still board stays still ([`super::Sim::skip_still`]). A
+    /// [`HELD`] message waits for the Ring model outside, which limits the skip itself.
+    pub fn next_change(&self, board: &Renderer, now: u64) -> u64 {
+        let barrier = self.barrier();
+        if self.igc.can_deliver(board.rx_ready(), now, barrier)
+            || self.bs.can_deliver(board.bs_rx_ready(), now, barrier)
+        {
+            return now;
+        }
+        let times = [
+            self.tx_schedule.front().map(|e| e.0),
+            self.resets.front().and_then(|r| r.at),
+            self.igc.waits_for_time(now),
+            self.bs.waits_for_time(now),
+        ];
+        times
+            .into_iter()
+            .flatten()
+            .fold(u64::MAX, u64::min)
+            .max(now)
+    }
+
+    /// `n` still cycles from `from` passed at once ([`super::Sim::skip_still`]): what
+    /// [`RingEnv::deliver`] would note in their Ring slots (no word goes out in them; an
+    /// input with words held from the first of them on).
+    pub fn still(&mut self, from: u64, n: u64) {
+        let slot = from.next_multiple_of(RING_DIVIDE);
+        if slot >= from + n {
+            return;
+        }
+        for (k, src) in [&self.igc, &self.bs].into_iter().enumerate() {
+            let held = src.pending_words() > 0 && src.waits_for_time(slot).is_none();
+            match (held, self.held_since[k]) {
+                (true, None) => self.held_since[k] = Some(slot),
                 (false, Some(_)) => self.held_since[k] = None,
                 _ => {}
             }

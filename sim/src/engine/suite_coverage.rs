@@ -74,6 +74,15 @@ impl Observer for SuiteCoverage {
         self.profile.cycle(cx);
     }
 
+    #[inline]
+    fn needs_from(&self, now: u64) -> u64 {
+        self.profile.needs_from(now)
+    }
+
+    fn still(&mut self, n: u64, cx: &mut Cx) {
+        self.profile.still(n, cx);
+    }
+
     fn ring_reset(&mut self, at: u64) {
         self.profile.ring_reset(at);
     }

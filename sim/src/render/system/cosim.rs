@@ -178,6 +178,26 @@ impl<'f> Unit<'f> {
         })
     }
 
+    /// The first cycle from now on in which [`Unit::wants`] may find something new while the
+    /// board stands still: a held message's ready time, the end of the BS port's packet.
+    /// (RxReady, the BS port's transmitter and whether the IGC is free do not change while
+    /// the board is still.)
+    fn next_want(&self) -> u64 {
+        let sim = &self.board.sim;
+        let c = sim.board.cycle;
+        let rx = [sim.board.rx_ready(), sim.board.bs_rx_ready()];
+        let src = [&sim.ring.igc, &sim.ring.bs];
+        let mut t = self.packet_end.unwrap_or(u64::MAX);
+        for k in [IGC_IN, BS_IN] {
+            if !self.asked[k] && rx[k] && src[k].next_held() {
+                if let Some(h) = self.held[k].front() {
+                    t = t.min(h.p.ready.saturating_add(self.board.boot_end));
+                }
+            }
+        }
+        t.max(c)
+    }
+
     /// Run the board until it asks for something, reaches `limit` or is done.
     fn advance(&mut self, ctx: &Ctx<'_, 'f>, limit: u64) -> Result<(), SystemError> {
         if self.done || self.stop.is_some() {
@@ -198,6 +218,12 @@ impl<'f> Unit<'f> {
             }
             if self.board.sim.board.cycle >= limit {
                 return Ok(());
+            }
+            // A board that waits passes its still cycles at once, up to the next cycle it
+            // may ask for something.
+            if self.board.sim.skip_still(limit.min(self.next_want())) > 0 {
+                self.board.watch_timeout();
+                continue;
             }
             self.board.note_wait();
             if self.asked[BS_OUT] {

@@ -1,0 +1,116 @@
+//! Still cycles: the board waits, and until one of its Ring inputs changes nothing but its
+//! counters moves (docs/timing.md, "Still cycles"). The simulator advances the board over
+//! such a stretch in one step ([`Renderer::advance_still`]) instead of stepping each cycle;
+//! the result is the state stepping would give, register for register.
+
+use super::Renderer;
+use crate::bs_port::BsState;
+use crate::clock::RING_DIVIDE;
+use crate::igc::IgcState;
+use crate::status::IGC_TIMEOUT_RING_CYCLES;
+
+impl Renderer {
+    /// Whether the board, as it stands after a cycle with no input word and no event, can
+    /// change in a later cycle only through its counters while its Ring inputs (words,
+    /// TxReady) stay as they are: the IGC waits for a command, the IGC semaphore or TxReady
+    /// (or is stuck), the Stream Parser waits for words or for the LLPR, the BS port is idle or
+    /// waits for the BS semaphore, TxReady or words, no transfer runs, no message can go
+    /// out. The counters that still move are the cycle, the IGC timeout's count (while a
+    /// command waits in the LLPR) and the QEE's bit counter ([`Renderer::advance_still`]).
+    ///
+    /// One-cycle pulses (a transfer's `done`, a receiver's word, a semaphore's V) are not
+    /// looked at: the caller also requires two cycles running with the same
+    /// [`Renderer::progress_key`], after which they have cleared.
+    pub fn still(&self) -> bool {
+        let igc_waits = match self.igc.state {
+            IgcState::WaitCmd | IgcState::RMode => !self.llpr.go,
+            IgcState::WaitSem => !self.igc_sem.can_p(),
+            IgcState::WaitTx => !self.tx_ready_igc,
+            IgcState::Hang | IgcState::Fault => true,
+            IgcState::Run | IgcState::WaitXfer => false,
+        };
+        let m = &self.igc_port.messages;
+        let no_message = !m.pending()
+            || (!self.tx_ready_igc && m.tx.busy() && m.latched.is_none() && !m.error_req);
+        // The Stream Parser moves while words wait in the RxFIFO and the LLPR is free.
+        let parser_waits = self.igc_port.rx.rxfifo.is_empty() || self.llpr.go;
+        let bs_waits = match self.bs_port.state {
+            BsState::Opcode | BsState::Skip => self.bs_port.rx.rxfifo.is_empty(),
+            BsState::Pbs => !self.bs_sem.can_p(),
+            BsState::StatusSend { .. } | BsState::Transmit { .. } => !self.tx_ready_bs,
+            _ => self.bs_port.rx.rxfifo.is_empty(),
+        };
+        igc_waits
+            && no_message
+            && parser_waits
+            && bs_waits
+            && !self.transfer.busy()
+            && !self.transfer.done
+            && self.error_strobe == 0
+            && !self.last_strobe
+            && self.ring_in.is_none()
+            && self.bs_ring_in.is_none()
+    }
+
+    /// A Ring word waits to enter either port at the next edge.
+    #[inline]
+    pub fn ring_input_pending(&self) -> bool {
+        self.ring_in.is_some() || self.bs_ring_in.is_some()
+    }
+
+    /// How many of the next `n` cycles the board can pass as still cycles before its IGC
+    /// timeout fires (the strobe's cycle must be stepped): `n` when the timeout is not
+    /// counting or has fired already.
+    pub fn still_until_timeout(&self, n: u64) -> u64 {
+        if !self.llpr.go || self.timeout_count >= IGC_TIMEOUT_RING_CYCLES {
+            return n;
+        }
+        // The count reaches the limit in the cycle of its `left`-th slot from now.
+        let left = IGC_TIMEOUT_RING_CYCLES - self.timeout_count;
+        let first_slot = self.cycle.next_multiple_of(RING_DIVIDE) - self.cycle;
+        let strobe_in = first_slot + (left - 1) * RING_DIVIDE;
+        n.min(strobe_in)
+    }
+
+    /// Advance over `n` still cycles ([`Renderer::still`]) at once: the state after them is
+    /// the state `n` calls of [`Renderer::step`] give. The caller keeps `n` within
+    /// [`Renderer::still_until_timeout`] and short of any input change.
+    pub fn advance_still(&mut self, n: u64) {
+        debug_assert!(self.still() && n <= self.still_until_timeout(n));
+        if self.llpr.go {
+            // The IGC does not take the waiting command: one count per Ring slot.
+            self.timeout_count += ring_slots(self.cycle, n);
+        }
+        let q = &mut self.qee;
+        if q.active {
+            // `Qee::tick`, n times: the delay runs out first, then the bit counter runs.
+            let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+            let d = q.delay.min(n32);
+            q.delay -= d;
+            q.bit = q.bit.saturating_add(n32 - d);
+        }
+        self.cycle += n;
+    }
+}
+
+/// The Ring slots (20 MHz enables) among the `n` cycles from `from`.
+fn ring_slots(from: u64, n: u64) -> u64 {
+    let slots_before = |c: u64| c.div_ceil(RING_DIVIDE);
+    slots_before(from + n) - slots_before(from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ring_slots;
+    use crate::clock::ring_enable;
+
+    #[test]
+    fn ring_slots_counts_the_enables() {
+        for from in 0..6 {
+            for n in 0..9 {
+                let want = (from..from + n).filter(|&c| ring_enable(c)).count() as u64;
+                assert_eq!(ring_slots(from, n), want, "from {from}, n {n}");
+            }
+        }
+    }
+}
