@@ -48,7 +48,7 @@ if [ -z "$trace" ]; then
   printf '%-16s %12s %16s %14s\n' stream cycles instructions "per cycle"
   for f in alu.bin triangles.pp5s; do
     valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" \
-      --toggle-collect='pp5_sim::engine::Sim::tick' \
+      --toggle-collect='pp5_sim::engine::Sim::tick' --toggle-collect='pp5_sim::engine::Sim::skip_still' \
       "$pp5" run "$dir/$f" --report json >"$dir/report.json" 2>"$dir/valgrind.log" || {
         cat "$dir/valgrind.log" >&2; exit 1; }
     cycles=$(cycles_of "$dir/report.json")

@@ -219,6 +219,58 @@ fn same_cycles(results: &[Result<RunResult, String>], name: &str) -> Result<u64,
     }
 }
 
+/// The scenes of the study figures (`pp5 bench --study`): the built-in spheres and the
+/// large random scene of the paper's design point (docs/timing.md, "Still cycles").
+pub const STUDY_SCENES: [&str; 2] = ["spheres", "random:n=100000,size=0.02"];
+
+/// One whole-system study (`pp5 render --scene SCENE` at its defaults) timed on one thread.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StudyFigure {
+    pub scene: String,
+    /// Wall-clock seconds on one thread (about its CPU time).
+    pub seconds: f64,
+    /// The full system's frame, in cycles.
+    pub frame_cycles: u64,
+    /// The full-system frame's Renderer cycles (all 16, boots included): stepped one by
+    /// one, and passed at once as still cycles.
+    pub stepped: u64,
+    pub still: u64,
+}
+
+/// Run the study of each of `scenes` once on one thread ([`StudyFigure`]).
+pub fn bench_study(scenes: &[String]) -> Result<Vec<StudyFigure>, String> {
+    use crate::render::run::{render, SceneSource, StudySpec};
+    let image = crate::asm::microcode::render_image();
+    let mut out = Vec::new();
+    for scene in scenes {
+        let spec = StudySpec {
+            scene: SceneSource::Builtin(scene.clone()),
+            threads: Some(1),
+            ..StudySpec::default()
+        };
+        spec.check().map_err(|e| e.to_string())?;
+        let (mesh, name) = spec.load_mesh().map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        let r = render(&spec, &mesh, &name, &image, &|_| {}).map_err(|e| e.to_string())?;
+        let seconds = t.elapsed().as_secs_f64();
+        let all: u64 = r
+            .run
+            .renderers
+            .iter()
+            .map(|x| x.cycles + x.boot_cycles)
+            .sum();
+        let still: u64 = r.run.renderers.iter().map(|x| x.still_cycles).sum();
+        out.push(StudyFigure {
+            scene: scene.clone(),
+            seconds,
+            frame_cycles: r.run.cycles,
+            stepped: all - still,
+            still,
+        });
+    }
+    Ok(out)
+}
+
 /// Names of the render figures: a frame of the built-in scene on 16 Renderers, on one thread
 /// and on all of the machine's (the figure is then named with their number).
 pub const RENDER_ONE: &str = "render spheres, 1 thread";

@@ -44,6 +44,16 @@ pub struct BenchArgs {
     /// thread and on all, and print the speed-up (`--render=false` to skip it).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     render: bool,
+    /// Also time whole-system studies (`pp5 render --scene SCENE`) on one thread, once
+    /// each: the built-in spheres and the large random scene, or the scenes given with
+    /// `--study-scene`; prints CPU seconds and the Renderer cycles stepped against those
+    /// passed at once as still cycles (docs/timing.md, "Still cycles"). Takes about a minute.
+    #[arg(long)]
+    study: bool,
+    /// A scene for `--study` (repeatable; a built-in scene name as `pp5 render --scene`
+    /// takes).
+    #[arg(long, value_name = "SCENE", requires = "study")]
+    study_scene: Vec<String>,
 }
 
 /// The files `pp5 bench` writes.
@@ -92,7 +102,41 @@ pub fn run(args: BenchArgs) -> Result<u8, Fail> {
     figs.extend(render_figs.iter().cloned());
     print_figures(&figs)?;
     print_ratios(&figs, &render_figs)?;
+    if args.study {
+        let scenes = match args.study_scene.is_empty() {
+            true => pp5_sim::bench::STUDY_SCENES.map(String::from).to_vec(),
+            false => args.study_scene.clone(),
+        };
+        let studies = pp5_sim::bench::bench_study(&scenes).map_err(|e| Fail(EXIT_IO, e))?;
+        print_studies(&studies)?;
+    }
     Ok(0)
+}
+
+/// The study figures: seconds, and the Renderer cycles stepped and passed at once.
+fn print_studies(studies: &[pp5_sim::bench::StudyFigure]) -> Result<(), Fail> {
+    outln!(
+        "\n{:<28} {:>10} {:>12} {:>14} {:>14} {:>7}",
+        "study (one thread)",
+        "seconds",
+        "frame cycles",
+        "stepped",
+        "still",
+        "still %"
+    );
+    for s in studies {
+        let all = (s.stepped + s.still).max(1);
+        outln!(
+            "{:<28} {:>10.2} {:>12} {:>14} {:>14} {:>6.1}%",
+            s.scene,
+            s.seconds,
+            s.frame_cycles,
+            s.stepped,
+            s.still,
+            100.0 * s.still as f64 / all as f64
+        );
+    }
+    Ok(())
 }
 
 /// The table of figures: each configuration's fastest run and every run's time.

@@ -93,6 +93,7 @@ pub(super) fn assemble(
             wait_buffer,
             wait_transfer,
             bs_held,
+            still_cycles: b.sim.still_cycles(),
             longest_command_wait: b.longest_command_wait,
         });
         regions.append(&mut b.measured);

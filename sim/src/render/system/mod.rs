@@ -110,6 +110,11 @@ pub struct RendererRun {
     pub wait_transfer: u64,
     /// Cycles its BS port held a packet the Ring had no channel for (TxReady low).
     pub bs_held: u64,
+    /// Of its cycles (boot included), those the simulator passed at once as still cycles
+    /// (docs/timing.md, "Still cycles"): how the simulation ran, not what the board did,
+    /// so not in the report.
+    #[serde(skip)]
+    pub still_cycles: u64,
     /// The longest a command waited in the LLPR registers for the IGC to take it, in 20 MHz
     /// cycles: the IGC timeout's count at its highest (status bit 30 when it reaches
     /// 65,536, `pp5_rtl::status::IGC_TIMEOUT_RING_CYCLES`).
