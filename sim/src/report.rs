@@ -54,6 +54,9 @@ pub struct Summary {
     /// The microcode profile (`--profile`), when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::microcode_view::profile::Profile>,
+    /// The annotated listing (`--annotate`), when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotate: Option<crate::microcode_view::annotate::Annotation>,
 }
 
 /// A message the board sent, as the report shows it.
@@ -156,6 +159,7 @@ impl Summary {
             resets: sim.ring.resets_done.clone(),
             transfers: sim.transfers.to_vec(),
             profile: None,
+            annotate: None,
         }
     }
 

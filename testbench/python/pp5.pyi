@@ -330,11 +330,16 @@ class Board:
         next one, at the PC)."""
     def where(self) -> dict[str, Any]:
         """The microinstruction at the IGC's PC, the one it executes in the cycle
-        `board.cycle` numbers: {"pc", "at", "src", "text", "state"}."""
+        `board.cycle` numbers: {"pc", "at", "src", "text", "state", "lanes"} ("lanes": the PEs
+        enabled now, Enable and flow-control active, which it runs on)."""
     def enable_profile(self) -> None:
         """Charge every cycle from now on to its microinstruction (profile(), coverage())."""
     def profile(self) -> Optional[dict[str, Any]]:
-        """Cycles per routine and source line since enable_profile(), by cause."""
+        """Cycles per routine and source line since enable_profile(), by cause, with the PEs
+        enabled when they ran ("lanes": min, mean, max), and the CALLs ("calls")."""
+    def annotate(self) -> Optional[dict[str, Any]]:
+        """The annotated listing since enable_profile(): every microinstruction in source
+        order with its executions, cycles, share, causes, lanes, branch outcomes and calls."""
     def coverage(self, path: Union[str, os.PathLike], *, test: str = "pp5") -> None:
         """Write the microcode coverage as an lcov tracefile (genhtml renders it)."""
     def memory(self) -> npt.NDArray[np.uint8]:

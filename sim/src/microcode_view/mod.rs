@@ -5,7 +5,9 @@
 //!
 //! The counts come from the engine's [`crate::engine::MicrocodeProfile`] observer.
 
+pub mod annotate;
 pub mod coverage;
+pub mod lanes;
 pub mod profile;
 
 use crate::asm::microcode::{self, McImage, SourceMap, StoreSource};
@@ -28,6 +30,11 @@ pub struct MicrocodeSources {
     /// Per microinstruction address: it is a conditional branch (a conditional sequencer
     /// operation or a flow-control instruction that can both jump and go on).
     pub branches: Vec<bool>,
+    /// Per microinstruction address: the address a CALL there goes to (`None` for the
+    /// microinstructions that are no CALL). A CALL is counted apart from the branches.
+    pub calls: Vec<Option<u32>>,
+    /// The image's labels and their microinstruction addresses, in source order.
+    pub labels: Vec<(String, u32)>,
 }
 
 impl MicrocodeSources {
@@ -61,7 +68,8 @@ impl MicrocodeSources {
             }
             errs
         })?;
-        let branches = branches(&image);
+        let (branches, calls) = branches(&image);
+        let labels = image.labels.clone();
         Ok((
             image,
             MicrocodeSources {
@@ -69,6 +77,8 @@ impl MicrocodeSources {
                 paths,
                 map,
                 branches,
+                calls,
+                labels,
             },
         ))
     }
@@ -161,8 +171,8 @@ pub fn short_names(paths: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Which microinstructions of `image` are conditional branches.
-fn branches(image: &McImage) -> Vec<bool> {
+/// Which microinstructions of `image` are conditional branches, and where its CALLs go.
+fn branches(image: &McImage) -> (Vec<bool>, Vec<Option<u32>>) {
     use pp5_rtl::igc::microinstruction::{decode, Seq, WORDS_PER_UINST};
     let mut words = vec![[0u32; 4]; image.uinsts as usize];
     for &(a, v) in &image.words {
@@ -171,7 +181,7 @@ fn branches(image: &McImage) -> Vec<bool> {
             w[k] = v;
         }
     }
-    words
+    let branches = words
         .iter()
         .map(|w| {
             decode(w).is_ok_and(|m| match m.fc {
@@ -182,7 +192,27 @@ fn branches(image: &McImage) -> Vec<bool> {
                 ),
             })
         })
-        .collect()
+        .collect();
+    let calls = words
+        .iter()
+        .map(|w| {
+            use pp5_rtl::flow_control::instruction::{AOp, FcOp};
+            let m = decode(w).ok()?;
+            let fc = m.fc?;
+            (fc.op == FcOp::Jump && fc.a_op == AOp::Push).then_some(u32::from(m.target))
+        })
+        .collect();
+    (branches, calls)
+}
+
+impl MicrocodeSources {
+    /// The name of the subroutine at `pc`, when a CALL goes there: its first label.
+    pub fn subroutine_at(&self, pc: u32) -> Option<&str> {
+        if !self.calls.contains(&Some(pc)) {
+            return None;
+        }
+        self.labels.iter().find(|l| l.1 == pc).map(|l| l.0.as_str())
+    }
 }
 
 /// Whether a flow-control instruction can both jump and go on (rtl/src/flow_control/step.rs,

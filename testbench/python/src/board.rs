@@ -450,7 +450,8 @@ impl Board {
     /// Where the IGC is in the microcode: the microinstruction at its PC, the one it executes
     /// in the cycle `board.cycle` numbers (as gdb's `where` shows the next instruction), as
     /// {"pc": int, "at": "MEMplusMEM+3", "src": "standard.pp5uc:141" or None, "text": the
-    /// source line or None, "state": the IGC's state}. The waveform's `renderer.igc.pc`,
+    /// source line or None, "state": the IGC's state, "lanes": the PEs enabled now (Enable
+    /// and active in the flow-control unit), those it runs on}. The waveform's `renderer.igc.pc`,
     /// `renderer.igc.uinst.at` and `.src` at time `board.cycle` and the listing
     /// (`pp5 asm --listing`) name the same microinstruction.
     #[pyo3(name = "where")]
@@ -462,6 +463,7 @@ impl Board {
         d.set_item("src", w.src)?;
         d.set_item("text", w.text)?;
         d.set_item("state", w.state)?;
+        d.set_item("lanes", w.lanes)?;
         Ok(d)
     }
 
@@ -475,11 +477,26 @@ impl Board {
 
     /// profile() -> dict | None
     ///
-    /// Where the cycles went since `enable_profile()`: {"cycles", "routines", "lines"}, each
-    /// row {"name", "text" (lines), "cycles", "causes"}, most cycles first (as `pp5 run
-    /// --profile --report json`). None when no profile is kept.
+    /// Where the cycles went since `enable_profile()`: {"cycles", "routines", "lines",
+    /// "calls"}, each row {"name", "text" (lines), "cycles", "causes", "lanes": {"min",
+    /// "mean", "max"} (the PEs enabled when it ran; absent for a row that executed
+    /// nothing)}, most cycles first (as `pp5 run --profile --report json`). None when no
+    /// profile is kept.
     fn profile<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let Some(json) = debugger::profile_json(&self.m) else {
+            return Ok(None);
+        };
+        Ok(Some(py.import("json")?.call_method1("loads", (json,))?))
+    }
+
+    /// annotate() -> dict | None
+    ///
+    /// The annotated listing since `enable_profile()` (as `pp5 run --annotate --report
+    /// json`): {"cycles", "outside", "uinsts"}, every microinstruction in source order with
+    /// "executions", "cycles", "percent", "causes", "lanes", "branch", "call". None when no
+    /// profile is kept.
+    fn annotate<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(json) = debugger::annotate_json(&self.m) else {
             return Ok(None);
         };
         Ok(Some(py.import("json")?.call_method1("loads", (json,))?))

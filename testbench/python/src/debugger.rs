@@ -3,7 +3,9 @@
 //! these as `pp5.Board` methods.
 
 use crate::machine::Machine;
+use pp5_sim::microcode_view::annotate::Annotation;
 use pp5_sim::microcode_view::coverage;
+use pp5_sim::microcode_view::lanes::enabled_pes;
 use pp5_sim::microcode_view::profile::Profile;
 use std::path::Path;
 
@@ -18,6 +20,9 @@ pub struct Where {
     pub text: Option<String>,
     /// The IGC's state (`RUN`, `WAIT_CMD`, ...).
     pub state: &'static str,
+    /// The PEs enabled now (Enable and active in the flow-control unit): those the
+    /// microinstruction at the PC runs on.
+    pub lanes: u32,
 }
 
 /// Where the IGC is on `m`.
@@ -43,6 +48,7 @@ pub fn where_is(m: &Machine) -> Where {
         src: entry.map(|(_, e)| e.position()),
         text: entry.map(|(s, e)| s.line_text(&e.file, e.line).to_string()),
         state: igc.state.name(),
+        lanes: enabled_pes(&m.sim.board),
     }
 }
 
@@ -53,6 +59,15 @@ pub fn profile_json(m: &Machine) -> Option<String> {
         m.sim.label_of(pc).map(|(l, o)| (l.to_string(), o))
     });
     serde_json::to_string(&profile).ok()
+}
+
+/// The annotated listing as JSON (`Annotation`), or `None` when no profile is kept.
+pub fn annotate_json(m: &Machine) -> Option<String> {
+    let p = m.sim.profile.as_ref()?;
+    let a = Annotation::of(p, m.sources.as_deref(), m.image.uinsts, |pc| {
+        m.sim.label_of(pc).map(|(l, o)| (l.to_string(), o))
+    });
+    serde_json::to_string(&a).ok()
 }
 
 /// The lcov tracefile of the profile so far, to be written at `path`: `Err` without a

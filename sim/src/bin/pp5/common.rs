@@ -80,6 +80,19 @@ pub struct Common {
         default_missing_value = "10"
     )]
     pub profile: Option<usize>,
+    /// The annotated listing (as `perf annotate`): every microinstruction in source order
+    /// with its executions, cycles, stalls by cause, share of the stream, the PEs enabled
+    /// when it ran (min/mean/max), branch outcomes and calls. `--annotate` alone prints it
+    /// after the report, `--annotate=FILE` writes it to FILE (and an "annotate" object goes
+    /// into --report json either way).
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "-"
+    )]
+    pub annotate: Option<PathBuf>,
     /// Breakpoint (repeatable, also `--break`): stop the run before the IGC executes
     /// LABEL[+OFFSET] for the N-th time (#N, default the first), as gdb does: the IGC is at
     /// it, it has not run. LABEL is a microcode label or a command's name (its first

@@ -50,12 +50,14 @@ pub const OUTPUT_OPTIONS: &[OutputOption] = &[
     out("demo", "dump_mem", "--dump-mem", &[]),
     out("demo", "image", "--image", PNG),
     out("demo", "coverage", "--coverage", &[]),
+    out("demo", "annotate", "--annotate", &[]),
     out("run", "vcd", "--vcd", &["vcd"]),
     out("run", "fst", "--fst", &["fst"]),
     out("run", "tx_out", "--tx-out", &[]),
     out("run", "dump_mem", "--dump-mem", &[]),
     out("run", "image", "--image", PNG),
     out("run", "coverage", "--coverage", &[]),
+    out("run", "annotate", "--annotate", &[]),
     out("asm", "output", "-o", &[]),
     out("asm", "header", "--header", &[]),
     out("asm", "listing", "--listing", &[]),
@@ -229,7 +231,8 @@ pub fn check_distinct(inputs: &[&Path], outputs: &[Output]) -> Result<(), Fail> 
 }
 
 /// The files a run of `sub` (`run` or `demo`) writes besides `--tx-out`: the waveform (the
-/// option `wave` names) and its `.gtkw`, the memory dump, the images, the coverage.
+/// option `wave` names) and its `.gtkw`, the memory dump, the images, the coverage, the
+/// annotated listing.
 pub fn run_outputs(sub: &str, common: &Common, wave: Option<(&str, &Path)>) -> Vec<Output> {
     let mut out = Vec::new();
     if let Some((id, w)) = wave {
@@ -238,6 +241,12 @@ pub fn run_outputs(sub: &str, common: &Common, wave: Option<(&str, &Path)>) -> V
     out.extend((common.dump_mem.iter()).map(|p| Output::new(sub, "dump_mem", p.clone())));
     out.extend((common.image.iter()).map(|i| Output::new(sub, "image", i.path.clone())));
     out.extend((common.coverage.iter()).map(|p| Output::new(sub, "coverage", p.clone())));
+    // `--annotate` alone (`-`) prints it.
+    out.extend(
+        (common.annotate.iter())
+            .filter(|p| p.as_os_str() != "-")
+            .map(|p| Output::new(sub, "annotate", p.clone())),
+    );
     out
 }
 

@@ -251,6 +251,7 @@ mod tests {
             (_, "header") => "h.h",
             (_, "listing") => "l.lst",
             (_, "coverage") => "c.info",
+            (_, "annotate") => "a.txt",
             (_, "dump_mem") => "m.bin",
             (_, "tx_out") => "tx.bin",
             _ => panic!("no value for {sub} {id}: add one"),
@@ -353,6 +354,11 @@ mod tests {
         }
         for (id, path) in &outs {
             let o = files::output_option(sub, id);
+            if *id == "annotate" {
+                // Its FILE goes after `=` (`--annotate` alone prints).
+                push(&format!("--annotate={}", path.display()));
+                continue;
+            }
             push(&o.flag);
             if *id == "image" {
                 push(&format!("{}=enable", path.display()));

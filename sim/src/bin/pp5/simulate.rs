@@ -5,6 +5,7 @@ use crate::common::Common;
 use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
 use pp5_sim::asm::microcode::McImage;
 use pp5_sim::engine::{Keep, SimOptions, StopReason, StopReport, TxSink, Until};
+use pp5_sim::microcode_view::annotate::Annotation;
 use pp5_sim::microcode_view::profile::Profile;
 use pp5_sim::microcode_view::{coverage, MicrocodeSources};
 use pp5_sim::out_file;
@@ -33,7 +34,7 @@ fn sim_options(common: &Common, until: Vec<Until>) -> SimOptions {
     let mut opts = SimOptions {
         max_cycles: common.max_cycles,
         keep,
-        profile: common.profile.is_some() || common.coverage.is_some(),
+        profile: common.profile.is_some() || common.coverage.is_some() || common.annotate.is_some(),
         until,
         // `--tx-out` streams every message to its file as it is sent (`TxWriter`): the
         // report keeps its first ones only.
@@ -165,6 +166,14 @@ pub fn simulate(
     if common.profile.is_some() {
         summary.profile = profile.clone();
     }
+    let annotation = match (&common.annotate, &r.sim.profile) {
+        (Some(_), Some(p)) => Some(Annotation::of(p, sources, image.uinsts, |pc| {
+            r.sim.label_of(pc).map(|(l, o)| (l.to_string(), o))
+        })),
+        _ => None,
+    };
+    let print_annotation = common.annotate.as_deref() == Some(Path::new("-"));
+    summary.annotate = annotation.clone();
     match common.report.as_str() {
         "json" => crate::stdout::with(|w| {
             summary
@@ -177,6 +186,9 @@ pub fn simulate(
             if let (Some(n), Some(p)) = (common.profile, &profile) {
                 out!("{}", p.table(n));
             }
+            if let (true, Some(a)) = (print_annotation, &annotation) {
+                out!("{}", a.text());
+            }
         }
     }
     if common.report != "table" {
@@ -185,6 +197,12 @@ pub fn simulate(
         }
     }
     write_outputs(&r, common)?;
+    if let (Some(path), Some(a)) = (&common.annotate, &annotation) {
+        if !print_annotation {
+            out_file::write(path, a.text()).map_err(io_fail)?;
+            errln!("annotated listing: {}", path.display());
+        }
+    }
     if let Some(tx) = tx {
         tx.finish(&r.sim.tx)?;
     }
