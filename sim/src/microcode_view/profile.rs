@@ -266,6 +266,9 @@ fn section(out: &mut String, what: &str, rows: &[Row], n: usize, total: u64) {
         if !r.text.is_empty() {
             let _ = write!(out, "    | {}", r.text);
         }
+        // No trailing blanks where a row has no other causes.
+        let end = out.trim_end_matches(' ').len();
+        out.truncate(end);
         out.push('\n');
     }
     if rows.len() > n {
