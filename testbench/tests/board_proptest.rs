@@ -652,7 +652,7 @@ fn board_diff(a: &Testbench, b: &Testbench) -> String {
 fn records(tb: &Testbench) -> String {
     let s = &tb.sim;
     format!(
-        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         &*s.commands,
         &*s.bs_commands,
         s.transfers,
@@ -661,6 +661,7 @@ fn records(tb: &Testbench) -> String {
         s.tx,
         s.input_progress(),
         s.ring.resets_done,
+        s.profile,
     )
 }
 
@@ -685,6 +686,9 @@ proptest! {
         let mut b = booted_default().clone();
         a.sim.set_skip_still(false);
         b.sim.set_skip_still(true);
+        // With the microcode profile (and its lanes) on: it takes still cycles whole.
+        a.sim.enable_profile();
+        b.sim.enable_profile();
         let base = a.sim.board.cycle;
         let (text, shape) = render(&items, base);
         let stream = a.parse(&text);

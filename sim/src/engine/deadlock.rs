@@ -95,6 +95,13 @@ impl DeadlockWatch {
             self.stable = 0;
             return None;
         }
+        if moving(b) {
+            // The snapshot changes in this cycle or the next, and again in the one after,
+            // until the movement ends with a change: the count restarts then as it would.
+            self.stable = 0;
+            self.last_key = None;
+            return None;
+        }
         let key = b.progress_key();
         if self.last_key == Some(key) {
             self.stable += 1;
@@ -248,6 +255,21 @@ impl DeadlockWatch {
         }
         w
     }
+}
+
+/// Whether a block of `b` moves on by itself at least every other cycle, each step changing
+/// [`Renderer::progress_key`] and the last one too: a transfer running (its step count), the
+/// BS port sending a message with TxReady high (a word every Ring slot). The system study's
+/// Renderers spend much of a frame so; the snapshot is not taken then.
+#[inline]
+fn moving(b: &Renderer) -> bool {
+    let sending = b.tx_ready_bs
+        && b.bs_port.tx.busy()
+        && matches!(
+            b.bs_port.state,
+            BsState::Transmit { .. } | BsState::StatusSend { .. }
+        );
+    b.transfer.busy() || sending
 }
 
 /// `PIGC`, or `CMD executes a PIGC microinstruction` when a user's microcode names its command

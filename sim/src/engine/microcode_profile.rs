@@ -232,6 +232,12 @@ impl Observer for MicrocodeProfile {
         .then(|| enabled_pes(cx.board));
     }
 
+    /// Still cycles are charged whole ([`Observer::still`]).
+    #[inline]
+    fn needs_from(&self, _now: u64) -> u64 {
+        u64::MAX
+    }
+
     /// `n` still cycles: the board does not change, so the enabled PEs stay what they were
     /// at the first.
     fn still(&mut self, n: u64, cx: &mut Cx) {
