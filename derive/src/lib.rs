@@ -25,7 +25,8 @@
 //! `#[derive(WaveEnum)]` on an enum: its variants' names (`#[wave(name = "...")]`, by default
 //! the variant's name in SCREAMING_SNAKE_CASE, or `#[wave(uppercase)]` on the enum: in
 //! UPPERCASE), its code (the variant's index) and the
-//! variant of a code (payload fields `Default`).
+//! variant of a code (payload fields `Default`). An enum of unit variants without
+//! discriminants must be `Copy` (its code is its discriminant).
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Ts};
@@ -196,6 +197,8 @@ enum Show {
 /// One element of a field: its bits, its pack and unpack (to its value for derived signals)
 /// at bit offset `__o` of words `__w`, and how it is shown from its value `local`.
 struct Part {
+    /// Its width if known here (a literal), for the layout: the widest first.
+    key: u32,
     bits: Ts,
     pack: Ts,
     unpack: Ts,
@@ -233,6 +236,13 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
     };
     Ok(match kind {
         Kind::Bits(n) => Part {
+            key: match n {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(k),
+                    ..
+                }) => k.base10_parse()?,
+                _ => 0,
+            },
             bits: quote!(#n),
             pack: quote!(#rt::put(__w, __o, #n, (#value) as u64)),
             unpack: quote!(#rt::get(__w, __o, #n)),
@@ -251,6 +261,7 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
                 unpack: quote!(<#ty as #rt::WaveEnum>::from_code(#rt::get(__w, __o, #bits))),
                 show: Show::Other(quote!(__t.text_static(#name, #rt::WaveEnum::name(&#local));)),
                 bits,
+                key: 0,
                 check: quote!(),
             }
         }
@@ -273,6 +284,7 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
                     (#local).as_ref().map_or(#none, #rt::WaveEnum::name)
                 );)),
                 bits,
+                key: 0,
                 check: quote!(),
             }
         }
@@ -285,6 +297,7 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
                 name
             };
             Part {
+                key: 0,
                 bits: quote!(<#ty as #rt::Wave>::BITS),
                 pack: quote!(#rt::Wave::pack(&#value, __w, __o)),
                 unpack: quote!(__o),
@@ -368,8 +381,8 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
             }
         })?;
     }
-    let (mut bits, mut pack, mut unpack, mut show, mut checks) =
-        (vec![], vec![], vec![], vec![], vec![]);
+    // Every element's layout key, bits, pack and unpack (at `__o`); per field, its elements.
+    let (mut elems, mut owners, mut show, mut checks) = (vec![], vec![], vec![], vec![]);
     for f in &fields.named {
         let a = field_attr(&f.attrs)?;
         if a.skip {
@@ -386,7 +399,7 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         let span = f.ty.span();
         derived(&a.before, &mut show);
         // The elements: the field, or with `each` those of an array.
-        let (ty, elems) = match &a.each {
+        let (ty, els) = match &a.each {
             Some(each) => {
                 let Type::Array(arr) = &f.ty else {
                     return Err(Error::new(span, "`each` is for an array field"));
@@ -411,25 +424,45 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
             }
             None => (&f.ty, vec![(fname, quote!(self.#fid), quote!(#fid))]),
         };
-        let mut values = vec![];
-        for (name, value, local) in elems {
+        let first = elems.len();
+        for (name, value, local) in els {
             let p = part(&a.kind, ty, &name, value, local, span)?;
-            let (b, pk, u) = (&p.bits, &p.pack, &p.unpack);
             checks.push(p.check);
-            bits.push(b.clone());
-            pack.push(quote! { #pk; __o += #b; });
-            values.push(quote! { { let __v = #u; __o += #b; __v } });
+            elems.push((p.key, p.bits, p.pack, p.unpack));
             if !a.hide {
                 show.push(p.show);
             }
         }
-        unpack.push(match a.each {
-            Some(_) => quote! { let #fid = [#(#values),*]; },
-            None => quote! { let #fid = #(#values)*; },
-        });
+        owners.push((fid, a.each.is_some(), first..elems.len()));
         derived(&a.then, &mut show);
     }
     let show = show_calls(show);
+    // The layout: the widest elements first (whole words stay aligned), each at the sum of
+    // the bits before it; the signals' order is the fields' whatever the layout.
+    let mut order: Vec<usize> = (0..elems.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(elems[k].0));
+    let mut off = vec![quote!(0); elems.len()];
+    let mut sum = quote!(0);
+    for &k in &order {
+        off[k] = sum.clone();
+        let b = &elems[k].1;
+        sum = quote!(#sum + #b);
+    }
+    let bits = sum;
+    let pack = order.iter().map(|&k| {
+        let (o, pk) = (&off[k], &elems[k].2);
+        quote! { { let __o = at + (#o); #pk; } }
+    });
+    let unpack = owners.iter().map(|(fid, array, range)| {
+        let values = range.clone().map(|k| {
+            let (o, u) = (&off[k], &elems[k].3);
+            quote! { { let __o = at + (#o); #u } }
+        });
+        match array {
+            true => quote! { let #fid = [#(#values),*]; },
+            false => quote! { let #fid = #(#values)*; },
+        }
+    });
     let words_check = words.map(|n| {
         quote! {
             const _: () = #rt::check_words(<#ident as #rt::Wave>::BITS, #n);
@@ -440,16 +473,13 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         #(#checks)*
         #words_check
         impl #rt::Wave for #ident {
-            const BITS: u32 = 0 #(+ #bits)*;
+            const BITS: u32 = #bits;
             #[inline(always)]
-            #[allow(unused_assignments)]
             fn pack(&self, __w: &mut [u64], at: u32) {
-                let mut __o = at;
                 #(#pack)*
             }
             #[allow(unused_assignments, unused_variables, clippy::unnecessary_cast)]
             fn show(__w: &[u64], at: u32, __name: &str, __t: &mut dyn #rt::Tracer) {
-                let mut __o = at;
                 #(#unpack)*
                 if !__name.is_empty() {
                     __t.push_scope(__name);
@@ -546,6 +576,15 @@ fn wave_enum(input: &DeriveInput) -> syn::Result<Ts> {
     let Some(fallback_build) = builds.first().cloned() else {
         return Err(Error::new(input.span(), "an enum without variants"));
     };
+    // Unit variants numbered as declared: the code is the discriminant (the enum is `Copy`).
+    let plain = e
+        .variants
+        .iter()
+        .all(|v| matches!(v.fields, Fields::Unit) && v.discriminant.is_none());
+    let code_body = match plain {
+        true => quote!(*self as u64),
+        false => quote!(match self { #(#code),* }),
+    };
     Ok(quote! {
         impl #rt::Wave for #ident {
             const BITS: u32 = #rt::bits_for(<#ident as #rt::WaveEnum>::NAMES.len());
@@ -563,7 +602,7 @@ fn wave_enum(input: &DeriveInput) -> syn::Result<Ts> {
             const NAMES: &'static [&'static str] = &[#(#names),*];
             #[inline(always)]
             fn code(&self) -> u64 {
-                match self { #(#code),* }
+                #code_body
             }
             fn from_code(code: u64) -> Self {
                 match code { #(#from,)* _ => #fallback_build }

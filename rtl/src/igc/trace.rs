@@ -126,9 +126,11 @@ impl Wave for Fetched {
     const BITS: u32 = 128;
     #[inline(always)]
     fn pack(&self, w: &mut [u64], at: u32) {
-        for (k, &x) in self.0.iter().enumerate() {
-            put(w, at + 32 * k as u32, 32, x.into());
-        }
+        let [a, b, c, d] = self.0.map(u64::from);
+        put(w, at, 32, a);
+        put(w, at + 32, 32, b);
+        put(w, at + 64, 32, c);
+        put(w, at + 96, 32, d);
     }
     fn show(w: &[u64], at: u32, _: &str, t: &mut dyn Tracer) {
         let words = std::array::from_fn(|k| get(w, at + 32 * k as u32, 32) as u32);

@@ -6,18 +6,11 @@ use super::arith::QeeMode;
 use super::{Qee, TRACE_BIT_MAX};
 use crate::emc_array::NUM_EMCS;
 use crate::trace::{Traced, Tracer, Wave, WaveEnum};
+use std::sync::LazyLock;
 
 /// Scope names of the per-EMC QEE scopes, `emc[k]` (the waveform's `renderer.emc[k].qee`).
-const EMC_SCOPES: [&str; NUM_EMCS] = [
-    "emc[0]", "emc[1]", "emc[2]", "emc[3]", "emc[4]", "emc[5]", "emc[6]", "emc[7]", "emc[8]",
-    "emc[9]", "emc[10]", "emc[11]", "emc[12]", "emc[13]", "emc[14]", "emc[15]", "emc[16]",
-    "emc[17]", "emc[18]", "emc[19]", "emc[20]", "emc[21]", "emc[22]", "emc[23]", "emc[24]",
-    "emc[25]", "emc[26]", "emc[27]", "emc[28]", "emc[29]", "emc[30]", "emc[31]", "emc[32]",
-    "emc[33]", "emc[34]", "emc[35]", "emc[36]", "emc[37]", "emc[38]", "emc[39]", "emc[40]",
-    "emc[41]", "emc[42]", "emc[43]", "emc[44]", "emc[45]", "emc[46]", "emc[47]", "emc[48]",
-    "emc[49]", "emc[50]", "emc[51]", "emc[52]", "emc[53]", "emc[54]", "emc[55]", "emc[56]",
-    "emc[57]", "emc[58]", "emc[59]", "emc[60]", "emc[61]", "emc[62]", "emc[63]",
-];
+static EMC_SCOPES: LazyLock<Vec<String>> =
+    LazyLock::new(|| (0..NUM_EMCS).map(|k| format!("emc[{k}]")).collect());
 
 /// An EMC's `qee` scope: the configuration register, the six chains (low 64 bits: the next
 /// 64 to be delivered), the bit index and the root pixel's tree bit.
@@ -102,7 +95,7 @@ impl Qee {
                 // The root pixel's tree bit: its C chain's LSB while the QEE delivers.
                 tree_bit: self.delivering() && chains[2] & 1 != 0,
             };
-            t.push_scope(EMC_SCOPES[k]);
+            t.push_scope(&EMC_SCOPES[k]);
             t.record("qee", &w.words(), EmcQee::decode);
             t.pop_scope();
             t.end_group();

@@ -154,7 +154,12 @@ impl Renderer {
         for p in probes {
             t.push_scope(&p.scope);
             p.trace_alu(t, &self.array);
-            let (fc_active, fc_bcnt, fc_state) = self.igc.fc.pe_view(p.x, p.y);
+            let fc = &self.igc.fc;
+            // Every PE active (the common case): the view every probe has, without a call.
+            let (fc_active, fc_bcnt, fc_state) = match fc.all_active {
+                true => (true, 0, PeFlowState::Active),
+                false => fc.pe_view(p.x, p.y),
+            };
             let place = ProbePlace {
                 emc: p.emc,
                 fc_active,
