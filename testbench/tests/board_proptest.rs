@@ -749,6 +749,14 @@ fn the_still_cycle_property_passes_cycles() {
         "{} still cycles",
         tb.sim.still_cycles()
     );
+    // A BS_TRANSMIT of 8 scanlines (1,025 words, one every other cycle) while the IGC waits:
+    // the BS port's sending is passed at once, all but its last word's cycles.
+    let before = tb.sim.still_cycles();
+    let s = tb.parse("message bs\nBS_TRANSMIT 1 0 8 3\n");
+    let o = tb.run(&s, 100_000);
+    assert_eq!(o.stop, StopReason::Done);
+    let passed = tb.sim.still_cycles() - before;
+    assert!(passed > 1900, "{passed} cycles passed at once");
 }
 
 // -------------------------------------------------------------------------------------------

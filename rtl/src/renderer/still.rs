@@ -4,8 +4,8 @@
 //! the result is the state stepping would give, register for register.
 
 use super::Renderer;
-use crate::bs_port::BsState;
-use crate::clock::RING_DIVIDE;
+use crate::bs_port::{BsRequests, BsState};
+use crate::clock::{ring_enable, RING_DIVIDE};
 use crate::igc::IgcState;
 use crate::status::IGC_TIMEOUT_RING_CYCLES;
 
@@ -22,6 +22,28 @@ impl Renderer {
     /// looked at: the caller also requires two cycles running with the same
     /// [`Renderer::progress_key`], after which they have cleared.
     pub fn still(&self) -> bool {
+        let bs_waits = match self.bs_port.state {
+            BsState::Opcode | BsState::Skip => self.bs_port.rx.rxfifo.is_empty(),
+            BsState::Pbs => !self.bs_sem.can_p(),
+            BsState::StatusSend { .. } | BsState::Transmit { .. } => !self.tx_ready_bs,
+            _ => self.bs_port.rx.rxfifo.is_empty(),
+        };
+        bs_waits && self.still_but_the_bs_port()
+    }
+
+    /// Whether the board is still ([`Renderer::still`]) but for its BS port, which sends a
+    /// BS_TRANSMIT's words with TxReady high, one every Ring slot: the system study's
+    /// Renderers spend much of a frame so, their IGC waiting for a free buffer or a command.
+    /// [`Renderer::advance_sending`] passes such cycles stepping the BS port alone.
+    pub fn sending_still(&self) -> bool {
+        matches!(self.bs_port.state, BsState::Transmit { .. })
+            && self.tx_ready_bs
+            && self.bs_port.tx.busy()
+            && self.still_but_the_bs_port()
+    }
+
+    /// Every block but the BS port waits ([`Renderer::still`]).
+    fn still_but_the_bs_port(&self) -> bool {
         let igc_waits = match self.igc.state {
             IgcState::WaitCmd | IgcState::RMode => !self.llpr.go,
             IgcState::WaitSem => !self.igc_sem.can_p(),
@@ -34,22 +56,50 @@ impl Renderer {
             || (!self.tx_ready_igc && m.tx.busy() && m.latched.is_none() && !m.error_req);
         // The Stream Parser moves while words wait in the RxFIFO and the LLPR is free.
         let parser_waits = self.igc_port.rx.rxfifo.is_empty() || self.llpr.go;
-        let bs_waits = match self.bs_port.state {
-            BsState::Opcode | BsState::Skip => self.bs_port.rx.rxfifo.is_empty(),
-            BsState::Pbs => !self.bs_sem.can_p(),
-            BsState::StatusSend { .. } | BsState::Transmit { .. } => !self.tx_ready_bs,
-            _ => self.bs_port.rx.rxfifo.is_empty(),
-        };
         igc_waits
             && no_message
             && parser_waits
-            && bs_waits
             && !self.transfer.busy()
             && !self.transfer.done
             && self.error_strobe == 0
             && !self.last_strobe
             && self.ring_in.is_none()
             && self.bs_ring_in.is_none()
+    }
+
+    /// Of the next `n` cycles of a sending board ([`Renderer::sending_still`]), how many
+    /// come before the cycle its BS port sends the message's last word (which ends the
+    /// BS_TRANSMIT, to be stepped).
+    pub fn sending_before_last_word(&self, n: u64) -> u64 {
+        let left = self.bs_port.tx.remaining() as u64;
+        if left == 0 {
+            return 0;
+        }
+        let first_slot = self.cycle.next_multiple_of(RING_DIVIDE) - self.cycle;
+        n.min(first_slot + (left - 1) * RING_DIVIDE)
+    }
+
+    /// Advance a sending board ([`Renderer::sending_still`]) over `n` cycles: its BS port
+    /// steps as in [`Renderer::step`] (a word every Ring slot, read from the backing store),
+    /// the rest of the board as in [`Renderer::advance_still`]. The caller keeps `n` within
+    /// [`Renderer::still_until_timeout`] and [`Renderer::sending_before_last_word`] and
+    /// short of any input change.
+    pub fn advance_sending(&mut self, n: u64) {
+        debug_assert!(self.sending_still() && n <= self.sending_before_last_word(n));
+        for c in self.cycle..self.cycle + n {
+            self.bs_port.ring_cycle(None, self.tx_ready_bs);
+            let req = self.bs_port.step(
+                c,
+                ring_enable(c),
+                self.bs_sem.can_p(),
+                0,
+                &mut self.backing_store,
+                &mut self.tx,
+                &mut self.bs_ev,
+            );
+            debug_assert!(req == BsRequests::default() && self.tx.is_empty());
+        }
+        self.advance_counters(n);
     }
 
     /// A Ring word waits to enter either port at the next edge.
@@ -77,6 +127,12 @@ impl Renderer {
     /// [`Renderer::still_until_timeout`] and short of any input change.
     pub fn advance_still(&mut self, n: u64) {
         debug_assert!(self.still() && n <= self.still_until_timeout(n));
+        self.advance_counters(n);
+    }
+
+    /// The counters that move while the board waits, `n` cycles on: the IGC timeout's, the
+    /// QEE's bit counter, the cycle.
+    fn advance_counters(&mut self, n: u64) {
         if self.llpr.go {
             // The IGC does not take the waiting command: one count per Ring slot.
             self.timeout_count += ring_slots(self.cycle, n);

@@ -95,6 +95,11 @@ impl Transmitter {
         self.cur.is_some()
     }
 
+    /// Words still to send of the current message, the one in flight included.
+    pub fn remaining(&self) -> usize {
+        self.remaining
+    }
+
     /// Kind of the message being sent.
     pub fn kind(&self) -> Option<MsgKind> {
         self.cur.as_ref().map(|m| m.kind)

@@ -76,6 +76,12 @@ impl DeadlockWatch {
         self.stable += n;
     }
 
+    /// Cycles passed in which a block moved ([`moving`]): the count restarts.
+    pub fn moving(&mut self) {
+        self.stable = 0;
+        self.last_key = None;
+    }
+
     fn moved(&mut self) {
         self.stable = 0;
         self.last_key = None;

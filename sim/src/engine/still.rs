@@ -26,23 +26,25 @@ pub(super) struct LastStep {
     /// The last cycle took no Ring word and no TxReady change, had no event, sent no word
     /// and raised no strobe from outside.
     pub quiet: bool,
-    /// The cycle after which the board was last found still after a quiet cycle, and how
-    /// many such cycles ran in a row up to it.
+    /// The cycle after which the board was last found still (or sending) after a quiet
+    /// cycle, how many such cycles ran in a row up to it, and whether they were sending.
     still_at: u64,
     still_run: u32,
+    sending: bool,
 }
 
 impl LastStep {
     /// The board is still and the last cycle quiet after cycle `now - 1`: whether the last
     /// two cycles were such cycles (both phases of the Ring's 20 MHz enable), so that the
     /// last one is a fair sample of every still cycle to come (its causes, its pulses).
-    fn still_twice(&mut self, now: u64) -> bool {
-        self.still_run = if self.still_at + 1 == now {
+    fn still_twice(&mut self, now: u64, sending: bool) -> bool {
+        self.still_run = if self.still_at + 1 == now && self.sending == sending {
             self.still_run.saturating_add(1)
         } else {
             1
         };
         self.still_at = now;
+        self.sending = sending;
         self.still_run >= 2
     }
 }
@@ -74,13 +76,16 @@ impl Sim {
         if !self.skip_still || !self.last.quiet || limit <= now + 1 {
             return 0;
         }
-        // (Not when the run is over, or when the next tick would fire a Ring reset that waits
-        // for the board to settle: the cycles up to the next input are still only while
-        // input is to come.)
-        if !self.board.still() || self.settled.is_none() || self.done() {
-            return 0;
-        }
-        if !self.last.still_twice(now) {
+        // Still, or still but for the BS port sending with TxReady high (the deadlock watch
+        // does not settle then: the port moves). Not when the run is over, or when the next
+        // tick would fire a Ring reset that waits for the board to settle: the cycles up to
+        // the next input are still only while input is to come.
+        let sending = match (self.board.still(), self.settled.is_some()) {
+            (true, true) => false,
+            _ if self.board.sending_still() => true,
+            _ => return 0,
+        };
+        if self.done() || !self.last.still_twice(now, sending) {
             return 0;
         }
         let until = limit
@@ -90,16 +95,24 @@ impl Sim {
         // The last cycle before the change is stepped, so that what the engine checks after
         // a cycle (a Ring reset waiting for the board to settle, the stall check) sees the
         // cycle the change comes in as stepping does.
-        let n = self
+        let mut n = self
             .board
             .still_until_timeout(until.saturating_sub(now).saturating_sub(1));
+        if sending {
+            n = self.board.sending_before_last_word(n);
+        }
         if n == 0 {
             return 0;
         }
         self.show_still(now, n);
         self.ring.still(now, n);
-        self.board.advance_still(n);
-        self.watch.still(n);
+        if sending {
+            self.board.advance_sending(n);
+            self.watch.moving();
+        } else {
+            self.board.advance_still(n);
+            self.watch.still(n);
+        }
         self.still_cycles += n;
         // The stretch is a run of still cycles up to its end.
         self.last.still_at = now + n;
