@@ -14,19 +14,9 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// HALF(src, dst): where bit `src` is set, a subroutine writes 1 into bit `dst`; elsewhere
-/// the ELSE part writes 0 (both only where Enable is set).
-const HALF: &str = "\
-.command HALF(src:addr, dst:addr) -> half
-half:    IF mem[src]              ; the pixels whose bit src is set
-         CALL setone
-         ELSE
-         r=0 w=mem[dst]
-         ENDIF
-         dispatch
-setone:  r=1 w=mem[dst]
-         RET
-";
+/// HALF(src, dst) (testbench/fixtures/microcode/half.pp5uc): an IF whose part CALLs a
+/// subroutine, and an ELSE.
+const HALF: &str = include_str!("../../testbench/fixtures/microcode/half.pp5uc");
 
 /// Bits 0..7 = x (odd x: bit 0 set, 8192 PEs); HALF with every PE enabled, then with the
 /// odd-x PEs only.

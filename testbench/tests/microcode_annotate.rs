@@ -7,29 +7,25 @@ use pp5_sim::microcode_view::profile::Profile;
 use pp5_sim::microcode_view::MicrocodeSources;
 use pp5_testbench::Testbench;
 
-const SRC: &str = "\
+/// HALF(src, dst): an IF whose part CALLs a subroutine, and an ELSE.
+const HALF: &str = include_str!("../fixtures/microcode/half.pp5uc");
+
+/// The test's microcode before HALF.
+const PRELUDE: &str = "\
 .fcmode full
 idle:    dispatch
 .command ALL() -> all
 all:     e=1 dispatch
 .command ENAB(src:addr) -> enab
 enab:    a=mem[src] r=a e=r dispatch
-.command HALF(src:addr, dst:addr) -> half
-half:    IF mem[src]              ; the pixels whose bit src is set
-         CALL setone
-         ELSE
-         r=0 w=mem[dst]
-         ENDIF
-         dispatch
-setone:  r=1 w=mem[dst]
-         RET
 ";
 
 /// The run: bit 0 set at odd x (8192 PEs); HALF with every PE enabled, then with the odd-x
 /// PEs only. Returns the annotated listing and the profile.
 fn run() -> (Annotation, Profile) {
     let (image, sources) =
-        MicrocodeSources::assemble(vec![("half.pp5uc".into(), SRC.into())]).expect("assembles");
+        MicrocodeSources::assemble(vec![("half.pp5uc".into(), format!("{PRELUDE}{HALF}"))])
+            .expect("assembles");
     let uinsts = image.uinsts;
     let mut tb = Testbench::boot(image);
     for y in 0..128 {
@@ -40,7 +36,12 @@ fn run() -> (Annotation, Profile) {
     tb.sim.enable_profile();
     let o = tb.run_text("ALL\nHALF 0 8\nENAB 0\nHALF 0 9\n");
     assert_eq!(o.stop, pp5_sim::engine::StopReason::Done);
-    assert_eq!(tb.status() & pp5_rtl::status::ERROR_MASK, 0, "{:#x}", tb.status());
+    assert_eq!(
+        tb.status() & pp5_rtl::status::ERROR_MASK,
+        0,
+        "{:#x}",
+        tb.status()
+    );
     assert_eq!(tb.peek(3, 7, 8, 2), 0b11);
     assert_eq!(tb.peek(2, 7, 8, 2), 0b00);
     let p = tb.sim.profile.as_ref().expect("profile");

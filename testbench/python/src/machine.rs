@@ -189,13 +189,16 @@ impl Machine {
         let sim = &mut self.sim;
         match self.wave.as_mut() {
             None => {
-                for _ in 0..n {
+                // `n` cycles, still ones passed at once (docs/timing.md, "Still cycles").
+                let end = sim.board.cycle.saturating_add(n);
+                while sim.board.cycle < end {
                     if sim.board.cycle >= limit && !sim.done() {
                         return Ok(Some(StopReason::MaxCycles));
                     }
                     if let Some(stop) = sim.tick() {
                         return Ok(Some(stop));
                     }
+                    sim.skip_still(limit.min(end));
                 }
             }
             Some(w) => {

@@ -3,22 +3,14 @@ runs on, profile() gives each row's enabled PEs (min, mean, max) and the CALLs, 
 the annotated listing. The numbers are the CLI test's hand count
 (sim/tests/cli_microcode_annotate.rs)."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
 import pp5
 
-HALF = """\
-.command HALF(src:addr, dst:addr) -> half
-half:    IF mem[src]              ; the pixels whose bit src is set
-         CALL setone
-         ELSE
-         r=0 w=mem[dst]
-         ENDIF
-         dispatch
-setone:  r=1 w=mem[dst]
-         RET
-"""
+HALF = (pathlib.Path(__file__).parents[2] / "fixtures" / "microcode" / "half.pp5uc").read_text()
 
 
 @pytest.fixture
