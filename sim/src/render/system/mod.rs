@@ -230,27 +230,28 @@ pub fn run_frame(
         profile,
         ..SimOptions::default()
     };
+    // Every board boots the same microcode with the same options, so one boot serves all:
+    // the others are copies of it, cycle for cycle what booting each would give.
+    let mut booted = Sim::new(&opts, image.table.clone());
+    booted.queue_boot(image);
+    match crate::session::boot(&mut booted, None, |_, _, _| {}) {
+        Ok(StopReason::Done) => {}
+        stop => return Err(SystemError(format!("Renderer boot: {stop:?}"))),
+    }
+    let boot_end = booted.board.cycle;
     let mut boards: Vec<Board> = (0..n)
         .map(|index| {
-            let mut sim = Sim::new(&opts, image.table.clone());
-            sim.queue_boot(image);
             let stream = RendererStream::new(&image.table);
-            Ok(Board::new(index, sim, stream, keep_streams))
+            let mut b = Board::new(index, booted.clone(), stream, keep_streams);
+            b.boot_end = boot_end;
+            let prologue = b
+                .stream
+                .prologue()
+                .map_err(|e| SystemError(format!("stream: {e}")))?;
+            b.queue(prologue);
+            Ok(b)
         })
         .collect::<Result<_, SystemError>>()?;
-    boards.par_iter_mut().try_for_each(|b| {
-        match crate::session::boot(&mut b.sim, None, |_, _, _| {}) {
-            Ok(StopReason::Done) => {}
-            stop => return Err(SystemError(format!("Renderer {}: boot: {stop:?}", b.index))),
-        }
-        b.boot_end = b.sim.board.cycle;
-        let prologue = b
-            .stream
-            .prologue()
-            .map_err(|e| SystemError(format!("stream: {e}")))?;
-        b.queue(prologue);
-        Ok(())
-    })?;
     if let Some(f) = feed {
         let (boards, feed_run) = cosim::run(frame, shading, boards, policy, f, progress)?;
         let mut run = assemble::assemble(frame, boards, width, height)?;
