@@ -292,6 +292,69 @@ fn the_system_waveform_reads_back() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The system waveform's `.gtkw` shows the Ring's node codes as names (issue 39): the
+/// translate filter file `waves/ring-nodes.txt` is `node_filter`'s text, the `.gtkw` names it
+/// for every channel's `sender` and `receiver` (flag `TR_FTRANSLATED`), and every code on
+/// them in the waveform, as GTKWave shows it in hex, has a name there.
+#[test]
+fn the_ring_node_codes_show_as_names() {
+    use pp5_sim::render::system::system_wave::{node_filter, node_filter_path, write};
+    let filter = node_filter_path().expect("waves/ring-nodes.txt");
+    let text = std::fs::read_to_string(&filter).expect("filter");
+    assert_eq!(
+        text,
+        node_filter(),
+        "regenerate waves/ring-nodes.txt from node_filter"
+    );
+    let names: std::collections::HashMap<&str, &str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .collect();
+    assert_eq!(names.get("03"), Some(&"GP 3"));
+    assert_eq!(names.get("25"), Some(&"Renderer 5"));
+    assert_eq!(names.get("40"), Some(&"frame buffer"));
+
+    let r = four_gps_two_channels();
+    let dir = std::env::temp_dir().join(format!("pp5-ring-nodes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("system.vcd");
+    write(&path, &r.run).expect("write");
+    let gtkw = std::fs::read_to_string(dir.join("system.gtkw")).expect("gtkw");
+    let lines: Vec<&str> = gtkw.lines().collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for c in 0..2 {
+        for end in ["sender", "receiver"] {
+            let trace = format!("system.ring{c}.{end}[7:0]");
+            let i = lines
+                .iter()
+                .position(|l| *l == trace)
+                .unwrap_or_else(|| panic!("{trace} in\n{gtkw}"));
+            assert_eq!(lines[i - 1], format!("^1 {}", filter.display()), "{gtkw}");
+            let flags = u32::from_str_radix(&lines[i - 2][1..], 16).expect("flags");
+            assert_ne!(flags & (1 << 13), 0, "{gtkw}");
+            // The trace after it is not translated.
+            assert!(lines[i + 1].starts_with('@'), "{gtkw}");
+        }
+    }
+    let mut w = wellen::simple::read(&path).unwrap_or_else(|e| panic!("{e:?}"));
+    for c in 0..2 {
+        for end in ["sender", "receiver"] {
+            for (_, v) in wave_changes(&mut w, &format!("system.ring{c}.{end}")) {
+                let code = u64::from_str_radix(&v, 2).expect("code");
+                let name = names.get(format!("{code:02X}").as_str());
+                assert!(name.is_some(), "ring{c}.{end}: code {code:#x} has no name");
+                seen.insert(name.unwrap().to_string());
+            }
+        }
+    }
+    // The GPs, the Renderers and the frame buffer all appear.
+    for n in ["GP ", "Renderer ", "frame buffer"] {
+        assert!(seen.iter().any(|s| s.starts_with(n)), "{n}: {seen:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The mesh on 4 GPs at 16 M operations/s and 2 Ring channels, round robin: the frame the
 /// system waveform and the timeline tests draw.
 fn four_gps_two_channels() -> Rendered {

@@ -8,6 +8,11 @@
 //! - `rendererK`: `busy` (drawing a region), `region` (0xffff: none), `wait_input` (its IGC
 //!   waiting for a command: the Ring's or the GPs' stall, "waiting for Ring input");
 //! - `frame_buffer`: `received` (regions received whole), `region` (the last one).
+//!
+//! The `.gtkw` shows the node codes as names (`GP 3`, `Renderer 5`, `frame buffer`) through
+//! GTKWave's translate filter file `waves/ring-nodes.txt` ([`node_filter`] makes its text; a
+//! test checks the file is that text), named by its absolute path in the checkout the binary
+//! was built from; without that file the codes show as numbers.
 
 use super::ring::Node;
 use super::FrameRun;
@@ -27,6 +32,73 @@ pub fn node_code(n: Node) -> u64 {
         Node::Renderer(k) => 0x20 + k as u64,
         Node::FrameBuffer => u64::from(crate::render::region::FRAME_BUFFER),
     }
+}
+
+/// The name of a node code (the inverse of [`node_code`]), for the translate filter.
+pub fn node_name(code: u64) -> Option<String> {
+    let fb = u64::from(crate::render::region::FRAME_BUFFER);
+    match code {
+        0..=0x1f => Some(format!("GP {code}")),
+        0x20..=0x2f => Some(format!("Renderer {}", code - 0x20)),
+        c if c == fb => Some("frame buffer".to_string()),
+        _ => None,
+    }
+}
+
+/// The text of the translate filter file `waves/ring-nodes.txt`: every node code as GTKWave
+/// shows an 8-bit vector in hex (two digits) and its name.
+pub fn node_filter() -> String {
+    let mut out = String::from(
+        "# GTKWave translate filter file: the Ring's node codes (`pp5 render --system-wave`,\n\
+         # system.ringK.sender and .receiver; docs/rendering.md) as names. Made by\n\
+         # pp5_sim::render::system::system_wave::node_filter (a test checks this file is its text).\n",
+    );
+    for code in 0..=0xffu64 {
+        if let Some(name) = node_name(code) {
+            out.push_str(&format!("{code:02X} {name}\n"));
+        }
+    }
+    out
+}
+
+/// Where the `.gtkw` finds the translate filter file: `waves/ring-nodes.txt` in the checkout
+/// the binary was built from, when it is there.
+pub fn node_filter_path() -> Option<std::path::PathBuf> {
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../waves/ring-nodes.txt"
+    ));
+    p.canonicalize().ok().filter(|p| p.is_file())
+}
+
+/// GTKWave's trace flag: translated by a filter file (`^N FILE` before the trace).
+const TR_FTRANSLATED: u32 = 1 << 13;
+
+/// The `.gtkw` text with the Ring's `sender` and `receiver` traces shown through `filter`
+/// (filter file 1): their flags with [`TR_FTRANSLATED`], the flags before them restored
+/// after.
+fn with_node_filter(gtkw: &str, filter: &Path) -> String {
+    let mut out = String::new();
+    let mut flags: Option<u32> = None;
+    for line in gtkw.lines() {
+        if let Some(f) = line.strip_prefix('@') {
+            flags = u32::from_str_radix(f, 16).ok();
+        }
+        let node = line.starts_with("system.ring")
+            && (line.contains(".sender[") || line.contains(".receiver["));
+        match flags {
+            Some(f) if node => {
+                out.push_str(&format!("@{:x}\n", f | TR_FTRANSLATED));
+                out.push_str(&format!("^1 {}\n", filter.display()));
+                out.push_str(&format!("{line}\n@{f:x}\n"));
+            }
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 /// The system's signals and their changes.
@@ -183,13 +255,12 @@ pub fn write(path: &Path, run: &FrameRun) -> io::Result<Vec<SignalInfo>> {
             is_text: false,
         })
         .collect();
-    crate::trace::write_gtkw(
-        &path.with_extension("gtkw"),
-        path,
-        &gtkw_order(&infos),
-        0,
-        run.cycles.max(1),
-    )?;
+    let gtkw = path.with_extension("gtkw");
+    crate::trace::write_gtkw(&gtkw, path, &gtkw_order(&infos), 0, run.cycles.max(1))?;
+    if let Some(filter) = node_filter_path() {
+        let text = std::fs::read_to_string(&gtkw)?;
+        std::fs::write(&gtkw, with_node_filter(&text, &filter))?;
+    }
     Ok(infos)
 }
 
