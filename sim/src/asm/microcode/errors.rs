@@ -16,6 +16,52 @@ pub struct AsmError {
     /// defined or set there), shown after it as a note, as compilers show a previous
     /// definition.
     pub note: Option<AsmNote>,
+    /// Where on the line: the source line and the quoted token's place in it, shown under
+    /// the message with a caret as compilers do (found when the message quotes a token of
+    /// the line between backticks).
+    pub at: Option<Caret>,
+}
+
+/// A place on a source line: the line's text, the 1-based column (in characters) and the
+/// length of what is marked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caret {
+    pub text: String,
+    pub column: usize,
+    pub len: usize,
+}
+
+impl Caret {
+    /// The first token `msg` quotes between backticks, where it stands on `text` (a token
+    /// that is not on the line marks nothing).
+    pub fn of(msg: &str, text: &str) -> Option<Caret> {
+        let token = msg.split('`').nth(1).filter(|t| !t.trim().is_empty())?;
+        let at = text.find(token)?;
+        Some(Caret {
+            text: text.trim_end().to_string(),
+            column: text[..at].chars().count() + 1,
+            len: token.chars().count(),
+        })
+    }
+}
+
+impl fmt::Display for Caret {
+    /// The line and a caret under the token, as rustc shows them (tabs kept, so the caret
+    /// lines up under them).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pad: String = self
+            .text
+            .chars()
+            .take(self.column - 1)
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        write!(
+            f,
+            "  | {}\n  | {pad}{}",
+            self.text,
+            "^".repeat(self.len.max(1))
+        )
+    }
 }
 
 /// A note pointing at another source line: `file:line: note: msg`.
@@ -32,6 +78,9 @@ pub struct AsmNote {
 impl fmt::Display for AsmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}: {}", self.file, self.line, self.msg)?;
+        if let Some(c) = &self.at {
+            write!(f, "\n{c}")?;
+        }
         if let Some(n) = &self.note {
             write!(f, "\n{}:{}: note: {}", n.file, n.line, n.msg)?;
         }
@@ -72,6 +121,19 @@ impl fmt::Display for AsmErrors {
 }
 
 impl std::error::Error for AsmErrors {}
+
+impl AsmErrors {
+    /// Mark on each error's source line (of `src`, the text assembled) the token its message
+    /// quotes ([`Caret::of`]).
+    pub fn mark_columns(&mut self, src: &str) {
+        let lines: Vec<&str> = src.lines().collect();
+        for e in &mut self.errors {
+            if let Some(text) = e.line.checked_sub(1).and_then(|k| lines.get(k)) {
+                e.at = Caret::of(&e.msg, text);
+            }
+        }
+    }
+}
 
 /// One error as it is kept: (line, order found, message, the line and text of its note).
 type Kept = (usize, u64, String, Option<(usize, String)>);
@@ -143,6 +205,7 @@ impl<'a> Errs<'a> {
                 line,
                 msg,
             }),
+            at: None,
         };
         let errors = self
             .fatal

@@ -14,7 +14,7 @@ mod passes;
 mod source_map;
 mod table;
 
-pub use errors::{AsmError, AsmErrors, AsmNote, MAX_ASM_ERRORS};
+pub use errors::{AsmError, AsmErrors, AsmNote, Caret, MAX_ASM_ERRORS};
 pub use image::{McImage, IMAGE_FORMAT};
 pub use source_map::{SourceMap, StoreKind, StoreSource};
 
@@ -159,7 +159,10 @@ pub fn assemble(src: &str, file: &str) -> Result<McImage, AsmErrors> {
 
 /// [`assemble`], with the source map of the image (file `file`, lines of `src`).
 pub fn assemble_mapped(src: &str, file: &str) -> Result<(McImage, SourceMap), AsmErrors> {
-    passes::assemble(src, file)
+    passes::assemble(src, file).map_err(|mut e| {
+        e.mark_columns(src);
+        e
+    })
 }
 
 #[cfg(test)]

@@ -399,7 +399,22 @@ mod tests {
         let e = assemble("a: dispatch\nb: dispatch\na: dispatch\n", "t.pp5uc").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "t.pp5uc:3: label `a` defined twice\nt.pp5uc:1: note: first defined here"
+            "t.pp5uc:3: label `a` defined twice\n  | a: dispatch\n  | ^\n\
+             t.pp5uc:1: note: first defined here"
+        );
+    }
+
+    /// An error shows its line with a caret under the token it is about (issue 37 item 9).
+    #[test]
+    fn an_error_marks_its_token_with_a_caret() {
+        let src = "a:  r=0 w=mem[0]  bogus=1 dispatch\n";
+        let e = assemble(src, "c.pp5uc").unwrap_err();
+        let at = e.errors[0].at.as_ref().expect("a caret");
+        assert_eq!((at.column, at.len), (19, 7), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("\n  | a:  r=0 w=mem[0]  bogus=1 dispatch\n  |                   ^^^^^^^"),
+            "{text}"
         );
     }
 }
