@@ -241,11 +241,12 @@ fn bits(v: u64, width: u32) -> String {
 pub fn write(path: &Path, run: &FrameRun) -> io::Result<Vec<SignalInfo>> {
     let mut t = build(run).map_err(io::Error::other)?;
     let steps = steps(&mut t);
-    if path.extension().is_some_and(|e| e == "fst") {
-        write_fst(path, &t, &steps)?;
-    } else {
-        write_vcd(path, &t, &steps)?;
-    }
+    // Whole or not at all, under a temporary name, as every other output (out_file).
+    let fst = path.extension().is_some_and(|e| e == "fst");
+    crate::out_file::write_with(path, |p| match fst {
+        true => write_fst(p, &t, &steps),
+        false => write_vcd(p, &t, &steps),
+    })?;
     let infos: Vec<SignalInfo> = t
         .signals
         .iter()
@@ -259,7 +260,7 @@ pub fn write(path: &Path, run: &FrameRun) -> io::Result<Vec<SignalInfo>> {
     crate::trace::write_gtkw(&gtkw, path, &gtkw_order(&infos), 0, run.cycles.max(1))?;
     if let Some(filter) = node_filter_path() {
         let text = std::fs::read_to_string(&gtkw)?;
-        std::fs::write(&gtkw, with_node_filter(&text, &filter))?;
+        crate::out_file::write(&gtkw, with_node_filter(&text, &filter))?;
     }
     Ok(infos)
 }
