@@ -194,8 +194,9 @@ enum Show {
     Other(Ts),
 }
 
-/// One element of a field: its bits, its pack and unpack (to its value for derived signals)
-/// at bit offset `__o` of words `__w`, and how it is shown from its value `local`.
+/// One element of a field: its bits, its pack (its part of word `__k`) and unpack (to its
+/// value for derived signals) at bit offset `__o` of words `__w`, and how it is shown from
+/// its value `local`.
 struct Part {
     /// Its width if known here (a literal), for the layout: the widest first.
     key: u32,
@@ -244,7 +245,7 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
                 _ => 0,
             },
             bits: quote!(#n),
-            pack: quote!(#rt::put(__w, __o, #n, (#value) as u64)),
+            pack: quote!(#rt::part((#value) as u64, __o, #n, __k)),
             unpack: quote!(#rt::get(__w, __o, #n)),
             show: match is_one(n) {
                 true => Show::Bit(name.to_string(), local),
@@ -257,7 +258,7 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
         Kind::Name(None) => {
             let bits = quote!(#rt::bits_for(<#ty as #rt::WaveEnum>::NAMES.len()));
             Part {
-                pack: quote!(#rt::put(__w, __o, #bits, #rt::WaveEnum::code(&#value))),
+                pack: quote!(#rt::part(#rt::WaveEnum::code(&#value), __o, #bits, __k)),
                 unpack: quote!(<#ty as #rt::WaveEnum>::from_code(#rt::get(__w, __o, #bits))),
                 show: Show::Other(quote!(__t.text_static(#name, #rt::WaveEnum::name(&#local));)),
                 bits,
@@ -269,11 +270,11 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
             let inner = option_inner(ty)?;
             let bits = quote!(#rt::bits_for(<#inner as #rt::WaveEnum>::NAMES.len() + 1));
             Part {
-                pack: quote!(#rt::put(
-                    __w,
+                pack: quote!(#rt::part(
+                    (#value).as_ref().map_or(0, |e| 1 + #rt::WaveEnum::code(e)),
                     __o,
                     #bits,
-                    (#value).as_ref().map_or(0, |e| 1 + #rt::WaveEnum::code(e))
+                    __k
                 )),
                 unpack: quote!(match #rt::get(__w, __o, #bits) {
                     0 => None,
@@ -299,7 +300,7 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
             Part {
                 key: 0,
                 bits: quote!(<#ty as #rt::Wave>::BITS),
-                pack: quote!(#rt::Wave::pack(&#value, __w, __o)),
+                pack: quote!(#rt::Wave::word(&#value, __o, __k)),
                 unpack: quote!(__o),
                 show: Show::Other(quote!(<#ty as #rt::Wave>::show(__w, #local, #name, __t);)),
                 check: quote!(),
@@ -449,9 +450,11 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         sum = quote!(#sum + #b);
     }
     let bits = sum;
+    // Each word is one expression: the parts of every element (those not in it are 0 once
+    // `at` and `__k` are constants, so each word is built in registers and stored once).
     let pack = order.iter().map(|&k| {
         let (o, pk) = (&off[k], &elems[k].2);
-        quote! { { let __o = at + (#o); #pk; } }
+        quote! { | { let __o = at + (#o); #pk } }
     });
     let unpack = owners.iter().map(|(fid, array, range)| {
         let values = range.clone().map(|k| {
@@ -475,8 +478,9 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         impl #rt::Wave for #ident {
             const BITS: u32 = #bits;
             #[inline(always)]
-            fn pack(&self, __w: &mut [u64], at: u32) {
-                #(#pack)*
+            #[allow(clippy::identity_op)]
+            fn word(&self, at: u32, __k: usize) -> u64 {
+                0 #(#pack)*
             }
             #[allow(unused_assignments, unused_variables, clippy::unnecessary_cast)]
             fn show(__w: &[u64], at: u32, __name: &str, __t: &mut dyn #rt::Tracer) {
@@ -496,9 +500,7 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
             /// The record's words.
             #[inline(always)]
             pub fn words(&self) -> [u64; <#ident>::#words_ident] {
-                let mut w = [0u64; <#ident>::#words_ident];
-                #rt::Wave::pack(self, &mut w, 0);
-                w
+                #rt::words(self)
             }
             /// The record's signals from its words (a `Decode`).
             pub fn decode(w: &[u64], t: &mut dyn #rt::Tracer) {
@@ -589,8 +591,8 @@ fn wave_enum(input: &DeriveInput) -> syn::Result<Ts> {
         impl #rt::Wave for #ident {
             const BITS: u32 = #rt::bits_for(<#ident as #rt::WaveEnum>::NAMES.len());
             #[inline(always)]
-            fn pack(&self, w: &mut [u64], at: u32) {
-                #rt::put(w, at, <Self as #rt::Wave>::BITS, #rt::WaveEnum::code(self))
+            fn word(&self, at: u32, k: usize) -> u64 {
+                #rt::part(#rt::WaveEnum::code(self), at, <Self as #rt::Wave>::BITS, k)
             }
             fn show(w: &[u64], at: u32, name: &str, t: &mut dyn #rt::Tracer) {
                 let code = #rt::get(w, at, <Self as #rt::Wave>::BITS) as usize;

@@ -111,13 +111,15 @@ pub trait Traced {
 
 /// A record, or a part of one, shown from bits of its words: `#[derive(Wave)]` (the
 /// `pp5-derive` crate documents its attributes) generates this from the struct, so that its
-/// packing ([`Wave::pack`], the struct's `words`) and its signals ([`Wave::show`], the
+/// packing ([`Wave::word`], the struct's `words`) and its signals ([`Wave::show`], the
 /// struct's `decode`) come from one description.
 pub trait Wave {
     /// Bits it takes in a record.
     const BITS: u32;
-    /// Pack into `w` from bit `at` (whose bits are 0).
-    fn pack(&self, w: &mut [u64], at: u32);
+    /// Its part of word `k` of a record it lies in from bit `at` (0 where it has no bits
+    /// there): one expression, the OR of its fields' [`part`]s, so that with `at` and `k`
+    /// constants (inlined) each word is built in registers ([`words`]).
+    fn word(&self, at: u32, k: usize) -> u64;
     /// Show its signals from the bits of `w` from `at`, as `name`: a record's in a scope of
     /// that name (none if empty), an enum's as a text signal.
     fn show(w: &[u64], at: u32, name: &str, t: &mut dyn Tracer);
@@ -175,18 +177,37 @@ const fn low(width: u32) -> u64 {
     u64::MAX >> (64 - width)
 }
 
-/// Put the low `width` bits of `v` into `w` from bit `at` (those bits being 0).
+/// The part of word `k` of the low `width` bits of `v` put from bit `at` (0 if none of
+/// them is in word `k`).
 #[inline(always)]
-pub fn put(w: &mut [u64], at: u32, width: u32, v: u64) {
+pub const fn part(v: u64, at: u32, width: u32, k: usize) -> u64 {
     let (i, s, v) = ((at / 64) as usize, at % 64, v & low(width));
-    if let Some(x) = w.get_mut(i) {
-        *x |= v << s;
+    if i == k {
+        v << s
+    } else if i + 1 == k && s + width > 64 {
+        v >> (64 - s)
+    } else {
+        0
     }
-    if s + width > 64 {
-        if let Some(x) = w.get_mut(i + 1) {
-            *x |= v >> (64 - s);
-        }
+}
+
+/// The `N` words of record `x` ([`Wave::word`] from bit 0), each stored once: the first 8
+/// unrolled, so that each is built in registers whatever the optimiser's unrolling.
+#[inline(always)]
+pub fn words<T: Wave + ?Sized, const N: usize>(x: &T) -> [u64; N] {
+    let mut w = [0u64; N];
+    macro_rules! unrolled {
+        ($($k:literal)*) => {$(
+            if let Some(v) = w.get_mut($k) {
+                *v = x.word(0, $k);
+            }
+        )*};
     }
+    unrolled!(0 1 2 3 4 5 6 7);
+    for (k, v) in w.iter_mut().enumerate().skip(8) {
+        *v = x.word(0, k);
+    }
+    w
 }
 
 /// The `width` bits of `w` from bit `at` (0 past its end).

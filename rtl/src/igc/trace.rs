@@ -5,7 +5,7 @@
 use super::microinstruction;
 use super::opcode::OpcodeWord;
 use super::{Igc, IgcState};
-use crate::trace::{get, put, DecodeWith, Tracer, Wave, WaveEnum};
+use crate::trace::{get, part, DecodeWith, Tracer, Wave, WaveEnum};
 use std::sync::Arc;
 
 /// Per microinstruction address: `(routine+offset, file:line)` ([`IgcNames::set_uinsts`]).
@@ -125,12 +125,12 @@ struct Fetched([u32; 4]);
 impl Wave for Fetched {
     const BITS: u32 = 128;
     #[inline(always)]
-    fn pack(&self, w: &mut [u64], at: u32) {
+    fn word(&self, at: u32, k: usize) -> u64 {
         let [a, b, c, d] = self.0.map(u64::from);
-        put(w, at, 32, a);
-        put(w, at + 32, 32, b);
-        put(w, at + 64, 32, c);
-        put(w, at + 96, 32, d);
+        part(a, at, 32, k)
+            | part(b, at + 32, 32, k)
+            | part(c, at + 64, 32, k)
+            | part(d, at + 96, 32, k)
     }
     fn show(w: &[u64], at: u32, _: &str, t: &mut dyn Tracer) {
         let words = std::array::from_fn(|k| get(w, at + 32 * k as u32, 32) as u32);
