@@ -413,7 +413,9 @@ mod tests {
         assert_eq!((at.column, at.len), (19, 7), "{e}");
         let text = e.to_string();
         assert!(
-            text.contains("\n  | a:  r=0 w=mem[0]  bogus=1 dispatch\n  |                   ^^^^^^^"),
+            text.contains(
+                "\n  | a:  r=0 w=mem[0]  bogus=1 dispatch\n  |                   ^^^^^^^"
+            ),
             "{text}"
         );
     }
