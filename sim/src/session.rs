@@ -8,7 +8,7 @@
 //! [`Testbench`]: https://docs.rs/pp5-testbench
 
 use crate::asm::microcode::McImage;
-use crate::engine::{Sim, SimOptions, StopReason};
+use crate::engine::{Resume, Sim, SimOptions, StopReason};
 use crate::out_file::{self, named, OutFile};
 use crate::stream::Stream;
 use crate::trace::board::BoardTrace;
@@ -217,6 +217,19 @@ fn emc_mask(emcs: &[usize]) -> Result<u64, RunError> {
 /// the file.
 pub fn run(
     spec: RunSpec,
+    progress: impl FnMut(u64, u64, u64),
+    interrupt: Option<&std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> Result<RunResult, RunError> {
+    run_then(spec, &[], |_, _| {}, progress, interrupt)
+}
+
+/// [`run`], going on from a breakpoint stop as each of `then` says in turn (gdb's `stepi`,
+/// `next`, `finish`, `continue`: `pp5 run --then`); `on_stop` is shown each stop gone on
+/// from. A run that ends otherwise (done, the cycle limit) takes no more of `then`.
+pub fn run_then(
+    spec: RunSpec,
+    then: &[Resume],
+    mut on_stop: impl FnMut(&Sim, &StopReason),
     mut progress: impl FnMut(u64, u64, u64),
     interrupt: Option<&std::sync::Arc<std::sync::atomic::AtomicBool>>,
 ) -> Result<RunResult, RunError> {
@@ -258,7 +271,15 @@ pub fn run(
         if wave.is_none() {
             wave = create(&sim)?;
         }
-        stop = sim.run(wave.as_mut(), progress);
+        stop = sim.run(wave.as_mut(), &mut progress);
+        for &how in then {
+            match &stop {
+                Ok(at @ StopReason::Breakpoint(_)) => on_stop(&sim, at),
+                _ => break,
+            }
+            sim.resume(how);
+            stop = sim.run(wave.as_mut(), &mut progress);
+        }
     } else if wave.is_none() {
         // The boot itself did not finish: the waveform holds the state where it stopped
         // (and its `.gtkw`), and the result says why.

@@ -30,10 +30,30 @@ five_l:  r=1 w=mem[dst+i] i++ loop five_l
          dispatch
 ";
 
+/// FIVE, and TWICE, which CALLs a subroutine twice.
+const CALLS: &str = "\
+.command FIVE(dst:addr) -> five
+five:    i=0 l=#5
+five_l:  r=1 w=mem[dst+i] i++ loop five_l
+         dispatch
+.command TWICE(dst:addr) -> twice
+twice:   i=0
+         CALL tw_sub
+         CALL tw_sub
+         dispatch
+tw_sub:  r=1 w=mem[dst+i] i++
+         RETURN
+";
+
 /// The shipped sources and `mine.pp5uc` as `--microcode` arguments.
 fn microcode(s: &Scratch) -> Vec<String> {
+    microcode_with(s, MINE)
+}
+
+/// The shipped sources and `mine.pp5uc` holding `mine` as `--microcode` arguments.
+fn microcode_with(s: &Scratch, mine: &str) -> Vec<String> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/microcode");
-    let mine = s.file("mine.pp5uc", MINE);
+    let mine = s.file("mine.pp5uc", mine);
     let mut args = Vec::new();
     for f in [
         format!("{root}/standard.pp5uc"),
@@ -476,12 +496,7 @@ fn stop_json(s: &Scratch, stream: &str, extra: &[&str]) -> (serde_json::Value, S
 
 /// The value `--peek 0,0,10,5` printed: FIVE 10's bits written so far.
 fn peeked(stderr: &str) -> u64 {
-    stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("peek pixel (0,0) mem[10:5] = "))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no peek in {stderr}"))
+    peeked_at(stderr, 10, 5)
 }
 
 /// `--until` stops before the microinstruction runs (gdb's convention): the IGC is at it,
@@ -546,6 +561,14 @@ fn conditional_breakpoints_and_watchpoints() {
     assert_eq!(peeked(&err), 0b00111, "{err}");
     assert_eq!(j["stop_report"]["igc"]["l"], 2);
     assert_eq!(j["stop_report"]["spec"], "five_l if renderer.igc.l == 2");
+    // Which time the IGC got there, the condition held or not (the fourth: l counts down).
+    assert!(
+        j["stop"]["Breakpoint"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("(renderer.igc.l == 2; the IGC got there 4 times)")),
+        "{}",
+        j["stop"]
+    );
     // A register: FIVE+0 loads l = 5.
     let (j, _) = stop_json(&s, st, &["--watch", "renderer.igc.l"]);
     let r = &j["stop_report"];
@@ -612,4 +635,92 @@ fn several_breakpoints_in_one_run() {
     let (j, _) = stop_json(&s, st, &["--until", "five_l#9", "--break", "five#2"]);
     assert_eq!(j["stop_report"]["breakpoint"], 1);
     assert_eq!(j["stop_report"]["next"]["at"], "FIVE+0");
+}
+
+/// `--then` goes on from a stop as gdb's commands do, in order: `next` over the rest of a
+/// loop and over a CALL, `step` one microinstruction, `finish` out of a subroutine and out of
+/// a command's routine, `continue` to a breakpoint's next time. Each stop gone on from is
+/// reported on stderr; the report, the JSON's stop report and the exit code are the last
+/// stop's.
+#[test]
+fn then_goes_on_from_a_stop_as_gdb_does() {
+    let s = Scratch::new();
+    let then = |extra: &[&str]| {
+        let st = s.file("s.pp5s", "SETENABS\nFIVE 10\nTWICE 20\n");
+        let mut args: Vec<String> = vec!["run".into(), st.display().to_string()];
+        args.extend(microcode_with(&s, CALLS));
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args.extend(["--report", "json", "--peek", "0,0,20,2"].map(String::from));
+        let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
+            .args(&args)
+            .output()
+            .expect("run pp5");
+        let err = text(&o.stderr);
+        // (A usage error prints no report.)
+        let j = serde_json::from_slice(&o.stdout).unwrap_or(serde_json::Value::Null);
+        (o.status.code(), j, err)
+    };
+    let at = |j: &serde_json::Value| j["stop_report"]["next"]["at"].clone();
+    // FIVE+0, then over the rest of the bit loop to its dispatch.
+    let (code, j, err) = then(&["--until", "five", "--then", "next", "--then", "next"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(at(&j), "FIVE+2", "{err}");
+    assert_eq!(err.matches("\n  backtrace:").count(), 3, "a report per stop: {err}");
+    assert_eq!(err.matches(": next: the IGC is about to execute").count(), 2, "{err}");
+    // Over a CALL: the subroutine ran once (one bit written), the IGC is at the second.
+    let (_, j, err) = then(&["--until", "twice", "--then", "next", "--then", "next"]);
+    assert_eq!(at(&j), "TWICE+2", "{err}");
+    assert_eq!(peeked_at(&err, 20, 2), 0b01, "{err}");
+    // Into the subroutine, and finish: back after its CALL.
+    let (_, j, err) = then(&["--until", "tw_sub", "--then", "finish"]);
+    assert_eq!(at(&j), "TWICE+2", "{err}");
+    let kinds: Vec<_> = j["stop_report"]["backtrace"]
+        .as_array()
+        .expect("backtrace")
+        .iter()
+        .map(|f| f["kind"].clone())
+        .collect();
+    assert_eq!(kinds, ["next", "command"], "returned: no call frame left");
+    assert!(err.contains("finish: the routine returned"), "{err}");
+    // finish in a command's routine: until it dispatches.
+    let (_, j, err) = then(&["--until", "twice", "--then", "finish"]);
+    assert_eq!(j["stop_report"]["igc"]["state"], "WAIT_CMD", "{err}");
+    assert_eq!(peeked_at(&err, 20, 2), 0b11, "{err}");
+    // step: one microinstruction.
+    let (_, j, err) = then(&["--until", "twice", "--then", "step"]);
+    assert_eq!(at(&j), "TWICE+1", "{err}");
+    assert!(err.contains("step: the IGC executed PC"), "{err}");
+    // continue: to the breakpoint's next time (from its first, it stops every time).
+    let (_, j, err) = then(&["--until", "tw_sub", "--then", "continue"]);
+    assert!(
+        j["stop"]["Breakpoint"]
+            .as_str()
+            .is_some_and(|m| m.contains("2nd time")),
+        "{err}"
+    );
+    assert_eq!(peeked_at(&err, 20, 2), 0b01, "{err}");
+    // Past the end: the run finishes, says so, and exits 7 as a breakpoint missed.
+    let (code, j, err) = then(&["--until", "twice", "--then", "finish", "--then", "next"]);
+    assert_eq!(code, Some(7), "{err}");
+    let all = j.to_string();
+    assert!(all.contains("`next` was never reached"), "{all}");
+    assert!(
+        all.contains("the breakpoint twice was not reached again: the IGC executed it once in all"),
+        "{all}"
+    );
+    // Nothing to go on from, or no such command: usage errors.
+    let (code, _, err) = then(&["--then", "next"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--then goes on from a stop"), "{err}");
+}
+
+/// The value `--peek 0,0,A,L` printed.
+fn peeked_at(stderr: &str, a: u32, l: u32) -> u64 {
+    let prefix = format!("peek pixel (0,0) mem[{a}:{l}] = ");
+    stderr
+        .lines()
+        .find_map(|x| x.strip_prefix(prefix.as_str()))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no peek in {stderr}"))
 }

@@ -20,6 +20,45 @@ use pp5_rtl::igc::IgcState;
 use pp5_rtl::renderer::TraceView;
 use pp5_rtl::Renderer;
 
+/// How a run stopped at a breakpoint goes on, as gdb's commands (`pp5 run --then`,
+/// [`super::Sim::resume`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resume {
+    /// gdb's `stepi`: after the next microinstruction the IGC executes.
+    Step,
+    /// gdb's `next`: over a CALL, or at a loop's last line over the rest of the loop.
+    Next,
+    /// gdb's `finish`: until the routine returns.
+    Finish,
+    /// gdb's `continue`: to the next breakpoint or watchpoint reached.
+    Continue,
+}
+
+impl Resume {
+    /// `step`, `next`, `finish` or `continue` (gdb's short forms `s`, `n`, `fin`, `c` too).
+    pub fn parse(s: &str) -> Result<Resume, String> {
+        match s.trim() {
+            "step" | "s" | "stepi" | "si" => Ok(Resume::Step),
+            "next" | "n" => Ok(Resume::Next),
+            "finish" | "fin" => Ok(Resume::Finish),
+            "continue" | "c" => Ok(Resume::Continue),
+            other => Err(format!(
+                "`{other}` is not a way to go on: use step, next, finish or continue"
+            )),
+        }
+    }
+
+    /// The one-shot breakpoint it adds to those set.
+    fn until(self) -> Option<Until> {
+        match self {
+            Resume::Step => Some(Until::NextUinst),
+            Resume::Next => Some(Until::Next),
+            Resume::Finish => Some(Until::Finish),
+            Resume::Continue => None,
+        }
+    }
+}
+
 /// Where to stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Until {
@@ -81,6 +120,12 @@ impl Until {
             .map_err(|e| format!("--watch {spec}: {e}"))
     }
 
+    /// A stop that holds for one run only: `step`, `next` and `finish` are taken off when
+    /// the run goes on from a stop ([`Breakpoints::resume`]).
+    pub fn one_shot(&self) -> bool {
+        matches!(self, Until::NextUinst | Until::Next | Until::Finish)
+    }
+
     /// The "after" form of a breakpoint on a microinstruction (others are unchanged).
     pub fn after(self) -> Until {
         match self {
@@ -132,6 +177,8 @@ struct Stop {
     cond: Option<Cond>,
     /// Times reached so far (where the condition held).
     hits: u64,
+    /// Times reached so far, the condition held or not.
+    passes: u64,
     /// Reached at this cycle's end, waiting for its condition to be checked.
     pending: bool,
     /// A watchpoint's last value (a condition's: 0 or 1).
@@ -140,6 +187,26 @@ struct Stop {
     start: (u16, usize, u64),
     /// A cycle breakpoint that fired (it fires once).
     spent: bool,
+}
+
+impl Stop {
+    fn new(u: Until, board: &Renderer) -> Stop {
+        let igc = &board.igc;
+        let (until, cond) = match u {
+            Until::If(u, c) => (*u, Some(c)),
+            u => (u, None),
+        };
+        Stop {
+            until,
+            cond,
+            hits: 0,
+            passes: 0,
+            pending: false,
+            old: None,
+            start: (igc.pc, igc.fc.addrs.depth(), igc.commands),
+            spent: false,
+        }
+    }
 }
 
 /// The breakpoints and watchpoints of a run: an observer of the board.
@@ -177,6 +244,15 @@ fn ordinal(n: u64) -> String {
 }
 
 /// ` for the 3rd time` (nothing for the first).
+/// `once`, `twice`, `5 times`.
+fn times(n: u64) -> String {
+    match n {
+        1 => "once".into(),
+        2 => "twice".into(),
+        n => format!("{n} times"),
+    }
+}
+
 fn time(n: u64) -> String {
     if n == 1 {
         String::new()
@@ -190,25 +266,7 @@ impl Breakpoints {
     /// armed: [`Breakpoints::arm`]).
     pub fn new(list: Vec<Until>, board: &Renderer) -> Breakpoints {
         let igc = &board.igc;
-        let start = (igc.pc, igc.fc.addrs.depth(), igc.commands);
-        let stops: Vec<Stop> = list
-            .into_iter()
-            .map(|u| {
-                let (until, cond) = match u {
-                    Until::If(u, c) => (*u, Some(c)),
-                    u => (u, None),
-                };
-                Stop {
-                    until,
-                    cond,
-                    hits: 0,
-                    pending: false,
-                    old: None,
-                    start,
-                    spent: false,
-                }
-            })
-            .collect();
+        let stops: Vec<Stop> = list.into_iter().map(|u| Stop::new(u, board)).collect();
         Breakpoints {
             watching: stops.iter().any(|s| matches!(s.until, Until::Watch(_))),
             stops,
@@ -235,6 +293,23 @@ impl Breakpoints {
         for (s, &h) in self.stops.iter_mut().zip(hits) {
             s.hits = h;
         }
+    }
+
+    /// Go on from a stop as `how` says: the breakpoints set stay, with their hit counts (a
+    /// breakpoint reached its N-th time stops again at each later time, as gdb's), the
+    /// one-shot ones (`step`, `next`, `finish`) are taken off, and `how`'s is added; all
+    /// are armed from the board as `view` shows it.
+    pub fn resume(&mut self, how: Resume, view: &TraceView) {
+        self.stops.retain(|s| !s.until.one_shot());
+        self.stops
+            .extend(how.until().map(|u| Stop::new(u, view.board)));
+        self.watching = self
+            .stops
+            .iter()
+            .any(|s| matches!(s.until, Until::Watch(_)));
+        self.reached = None;
+        self.last = None;
+        self.arm(view);
     }
 
     /// Each breakpoint's hit count so far.
@@ -333,7 +408,10 @@ impl Breakpoints {
         let s = &mut self.stops[k];
         s.hits += 1;
         let cycle = board.cycle;
-        let cond = s.cond.as_ref().map_or(String::new(), |c| format!(" ({c})"));
+        // A conditional stop says how often the IGC got there, the condition held or not.
+        let cond = s.cond.as_ref().map_or(String::new(), |c| {
+            format!(" ({c}; the IGC got there {})", times(s.passes))
+        });
         let msg = match &s.until {
             Until::Uinst { pc, hits, name } => (s.hits >= *hits).then(|| {
                 format!(
@@ -355,7 +433,7 @@ impl Breakpoints {
                 Some(format!("breakpoint: cycle {c} reached{cond}"))
             }
             Until::NextUinst => Some(format!(
-                "breakpoint: the IGC executed PC {} in cycle {}",
+                "step: the IGC executed PC {} in cycle {}",
                 pc_text(board.igc.last_pc),
                 cycle - 1
             )),
@@ -363,7 +441,12 @@ impl Breakpoints {
                 "next: the IGC is about to execute PC {} in cycle {cycle}",
                 pc_text(board.igc.pc)
             )),
-            Until::Finish => Some(if runs(board.igc.state) {
+            Until::Finish => Some(if board.igc.commands != s.start.2 {
+                format!(
+                    "finish: the command's routine dispatched; the next command's is about to execute PC {} in cycle {cycle}",
+                    pc_text(board.igc.pc)
+                )
+            } else if runs(board.igc.state) {
                 format!(
                     "finish: the routine returned; the IGC is about to execute PC {} in cycle {cycle}",
                     pc_text(board.igc.pc)
@@ -404,10 +487,7 @@ impl Breakpoints {
     pub fn missed(&self) -> String {
         let one = |s: &Stop| match &s.until {
             Until::Uinst { name, hits, .. } | Until::After { name, hits, .. } => {
-                let times = match s.hits {
-                    1 => "once".to_string(),
-                    n => format!("{n} times"),
-                };
+                let times = times(s.hits);
                 let cond = s
                     .cond
                     .as_ref()
@@ -419,11 +499,19 @@ impl Breakpoints {
                 };
                 if s.hits == 0 {
                     format!("the breakpoint {name}{cond} was never reached: the IGC never {there}")
+                } else if s.hits >= *hits {
+                    // Reached before the run went on from it (`--then continue`).
+                    format!(
+                        "the breakpoint {name}{cond} was not reached again: the IGC {there} {times} in all"
+                    )
                 } else {
                     format!(
                         "the breakpoint {name}#{hits}{cond} was never reached: the IGC {there} {times}"
                     )
                 }
+            }
+            Until::Cycle(c) if s.hits > 0 => {
+                format!("the breakpoint at cycle {c} stopped the run once; it stops only once")
             }
             Until::Cycle(c) if s.spent => format!(
                 "the breakpoint at cycle {c} was never reached: the run was past it when it \
@@ -448,6 +536,7 @@ impl Breakpoints {
             if let Until::Cycle(c) = s.until {
                 if cycle >= c && !s.spent && s.cond.is_none() {
                     self.stops[k].spent = true;
+                    self.stops[k].hits += 1;
                     self.fire(k, Some(format!("breakpoint: cycle {c} reached")), None);
                 }
             }
@@ -457,6 +546,7 @@ impl Breakpoints {
     /// Stop `k` was reached this cycle: counted now, or its condition checked in
     /// [`Breakpoints::view`].
     fn reach(&mut self, k: usize, board: &Renderer) {
+        self.stops[k].passes += 1;
         if self.stops[k].cond.is_some() {
             self.stops[k].pending = true;
             self.pending = true;

@@ -28,7 +28,7 @@ pub mod suite_coverage;
 mod watch;
 
 use self::board_events::BoardEvents;
-pub use self::breakpoint::{Breakpoints, Hit, Until};
+pub use self::breakpoint::{Breakpoints, Hit, Resume, Until};
 pub use self::bs_log::{BsCommandLog, TransferLog};
 pub use self::command_log::CommandLog;
 use self::deadlock::DeadlockWatch;
@@ -376,6 +376,21 @@ impl Sim {
         match &self.breakpoint {
             Some(b) => b.check(&self.trace.view(&self.board)),
             None => Ok(()),
+        }
+    }
+
+    /// Go on from a breakpoint stop as gdb's `stepi`, `next`, `finish` or `continue`
+    /// ([`Breakpoints::resume`]): the next [`Sim::run`] stops there. Without breakpoints
+    /// (the run did not stop at one) only `step`, `next` and `finish` are set.
+    pub fn resume(&mut self, how: Resume) {
+        let view = self.trace.view(&self.board);
+        match &mut self.breakpoint {
+            Some(b) => b.resume(how, &view),
+            None => {
+                let mut b = Breakpoints::new(Vec::new(), &self.board);
+                b.resume(how, &view);
+                self.breakpoint = Some(b);
+            }
         }
     }
 

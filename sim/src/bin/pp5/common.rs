@@ -4,6 +4,7 @@
 use crate::{input, Fail, EXIT_IO, EXIT_USAGE};
 use clap::Args;
 use pp5_sim::asm::microcode::{self, McImage};
+use pp5_sim::engine::Resume;
 use pp5_sim::microcode_view::MicrocodeSources;
 use pp5_sim::stream::{binary, text, Stream};
 use std::path::{Path, PathBuf};
@@ -118,6 +119,13 @@ pub struct Common {
     /// changed (the waveform ends there).
     #[arg(long, value_name = "SIGNAL[ OP VALUE]")]
     pub watch: Vec<String>,
+    /// After a breakpoint or watchpoint stops the run, go on as gdb's command (repeatable,
+    /// in order): `step` (one microinstruction), `next` (over a CALL, or at a loop's last
+    /// line over the rest of the loop), `finish` (until the routine returns) or `continue`
+    /// (to the next breakpoint reached). Each stop gone on from is reported on stderr; the
+    /// report, the waveform and the exit code are the last stop's.
+    #[arg(long, value_name = "step|next|finish|continue", value_parser = Resume::parse)]
+    pub then: Vec<Resume>,
 }
 
 fn parse_xy(s: &str) -> Result<(usize, usize), String> {

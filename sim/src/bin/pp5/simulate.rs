@@ -4,14 +4,14 @@
 use crate::common::Common;
 use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
 use pp5_sim::asm::microcode::McImage;
-use pp5_sim::engine::{Keep, SimOptions, StopReason, StopReport, TxSink, Until};
+use pp5_sim::engine::{Keep, Resume, Sim, SimOptions, StopReason, StopReport, TxSink, Until};
 use pp5_sim::microcode_view::annotate::Annotation;
 use pp5_sim::microcode_view::profile::Profile;
 use pp5_sim::microcode_view::{coverage, MicrocodeSources};
 use pp5_sim::out_file;
 use pp5_sim::records::{MAX_REPORT_MESSAGES, MAX_REPORT_RECORDS};
 use pp5_sim::report::Summary;
-use pp5_sim::session::{run, RunError, RunResult, RunSpec, WaveSpec};
+use pp5_sim::session::{run_then, RunError, RunResult, RunSpec, WaveSpec};
 use pp5_sim::stream::binary::SentWriter;
 use pp5_sim::stream::Stream;
 use pp5_sim::trace::{gtkwave_command, TraceConfig, WaveFormat};
@@ -68,8 +68,14 @@ fn wave_spec(common: &Common, path: PathBuf, sources: Option<&MicrocodeSources>)
 }
 
 /// Run `spec` with a progress bar (shown once a run is long), stopped by Ctrl-C, SIGTERM or
-/// SIGHUP ([`crate::interrupt`]).
-fn run_with_progress(spec: RunSpec, total_words: u64) -> Result<RunResult, Fail> {
+/// SIGHUP ([`crate::interrupt`]), going on from breakpoint stops as `then` says (each stop
+/// gone on from is reported on stderr, with `sources`' lines).
+fn run_with_progress(
+    spec: RunSpec,
+    total_words: u64,
+    then: &[Resume],
+    sources: Option<&MicrocodeSources>,
+) -> Result<RunResult, Fail> {
     let interrupt = crate::interrupt::flag();
     let bar = indicatif::ProgressBar::new(total_words.max(1));
     bar.set_style(
@@ -85,7 +91,12 @@ fn run_with_progress(spec: RunSpec, total_words: u64) -> Result<RunResult, Fail>
             bar.set_message(format!("{cycle} cycles"));
         }
     };
-    let result = run(spec, progress, Some(&interrupt));
+    let on_stop = |sim: &Sim, _: &StopReason| {
+        if let Some(report) = StopReport::of(sim, sources) {
+            bar.suspend(|| errln!("{}", report.text().trim_end()));
+        }
+    };
+    let result = run_then(spec, then, on_stop, progress, Some(&interrupt));
     bar.finish_and_clear();
     result.map_err(|e| match e {
         RunError::Input(m) => input(m),
@@ -113,6 +124,13 @@ fn breakpoints(common: &Common, image: &McImage) -> Result<Vec<Until>, Fail> {
     list.extend(common.until_cycle.map(Until::Cycle));
     for spec in &common.watch {
         list.push(Until::watch(spec).map_err(usage)?);
+    }
+    if list.is_empty() && !common.then.is_empty() {
+        return Err(usage(
+            "--then goes on from a stop: set a breakpoint or watchpoint to stop at first \
+             (--until, --until-after, --until-cycle or --watch)"
+                .into(),
+        ));
     }
     Ok(list)
 }
@@ -147,7 +165,7 @@ pub fn simulate(
         },
         wave: wave.clone(),
     };
-    let mut r = run_with_progress(spec, stream.total_words() as u64)?;
+    let mut r = run_with_progress(spec, stream.total_words() as u64, &common.then, sources)?;
     // gdb's stop: where, the source line, the registers, the backtrace (before the report
     // takes the command records).
     let stop_report = matches!(r.stop, StopReason::Breakpoint(_))
