@@ -6,6 +6,7 @@ Small studies (a fraction of a second each) keep the file under a minute on 2 co
 
 import json
 import os
+import pathlib
 import signal
 import subprocess
 import sys
@@ -169,6 +170,30 @@ def test_board_runs(client):
         assert df["cycles"][i] == out.cycles and df["ok"][i] == out.ok
         assert df["boot_cycles"][i] == board.boot_cycles
         assert df["command_cycles"][i] == sum(c for _, c in out.command_cycles)
+
+
+def test_parquet_holds_the_rows_and_a_failed_write_keeps_the_old_file(client, tmp_path,
+                                                                      monkeypatch):
+    pytest.importorskip("pyarrow")
+    grid = {"scene": "triangle", "screen": "128x128", "renderers": [1, 2]}
+    out = tmp_path / "s.parquet"
+    df = pp5.sweep(grid, client, progress=False, out=out)
+    back = pd.read_parquet(out)
+    pd.testing.assert_frame_equal(back, df)
+    assert list(back["renderers"]) == [1, 2] and (back["frame_cycles"] > 0).all()
+
+    # A write that fails half way (a full disk) leaves the file that was there, and nothing
+    # beside it.
+    def fails(self, path, *a, **k):
+        pathlib.Path(path).write_bytes(b"PAR1 half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", fails)
+    before = out.read_bytes()
+    with pytest.raises(OSError, match="No space left"):
+        pp5.sweep(grid, client, progress=False, out=out)
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.parquet"]
 
 
 def test_a_local_cluster_of_its_own(tmp_path):

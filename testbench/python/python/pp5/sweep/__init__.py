@@ -336,11 +336,24 @@ def sweep(
     last = [c for c in ("error", "seconds", "cpu_seconds") if c in df.columns]
     df = df[[col for col in df.columns if col not in last] + last]
     if out is not None:
-        if out.suffix == ".csv":
-            df.to_csv(out, index=False)
-        else:
-            df.to_parquet(out, index=False)
+        _write_table(df, out)
     return df
+
+
+def _write_table(df, out: pathlib.Path) -> None:
+    """Write ``df`` to ``out`` (.csv or .parquet) whole or not at all: under a temporary name
+    beside it, renamed into place when complete, so a failed write (a full disk, an
+    interrupt) leaves the file that was there, and no partial one."""
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        if out.suffix == ".csv":
+            df.to_csv(tmp, index=False)
+        else:
+            df.to_parquet(tmp, index=False)
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def sweep_runs(
