@@ -130,11 +130,44 @@ def _path_or_text(v):
     return v
 
 
+# glibc's mallopt parameters (malloc.h).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_HEAP_TUNED = False
+
+
+def _keep_heap() -> None:
+    """Undo, in this process, what a Dask worker's environment does to the study's speed.
+
+    A nanny starts its worker with ``MALLOC_TRIM_THRESHOLD_=65536`` (Dask's
+    ``distributed.nanny.pre-spawn-environ``, to hand freed memory back to the system). Setting
+    it turns off glibc's sliding mmap threshold, so every allocation above 128 KiB (a
+    Renderer's pixel memory, each simulated frame's boards) is a fresh ``mmap``, zeroed by
+    the kernel page by page and unmapped when freed: a study ran about 20% slower in a worker
+    than in a plain process (measured with ``testbench/python/sweep_bench.py``, docs/sweeps.md).
+    Here the thresholds go back to where glibc's sliding threshold takes them (32 MiB, trimming
+    above 64 MiB), so a worker keeps at most that much freed memory. A no-op where the C library
+    has no ``mallopt`` (not glibc)."""
+    global _HEAP_TUNED
+    if _HEAP_TUNED:
+        return
+    _HEAP_TUNED = True
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+        libc.mallopt(_M_TRIM_THRESHOLD, 64 << 20)
+    except (OSError, AttributeError):
+        pass
+
+
 def run_point(kind: str, point: Mapping[str, Any], threads: Optional[int] = None) -> dict:
     """Run one point and return its figures, or ``{"error": ...}`` if it failed (a bad option,
     a frame or run that stops): a sweep's task. ``threads`` is the study's simulation threads
     (``pp5.render(threads=)``) unless the point gives its own."""
     import pp5
+
+    _keep_heap()
 
     started, cpu = time.perf_counter(), time.process_time()
     try:
