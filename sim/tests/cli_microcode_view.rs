@@ -30,12 +30,8 @@ five_l:  r=1 w=mem[dst+i] i++ loop five_l
          dispatch
 ";
 
-/// FIVE, and TWICE, which CALLs a subroutine twice.
+/// TWICE, which CALLs a subroutine twice (after MINE).
 const CALLS: &str = "\
-.command FIVE(dst:addr) -> five
-five:    i=0 l=#5
-five_l:  r=1 w=mem[dst+i] i++ loop five_l
-         dispatch
 .command TWICE(dst:addr) -> twice
 twice:   i=0
          CALL tw_sub
@@ -648,7 +644,7 @@ fn then_goes_on_from_a_stop_as_gdb_does() {
     let then = |extra: &[&str]| {
         let st = s.file("s.pp5s", "SETENABS\nFIVE 10\nTWICE 20\n");
         let mut args: Vec<String> = vec!["run".into(), st.display().to_string()];
-        args.extend(microcode_with(&s, CALLS));
+        args.extend(microcode_with(&s, &format!("{MINE}{CALLS}")));
         args.extend(extra.iter().map(|a| a.to_string()));
         args.extend(["--report", "json", "--peek", "0,0,20,2"].map(String::from));
         let o = Command::new(env!("CARGO_BIN_EXE_pp5"))
@@ -665,8 +661,16 @@ fn then_goes_on_from_a_stop_as_gdb_does() {
     let (code, j, err) = then(&["--until", "five", "--then", "next", "--then", "next"]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(at(&j), "FIVE+2", "{err}");
-    assert_eq!(err.matches("\n  backtrace:").count(), 3, "a report per stop: {err}");
-    assert_eq!(err.matches(": next: the IGC is about to execute").count(), 2, "{err}");
+    assert_eq!(
+        err.matches("\n  backtrace:").count(),
+        3,
+        "a report per stop: {err}"
+    );
+    assert_eq!(
+        err.matches(": next: the IGC is about to execute").count(),
+        2,
+        "{err}"
+    );
     // Over a CALL: the subroutine ran once (one bit written), the IGC is at the second.
     let (_, j, err) = then(&["--until", "twice", "--then", "next", "--then", "next"]);
     assert_eq!(at(&j), "TWICE+2", "{err}");
