@@ -25,14 +25,22 @@ pub const SCANLINE_WORDS: usize = ARRAY_DIM;
 pub const XFER_BITS: usize = 32;
 
 /// The backing-store memory.
+///
+/// A sector never written is all zero and takes no memory: a board (and so a copy of one, as
+/// the system study makes 16 per simulated frame from one booted board) holds only the
+/// sectors written since reset. The whole store would be 8 MB a board, copied with it.
 #[derive(Clone)]
 pub struct BackingStore {
-    /// `SECTORS × SECTOR_WORDS` words, sector-major. Allocated zeroed (the model's power-up
-    /// contents; the real VRAMs power up with garbage).
-    words: Vec<u32>,
+    /// The [`SECTORS`] sectors, `SECTOR_WORDS` words each in scanline order; `None`: never
+    /// written, all zero (the model's power-up contents; the real VRAMs power up with
+    /// garbage).
+    sectors: Vec<Option<Box<[u32]>>>,
     /// Words written since reset, by either side (for the waveform and reports).
     pub writes: u64,
 }
+
+/// What a sector never written holds.
+static ZERO_SECTOR: [u32; SECTOR_WORDS] = [0; SECTOR_WORDS];
 
 impl Default for BackingStore {
     fn default() -> Self {
@@ -44,39 +52,42 @@ impl BackingStore {
     /// An all-zero store.
     pub fn new() -> Self {
         BackingStore {
-            words: vec![0; SECTORS * SECTOR_WORDS],
+            sectors: vec![None; SECTORS],
             writes: 0,
         }
     }
 
-    /// Index of word (x, y) of `sector` (all taken modulo their ranges).
+    /// Word (x, y) of a sector: its index in the sector (both taken modulo their ranges).
     #[inline]
-    fn index(sector: usize, x: usize, y: usize) -> usize {
-        (sector % SECTORS) * SECTOR_WORDS + (y % ARRAY_DIM) * ARRAY_DIM + x % ARRAY_DIM
+    fn index(x: usize, y: usize) -> usize {
+        (y % ARRAY_DIM) * ARRAY_DIM + x % ARRAY_DIM
     }
 
     /// Word (x, y) of `sector`.
     #[inline]
     pub fn read(&self, sector: usize, x: usize, y: usize) -> u32 {
-        self.words[Self::index(sector, x, y)]
+        self.sector(sector)[Self::index(x, y)]
     }
 
     /// Write word (x, y) of `sector`.
     #[inline]
     pub fn write(&mut self, sector: usize, x: usize, y: usize, value: u32) {
-        self.words[Self::index(sector, x, y)] = value;
+        self.sector_mut(sector)[Self::index(x, y)] = value;
         self.writes += 1;
     }
 
     /// A whole sector, scanline order.
     pub fn sector(&self, sector: usize) -> &[u32] {
-        let s = (sector % SECTORS) * SECTOR_WORDS;
-        &self.words[s..s + SECTOR_WORDS]
+        match &self.sectors[sector % SECTORS] {
+            Some(words) => words,
+            None => &ZERO_SECTOR,
+        }
     }
 
     /// A whole sector, scanline order, for testbenches that preload the store.
+    /// (Also the write side of the transfer unit and the BS port: a sector is allocated when
+    /// first written.)
     pub fn sector_mut(&mut self, sector: usize) -> &mut [u32] {
-        let s = (sector % SECTORS) * SECTOR_WORDS;
-        &mut self.words[s..s + SECTOR_WORDS]
+        self.sectors[sector % SECTORS].get_or_insert_with(|| vec![0; SECTOR_WORDS].into())
     }
 }
