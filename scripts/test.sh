@@ -13,9 +13,10 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 # dask[distributed] and pandas: pp5.sweep (the module's `sweep` extra) and its tests; pyarrow:
-# the sweep's Parquet output (the extra `parquet`), tested too.
+# the sweep's Parquet output (the extra `parquet`); dask-jobqueue: the Slurm recipe, tested
+# through a stand-in sbatch.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.9.4,<2" pytest numpy \
-  "dask[distributed]" pandas pyarrow
+  "dask[distributed]" pandas pyarrow dask-jobqueue
 # maturin builds the cdylib with the same profile into target/ (the rlibs the tests just
 # built are reused) and installs it into the venv.
 VIRTUAL_ENV="$(cd "$venv" && pwd)" "$venv/bin/maturin" develop --profile ci --quiet \

@@ -196,6 +196,62 @@ def test_parquet_holds_the_rows_and_a_failed_write_keeps_the_old_file(client, tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.parquet"]
 
 
+# A stand-in for Slurm's sbatch and scancel, enough for dask_jobqueue: sbatch starts the job
+# script with bash in a session of its own and prints its job number; scancel kills that
+# session. (No Slurm here: this runs SLURMCluster's own job script, worker command and
+# scheduler connection, not a Slurm controller's queueing.)
+SBATCH = """#!{python}
+import os, subprocess, sys
+jobs = os.environ["FAKE_SLURM_JOBS"]
+n = len(os.listdir(jobs)) + 1
+log = open(os.path.join(jobs, f"{{n}}.log"), "w")
+p = subprocess.Popen(["bash", sys.argv[-1]], stdout=log, stderr=log, start_new_session=True)
+open(os.path.join(jobs, str(n)), "w").write(str(p.pid))
+print(f"Submitted batch job {{n}}")
+"""
+SCANCEL = """#!{python}
+import os, signal, sys
+jobs = os.environ["FAKE_SLURM_JOBS"]
+for n in sys.argv[1:]:
+    try:
+        os.killpg(int(open(os.path.join(jobs, n)).read()), signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+"""
+
+
+def test_a_slurm_cluster_through_dask_jobqueue(alone, tmp_path, monkeypatch):
+    jobqueue = pytest.importorskip("dask_jobqueue")
+    bin_dir, jobs = tmp_path / "bin", tmp_path / "jobs"
+    bin_dir.mkdir()
+    jobs.mkdir()
+    for name, text in (("sbatch", SBATCH), ("scancel", SCANCEL)):
+        f = bin_dir / name
+        f.write_text(text.format(python=sys.executable))
+        f.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_SLURM_JOBS", str(jobs))
+    # docs/sweeps.md's recipe, on this machine.
+    cluster = jobqueue.SLURMCluster(
+        queue="normal", account="myproject", cores=1, processes=1, memory="2GB",
+        walltime="00:10:00", python=sys.executable,
+        job_script_prologue=["export RAYON_NUM_THREADS=1"],
+        scheduler_options={"dashboard_address": ":0"},
+    )
+    try:
+        script = cluster.job_script()
+        assert "#SBATCH -p normal" in script and "#SBATCH -A myproject" in script, script
+        assert "export RAYON_NUM_THREADS=1" in script
+        cluster.scale(jobs=2)
+        df = pp5.sweep(GRID, cluster, progress=False)
+        assert len(list(jobs.glob("*.log"))) == 2, "two jobs submitted"
+        assert df["error"].isna().all(), list(df["error"])
+        for (_, row), expected in zip(df.iterrows(), alone):
+            same(row, expected)
+    finally:
+        cluster.close()
+
+
 def test_a_local_cluster_of_its_own(tmp_path):
     df = pp5.sweep({"scene": "triangle", "screen": "128x128", "renderers": [1, 2]},
                    workers=2, progress=False)
