@@ -36,19 +36,25 @@ pub fn emc_of(x: usize, y: usize) -> usize {
     (y / EMC_ROWS) * EMCS_PER_ROW + x / EMC_COLS
 }
 
-/// The second ALU operand, as the IGC selected it for this cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// The second ALU operand, as the IGC selected it for this cycle (the waveform shows the
+/// variant's name: `0`, `1`, `mem`, `enable`, `tree`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, crate::trace::WaveEnum)]
 pub enum BSource {
     /// Constant 0 (also the value of a broadcast scalar bit that is 0).
     #[default]
+    #[wave(name = "0")]
     Zero,
     /// Constant 1 (a broadcast scalar bit that is 1).
+    #[wave(name = "1")]
     One,
     /// The memory bit at this address.
+    #[wave(name = "mem")]
     Mem(u8),
     /// Each PE's own Enable register.
+    #[wave(name = "enable")]
     Enable,
     /// The QEE result bit on each PE's tree input.
+    #[wave(name = "tree")]
     Tree,
 }
 

@@ -8,7 +8,7 @@
 
 use super::plane::{self, Plane, PLANE_WORDS};
 use super::{emc_of, ArrayOp, BSource, EmcArray, MEM_BITS};
-use crate::trace::{Tracer, Wave, WaveEnum};
+use crate::trace::{Tracer, Wave};
 
 /// What a probe pixel saw in the last cycle, packed for its waveform record: the ALU's
 /// inputs at the pixel and the operation's constants, from which the record's decoder (on
@@ -195,31 +195,6 @@ struct Operands {
     #[wave(rename = "mem_we")]
     w_en: bool,
     w_addr: u8,
-}
-
-impl WaveEnum for BSource {
-    const NAMES: &'static [&'static str] = &["0", "1", "mem", "enable", "tree"];
-    fn code(&self) -> u64 {
-        match self {
-            BSource::Zero => 0,
-            BSource::One => 1,
-            BSource::Mem(_) => 2,
-            BSource::Enable => 3,
-            BSource::Tree => 4,
-        }
-    }
-    fn from_code(code: u64) -> Self {
-        [
-            BSource::Zero,
-            BSource::One,
-            BSource::Mem(0),
-            BSource::Enable,
-            BSource::Tree,
-        ]
-        .get(code as usize)
-        .copied()
-        .unwrap_or(BSource::Zero)
-    }
 }
 
 impl EmcArray {

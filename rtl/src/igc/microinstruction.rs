@@ -161,8 +161,10 @@ pub struct AddrGen {
     pub idx: Idx,
 }
 
-/// Sequencer operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Sequencer operation (its mnemonic, as the waveform shows it: the variant's name in
+/// UPPERCASE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
+#[wave(uppercase)]
 pub enum Seq {
     /// PC + 1.
     Next = 0,
@@ -225,8 +227,12 @@ pub enum IOp {
 /// The handshake codes *stall*: while their condition holds the microinstruction does not
 /// execute (no array operation, no sequencing) and is retried next cycle; the IGC shows
 /// WAIT_XFER, WAIT_SEM or WAIT_TX. IMM8 carries their modifiers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Its name in the assembler and the waveform is the variant's name in UPPERCASE (`-`: none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
+#[wave(uppercase)]
 pub enum Misc {
+    #[wave(name = "-")]
     None = 0,
     /// Turn on the IGC "indicator" signal (status bit 31).
     IndOn = 1,
@@ -252,16 +258,7 @@ pub enum Misc {
 impl Misc {
     /// Name in the assembler and the waveform.
     pub fn name(self) -> &'static str {
-        match self {
-            Misc::None => "-",
-            Misc::IndOn => "INDON",
-            Misc::IndOff => "INDOFF",
-            Misc::Xfer => "XFER",
-            Misc::BsWait => "BSWAIT",
-            Misc::Vbs => "VBS",
-            Misc::Pigc => "PIGC",
-            Misc::SendStatus => "SENDSTATUS",
-        }
+        WaveEnum::name(&self)
     }
 }
 
@@ -622,17 +619,7 @@ pub fn encode(m: &Microinstruction) -> [u32; 4] {
 impl Seq {
     /// Mnemonic, as the waveform shows it.
     pub fn name(self) -> &'static str {
-        match self {
-            Seq::Next => "NEXT",
-            Seq::Jump => "JUMP",
-            Seq::Loop => "LOOP",
-            Seq::Dispatch => "DISPATCH",
-            Seq::JAeo => "JAEO",
-            Seq::JNAeo => "JNAEO",
-            Seq::LoopD => "LOOPD",
-            Seq::Hang => "HANG",
-            Seq::JOprGt => "JOPRGT",
-        }
+        WaveEnum::name(&self)
     }
 }
 

@@ -21,8 +21,8 @@ pub const fn max_tree_len(fbits: u32) -> u32 {
     73 - fbits
 }
 
-/// The QEE mode of a command (opcode bits 19:18).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The QEE mode of a command (opcode bits 19:18; the waveform shows the variant's name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, crate::trace::WaveEnum)]
 pub enum QeeMode {
     /// QEE not used.
     None,

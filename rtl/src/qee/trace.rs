@@ -5,7 +5,7 @@
 use super::arith::QeeMode;
 use super::{Qee, TRACE_BIT_MAX};
 use crate::emc_array::NUM_EMCS;
-use crate::trace::{Traced, Tracer, Wave, WaveEnum};
+use crate::trace::{Traced, Tracer, Wave};
 use std::sync::LazyLock;
 
 /// Scope names of the per-EMC QEE scopes, `emc[k]` (the waveform's `renderer.emc[k].qee`).
@@ -40,16 +40,6 @@ struct QeeWave {
     fbits: u32,
     #[wave(bits = 64, each = "{A}")]
     coefs: [i128; 6],
-}
-
-impl WaveEnum for QeeMode {
-    const NAMES: &'static [&'static str] = &["NONE", "CONSTANT", "LINEAR", "QUADRATIC"];
-    fn code(&self) -> u64 {
-        *self as u64
-    }
-    fn from_code(code: u64) -> Self {
-        QeeMode::from_bits(code as u32)
-    }
 }
 
 impl Qee {
