@@ -3,7 +3,10 @@
 //! A struct deriving `Wave` is a record: its fields, in order, are the signals the waveform
 //! shows, and the derive generates the packing into words (`words`), the decode that shows
 //! the signals from them (`decode`, a `pp5_rtl::trace::Decode`) and so the declaration (the
-//! declaration walk is a decode), so the two sides cannot disagree. Field attributes:
+//! declaration walk is a decode), so the two sides cannot disagree; `record(t, name)` and
+//! `record_group(t)` hand the words to a tracer with their decode (`#[wave(part)]` on a struct
+//! that is only ever a part of a record: none of these, only the `Wave` impl). Field
+//! attributes:
 //!
 //! - `#[wave(bits = N)]`: a bits signal of N bits (1..=64) named as the field; the field is
 //!   any integer or `bool` (`as u64`, then the low N bits).
@@ -371,11 +374,14 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
     let Fields::Named(fields) = &s.fields else {
         return Err(Error::new(input.span(), "derive(Wave) needs named fields"));
     };
-    let mut words = None;
+    let (mut words, mut record) = (None, true);
     for attr in input.attrs.iter().filter(|x| x.path().is_ident("wave")) {
         attr.parse_nested_meta(|m| {
             if m.path.is_ident("words") {
                 words = Some(m.value()?.parse::<LitInt>()?);
+                Ok(())
+            } else if m.path.is_ident("part") {
+                record = false;
                 Ok(())
             } else {
                 Err(m.error("unknown wave attribute"))
@@ -472,6 +478,34 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         }
     });
     let words_ident = format_ident!("WORDS");
+    let methods = record.then(|| {
+        quote! {
+            impl #ident {
+                /// Words of the record.
+                pub const #words_ident: usize =
+                    (<#ident as #rt::Wave>::BITS as usize).div_ceil(64);
+                /// The record's words.
+                #[inline(always)]
+                pub fn words(&self) -> [u64; <#ident>::#words_ident] {
+                    #rt::words(self)
+                }
+                /// The record's signals from its words (a `Decode`).
+                pub fn decode(w: &[u64], t: &mut dyn #rt::Tracer) {
+                    <#ident as #rt::Wave>::show(w, 0, "", t)
+                }
+                /// The record as scope `name` of `t`'s (`Tracer::record`).
+                #[inline(always)]
+                pub fn record<__T: #rt::Tracer + ?Sized>(&self, t: &mut __T, name: &str) {
+                    t.record(name, &self.words(), <#ident>::decode)
+                }
+                /// The record's signals in `t`'s scope (`Tracer::record_group`).
+                #[inline(always)]
+                pub fn record_group<__T: #rt::Tracer + ?Sized>(&self, t: &mut __T) {
+                    t.record_group(&self.words(), <#ident>::decode)
+                }
+            }
+        }
+    });
     Ok(quote! {
         #(#checks)*
         #words_check
@@ -494,19 +528,7 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
                 }
             }
         }
-        impl #ident {
-            /// Words of the record.
-            pub const #words_ident: usize = (<#ident as #rt::Wave>::BITS as usize).div_ceil(64);
-            /// The record's words.
-            #[inline(always)]
-            pub fn words(&self) -> [u64; <#ident>::#words_ident] {
-                #rt::words(self)
-            }
-            /// The record's signals from its words (a `Decode`).
-            pub fn decode(w: &[u64], t: &mut dyn #rt::Tracer) {
-                <#ident as #rt::Wave>::show(w, 0, "", t)
-            }
-        }
+        #methods
     })
 }
 

@@ -22,14 +22,14 @@ struct TransferWave {
 impl TransferUnit {
     /// The unit as scope `transfer`.
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let w = TransferWave {
+        TransferWave {
             state: self.active.map(|a| a.0),
             sector: self.active.map_or(0, |a| a.1),
             step: self.step,
             vbs_later: self.vbs_later,
             done: self.done,
             completed: self.completed,
-        };
-        t.record("transfer", &w.words(), TransferWave::decode);
+        }
+        .record(t, "transfer");
     }
 }

@@ -68,7 +68,7 @@ impl BsPort {
             words_total,
             commands: self.commands,
         };
-        let w = BsPortWave {
+        BsPortWave {
             ring,
             rxfifo: FifoWave {
                 fifo,
@@ -76,7 +76,7 @@ impl BsPort {
             },
             parser,
             tx: self.tx.wave(),
-        };
-        t.record("bs_port", &w.words(), BsPortWave::decode);
+        }
+        .record(t, "bs_port");
     }
 }

@@ -153,12 +153,12 @@ impl Probe {
     /// and the ALU's inputs and outputs of the last cycle ([`ProbeAlu`]).
     #[inline]
     pub fn trace_alu<T: Tracer + ?Sized>(&self, t: &mut T, array: &EmcArray) {
-        let w = ProbeAlu {
+        ProbeAlu {
             s: self.sample,
             enable: self.bit(&array.enable),
             carry: self.bit(&array.carry),
-        };
-        t.record_group(&w.words(), ProbeAlu::decode);
+        }
+        .record_group(t);
     }
 }
 
@@ -219,8 +219,8 @@ impl EmcArray {
             w_addr: op.w.unwrap_or(0),
         };
         t.push_scope("emc_array");
-        t.record_group(&regs.words(), ArrayRegs::decode);
-        t.record_group(&operands.words(), Operands::decode);
+        regs.record_group(t);
+        operands.record_group(t);
         t.pop_scope();
     }
 }

@@ -79,7 +79,7 @@ impl FlowControl {
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, key: u64) {
         if t.group(key) {
-            t.record("fc", &self.wave().words(), FcWave::decode);
+            self.wave().record(t, "fc");
             t.end_group();
         }
     }

@@ -156,13 +156,13 @@ impl Igc {
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, names: &IgcNames, fc_key: u64) {
         t.push_scope("igc");
         // Records, decoded on the waveform writer's thread (rtl/src/trace.rs).
-        let seq = Sequencer {
+        Sequencer {
             state: self.state,
             pc: self.pc,
             upc: self.last_pc,
-        };
-        t.record_group(&seq.words(), Sequencer::decode);
-        let loaded = Loaded {
+        }
+        .record_group(t);
+        Loaded {
             opcode: self.opcode,
             pword: self.pword,
             opr: self.opr,
@@ -170,12 +170,15 @@ impl Igc {
             fbits: self.fbits,
             indicator: self.indicator,
             commands: self.commands,
-        };
-        t.record_group(&loaded.words(), Loaded::decode);
+        }
+        .record_group(t);
         // The latched command's name, by its dispatch index.
         t.record_with(&[u64::from(OpcodeWord(self.opcode).cmd())], &names.command);
-        let (i, l) = (self.i, self.l);
-        t.record_group(&Counters { i, l }.words(), Counters::decode);
+        Counters {
+            i: self.i,
+            l: self.l,
+        }
+        .record_group(t);
         // No store write since the fetch: the store still holds the fetched words.
         let store = if self.last_fetch == Some(self.store.writes) {
             self.last_words
@@ -184,7 +187,7 @@ impl Igc {
         };
         t.push_scope("uinst");
         let fetched = Fetched(self.last_words);
-        t.record_group(&Uinst { fetched, store }.words(), Uinst::decode);
+        Uinst { fetched, store }.record_group(t);
         // Where the microinstruction at `pc` came from: the one the IGC executes in the
         // cycle this sample shows (the report's cycle numbers the same cycles; `upc` and the
         // fields above are the one it executed in the cycle before).

@@ -57,20 +57,14 @@ impl Traced for IgcPort {
         // The receive side changes with most Ring words.
         let (ring, rxfifo) = self.rx.wave();
         let parser = self.parser.wave();
-        let w = Receive {
+        Receive {
             ring,
             rxfifo,
             parser,
-        };
-        t.record_group(&w.words(), Receive::decode);
+        }
+        .record_group(t);
         self.messages.trace(t);
         t.pop_scope();
-    }
-}
-
-impl Traced for StreamParser {
-    fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.record("parser", &self.wave().words(), ParserWave::decode);
     }
 }
 
@@ -93,7 +87,7 @@ struct Messages {
 impl MessageUnit {
     /// The unit as scope `messages` and its transmitter's as `tx` (of the caller's scope).
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let w = MessagesWave {
+        MessagesWave {
             messages: Messages {
                 status_latched: self.latched.is_some(),
                 error_req: self.error_req,
@@ -101,7 +95,7 @@ impl MessageUnit {
                 errors_sent: self.errors_sent,
             },
             tx: self.tx.wave(),
-        };
-        t.record_group(&w.words(), MessagesWave::decode);
+        }
+        .record_group(t);
     }
 }

@@ -86,7 +86,7 @@ impl Qee {
                 tree_bit: self.delivering() && chains[2] & 1 != 0,
             };
             t.push_scope(&EMC_SCOPES[k]);
-            t.record("qee", &w.words(), EmcQee::decode);
+            w.record(t, "qee");
             t.pop_scope();
             t.end_group();
         }
@@ -96,14 +96,14 @@ impl Qee {
 impl Traced for Qee {
     /// The `qee` scope: one record ([`QeeWave`]).
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let w = QeeWave {
+        QeeWave {
             mode: self.mode,
             delivering: self.delivering(),
             bit: self.bit.min(TRACE_BIT_MAX),
             delay: self.delay.min(15),
             fbits: self.fbits,
             coefs: self.coefs,
-        };
-        t.record("qee", &w.words(), QeeWave::decode);
+        }
+        .record(t, "qee");
     }
 }

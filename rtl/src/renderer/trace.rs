@@ -125,17 +125,17 @@ impl Renderer {
         t.bits("cycle", ctx.cycle_bits(), self.cycle);
         // Changes every other cycle: cheaper walked than in the record.
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
-        let top = Top {
+        Top {
             status: self.status(),
             led_extra: self.led_extra(),
-        };
-        t.record_group(&top.words(), Top::decode);
+        }
+        .record_group(t);
         let timeout_count = self.timeout_count;
-        t.record_group(&Timeout { timeout_count }.words(), Timeout::decode);
+        Timeout { timeout_count }.record_group(t);
         self.igc_port.trace(t);
         self.bs_port.trace(t);
-        self.bs_sem.trace(t, "bs_sem");
-        self.igc_sem.trace(t, "igc_sem");
+        self.bs_sem.record(t, "bs_sem");
+        self.igc_sem.record(t, "igc_sem");
         self.transfer.trace(t);
         self.igc.trace(t, &ctx.igc, ctx.fc_key(self));
         self.qee.trace(t);
@@ -160,13 +160,13 @@ impl Renderer {
                 true => (true, 0, PeFlowState::Active),
                 false => fc.pe_view(p.x, p.y),
             };
-            let place = ProbePlace {
+            ProbePlace {
                 emc: p.emc,
                 fc_active,
                 fc_bcnt,
                 fc_state,
-            };
-            t.record_group(&place.words(), ProbePlace::decode);
+            }
+            .record_group(t);
             t.pop_scope();
         }
     }

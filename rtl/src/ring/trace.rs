@@ -4,7 +4,7 @@
 
 use super::receiver::Receiver;
 use super::tx::{MsgKind, Transmitter};
-use crate::trace::{Tracer, Wave};
+use crate::trace::Wave;
 
 /// The receiver's Ring input, in the port's scope.
 #[derive(Wave)]
@@ -66,10 +66,5 @@ impl Transmitter {
             word: self.word,
             remaining: self.remaining,
         }
-    }
-
-    /// The transmitter as scope `tx` of the caller's (the port's) scope.
-    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        t.record("tx", &self.wave().words(), TxWave::decode);
     }
 }

@@ -11,14 +11,12 @@
 //! non-zero, and the cycle's increments and the granted decrement are applied together, so a
 //! V and a P in the same cycle leave a non-zero counter unchanged and never overflow it.
 
-mod trace;
-
 use crate::trace::Wave;
 
 /// Width of a semaphore counter in bits (seed §III.4.1-4: "an 8-bit counter").
 pub const SEMAPHORE_BITS: u32 = 8;
 
-/// One semaphore (its fields are its waveform record, `trace.rs`).
+/// One semaphore (its fields are its waveform record, scope `bs_sem` or `igc_sem`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Wave)]
 pub struct Semaphore {
     /// The counter (status bits 8-15 for BS, 16-23 for IGC).
