@@ -9,7 +9,7 @@
 //! conditional CALL). Bits 23:21 and 30 are reserved and must be 0, as must A_OP = 3 and
 //! B_OP = 3.
 
-use crate::trace::WaveEnum;
+use crate::trace::{Wave, WaveEnum};
 use std::fmt;
 
 /// W3 bit 31: the microinstruction is a flow-control instruction.
@@ -119,25 +119,31 @@ impl BOp {
     }
 }
 
-/// The decoded `US_FC` fields of one flow-control instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// The decoded `US_FC` fields of one flow-control instruction (in the waveform: the fields
+/// after `op`, which the unit's scope `fc` shows itself, in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Wave)]
+#[wave(part)]
 pub struct FcInstr {
+    #[wave(skip)]
     pub op: FcOp,
     pub b_else: bool,
     pub jump_any: bool,
     pub a_op: AOp,
     /// Jump table indexed by `(alu_result << 2) | (predicate << 1) | bool`.
     pub jump_func: u8,
+    #[wave(bits = 5)]
     pub b_pop_cnt: u8,
     pub b_op0: BOp,
     pub b_op1: BOp,
     pub ignore_uncovered: bool,
     /// LOOP/REP: a DX10 loop (seed 001 item 3, LOOP_START_DX10): no trip count; its
     /// ENDLOOP/ENDREP jumps back while any PE is still in it. Our extension (bit 3).
+    #[wave(skip)]
     pub uncounted: bool,
     /// A_OP PUSH: a conditional CALL (seed 001 item 7, "executed only for the pixels that
     /// meet the condition"): the active PEs that do not want to jump wait in the pushed
     /// address-stack entry until its RETURN. Our extension (bit 29).
+    #[wave(skip)]
     pub call_per_pe: bool,
 }
 

@@ -19,7 +19,7 @@ mod step;
 mod trace;
 
 use crate::emc_array::plane::{Plane, ONES_PLANE, PLANE_WORDS};
-use crate::trace::WaveEnum;
+use crate::trace::{Wave, WaveEnum};
 use instruction::{FcInstr, FcOp};
 use pe_state::PeState;
 use stacks::{AddrStack, LoopKind, LoopStack, STACK_DEPTH};
@@ -29,19 +29,28 @@ pub const BCNT_MAX_PARTIAL: u32 = 3;
 /// Largest branch counter in full mode (seed 004: 0..31).
 pub const BCNT_MAX_FULL: u32 = 31;
 
-/// What the IGC hands the unit for one flow-control instruction.
-#[derive(Clone, Copy, Debug, Default)]
+/// What the IGC hands the unit for one flow-control instruction (in the waveform, in this
+/// order).
+#[derive(Clone, Copy, Debug, Default, Wave)]
+#[wave(part)]
 pub struct FcRequest {
+    #[wave(flatten)]
     pub instr: FcInstr,
     /// Address of this instruction.
+    #[wave(bits = 11)]
     pub pc: u16,
     /// JUMP_ADDR (the microinstruction's TARGET).
+    #[wave(bits = 11, rename = "jump_addr")]
     pub target: u16,
     /// The selected boolean constant.
+    #[wave(rename = "bool")]
     pub bool_value: bool,
     /// The selected loop constant, with operand sources already resolved.
+    #[wave(bits = 8, rename = "const_count")]
     pub count: u32,
+    #[wave(bits = 8, rename = "const_init")]
     pub init: i32,
+    #[wave(bits = 8, rename = "const_step")]
     pub step: i32,
 }
 
@@ -141,17 +150,22 @@ impl FcError {
     }
 }
 
-/// The last instruction the unit executed (for the waveform).
-#[derive(Clone, Copy, Debug, Default)]
+/// The last instruction the unit executed (for the waveform, in this order after its `op`).
+#[derive(Clone, Copy, Debug, Default, Wave)]
+#[wave(part)]
 pub struct LastFc {
+    #[wave(skip)]
     pub valid: bool,
+    #[wave(flatten)]
     pub req: FcRequest,
     pub jump: bool,
-    /// PEs that wanted to jump / took part in the decision.
-    pub wanted: u32,
-    pub participants: u32,
     /// It met an error (status bit 4): a stack over/underflow or a counter overflow.
     pub error: bool,
+    /// PEs that wanted to jump / took part in the decision.
+    #[wave(bits = 15)]
+    pub wanted: u32,
+    #[wave(bits = 15)]
+    pub participants: u32,
 }
 
 /// The flow-control unit.

@@ -3,46 +3,20 @@
 //! waveform's context keeps (`TraceCtx::fc_key`, bumped in every cycle in which the unit
 //! changed).
 
-use super::instruction::{AOp, BOp, FcOp};
+use super::instruction::FcOp;
 use super::stacks::{LoopKind, STACK_DEPTH};
-use super::FlowControl;
+use super::{FlowControl, LastFc};
 use crate::trace::{Tracer, Wave};
 
 #[derive(Wave)]
 struct FcWave {
     full: bool,
     all_active: bool,
-    /// The last instruction's fields ("-": none yet).
+    /// The last instruction ("-": none yet), its fields and its decision.
     #[wave(name, none = "-")]
     op: Option<FcOp>,
-    b_else: bool,
-    jump_any: bool,
-    a_op: AOp,
-    jump_func: u8,
-    #[wave(bits = 5)]
-    b_pop_cnt: u8,
-    b_op0: BOp,
-    b_op1: BOp,
-    ignore_uncovered: bool,
-    #[wave(bits = 11)]
-    pc: u16,
-    #[wave(bits = 11)]
-    jump_addr: u16,
-    #[wave(rename = "bool")]
-    bool_value: bool,
-    #[wave(bits = 8)]
-    const_count: u32,
-    #[wave(bits = 8)]
-    const_init: i32,
-    #[wave(bits = 8)]
-    const_step: i32,
-    /// Its decision.
-    jump: bool,
-    error: bool,
-    #[wave(bits = 15)]
-    wanted: u32,
-    #[wave(bits = 15)]
-    participants: u32,
+    #[wave(flatten)]
+    last: LastFc,
     #[wave(bits = 3)]
     loop_depth: usize,
     // The R700 stack of our model (docs/flow-control.md, "The R700 stack"): its entries in
@@ -86,8 +60,6 @@ impl FlowControl {
 
     #[inline(never)]
     fn wave(&self) -> FcWave {
-        let (l, r) = (&self.last, &self.last.req);
-        let i = &r.instr;
         let frame = |k: usize| {
             self.loops
                 .frames()
@@ -103,25 +75,8 @@ impl FlowControl {
         FcWave {
             full: self.full,
             all_active: self.all_active,
-            op: l.valid.then_some(i.op),
-            b_else: i.b_else,
-            jump_any: i.jump_any,
-            a_op: i.a_op,
-            jump_func: i.jump_func,
-            b_pop_cnt: i.b_pop_cnt,
-            b_op0: i.b_op0,
-            b_op1: i.b_op1,
-            ignore_uncovered: i.ignore_uncovered,
-            pc: r.pc,
-            jump_addr: r.target,
-            bool_value: r.bool_value,
-            const_count: r.count,
-            const_init: r.init,
-            const_step: r.step,
-            jump: l.jump,
-            error: l.error,
-            wanted: l.wanted,
-            participants: l.participants,
+            op: self.last.valid.then_some(self.last.req.instr.op),
+            last: self.last,
             loop_depth: self.loops.depth(),
             addr_depth: self.addrs.depth(),
             r700_uncounted: self.loops.top().is_some_and(|f| f.uncounted),
