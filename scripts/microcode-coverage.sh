@@ -3,7 +3,7 @@
 # testbench/fixtures/streams/, the benchmark's ALU and QEE-triangle streams, each run with
 # `pp5 run --coverage`) and, with --suite, every simulation of the whole test suite
 # (scripts/test.sh: the Rust tests and the Python ones, each board of the shipped microcode
-# counted through PP5_MICROCODE_COVERAGE, sim/src/engine/suite_coverage.rs), merged with
+# counted through PP5_MICROCODE_COVERAGE, sim/src/microcode_view/suite_coverage.rs), merged with
 # `lcov -a` and rendered with `genhtml` (Debian package lcov). Prints the routines of the
 # shipped microcode that no run executed.
 #

@@ -18,7 +18,7 @@ pub struct Summary {
     /// its source line, the IGC's registers, the CALL backtrace (set by `pp5 run`, which
     /// has the microcode's sources).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop_report: Option<crate::engine::StopReport>,
+    pub stop_report: Option<crate::microcode_view::StopReport>,
     /// Total 40 MHz cycles simulated.
     pub cycles: u64,
     /// Hardware time in ns.

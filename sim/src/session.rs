@@ -9,6 +9,7 @@
 
 use crate::asm::microcode::McImage;
 use crate::engine::{Resume, Sim, SimOptions, StopReason};
+use crate::microcode_view::suite_coverage;
 use crate::out_file::{self, named, OutFile};
 use crate::stream::Stream;
 use crate::trace::board::BoardTrace;
@@ -133,7 +134,7 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
         Sim::new(&spec.opts, spec.image.table.clone())
     };
     if spec.boot {
-        sim.queue_boot(spec.image);
+        queue_boot(&mut sim, spec.image);
     } else {
         // Without a boot the store is written directly (a testbench shortcut, never the
         // default): the IGC still starts in RMode, so leave it as RMODEOFF would.
@@ -170,6 +171,14 @@ pub fn prepare(spec: &RunSpec) -> Result<Sim, RunError> {
     sim.check_breakpoints().map_err(RunError::Selection)?;
     sim.arm_breakpoints();
     Ok(sim)
+}
+
+/// Queue the boot that loads `image` ([`Sim::queue_boot`]) and, with
+/// `PP5_MICROCODE_COVERAGE` set, count the board's microcode for the test suite's coverage
+/// ([`crate::microcode_view::suite_coverage`]).
+pub fn queue_boot(sim: &mut Sim, image: &McImage) {
+    sim.queue_boot(image);
+    sim.set_tap(suite_coverage::for_image(image, sim.board.igc.state));
 }
 
 /// Run a [`prepare`]d board's boot until the board is idle again (sampling `wave`, if any):

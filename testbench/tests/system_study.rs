@@ -135,7 +135,7 @@ fn rerun_sim(stream: &pp5_sim::stream::Stream) -> (Sim, u64) {
         ..SimOptions::default()
     };
     let mut sim = Sim::new(&opts, image().table.clone());
-    sim.queue_boot(image());
+    pp5_sim::session::queue_boot(&mut sim, image());
     let stop = pp5_sim::session::boot(&mut sim, None, |_, _, _| {}).expect("boot");
     assert_eq!(stop, StopReason::Done);
     let boot_end = sim.board.cycle;

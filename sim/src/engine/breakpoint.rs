@@ -89,29 +89,6 @@ pub enum Until {
 }
 
 impl Until {
-    /// A breakpoint as the user writes it: `LABEL[+OFFSET][#N]`, before the microinstruction
-    /// runs ([`crate::microcode_view::resolve_until`]), with a condition after ` if `
-    /// (`five_l if renderer.igc.l == 3`, [`Cond::parse`]). `option` names it in errors
-    /// (`--break`).
-    pub fn parse(
-        spec: &str,
-        image: &crate::asm::microcode::McImage,
-        option: &str,
-    ) -> Result<Until, String> {
-        let (place, cond) = match spec.split_once(" if ") {
-            Some((p, c)) => (p.trim(), Some(c.trim())),
-            None => (spec.trim(), None),
-        };
-        let until = crate::microcode_view::resolve_until(place, image)
-            .map_err(|e| e.replacen("--until ", &format!("{option} "), 1))?;
-        match cond {
-            None => Ok(until),
-            Some(c) => Cond::parse(c)
-                .map(|c| Until::If(Box::new(until), c))
-                .map_err(|e| format!("{option} {spec}: {e}")),
-        }
-    }
-
     /// A watchpoint as the user writes it: `SIGNAL` (stop when it changes) or `SIGNAL OP
     /// VALUE [&& ...]` (stop when it becomes true).
     pub fn watch(spec: &str) -> Result<Until, String> {

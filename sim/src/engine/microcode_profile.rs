@@ -1,7 +1,7 @@
 //! The microcode profile: every IGC cycle charged to the microinstruction it executed (or was
 //! stalled on), by cause, and every conditional sequencer branch's outcomes (taken, not
 //! taken). It is what the microcode author's coverage (lcov tracefile) and profile (cycles per
-//! routine and source line) are made from (`crate::microcode_view`).
+//! routine and source line) are made from (the microcode view).
 //!
 //! A cycle is charged to the microinstruction at `last_pc` when the IGC started it in `Run`
 //! or stalled on a handshake (`WAIT_XFER`, `WAIT_SEM`, `WAIT_TX`); otherwise to where the IGC
@@ -16,8 +16,8 @@
 //! with a profile pays for the count: a popcount over the 256 words of a bit plane at the end
 //! of each cycle after which the IGC may execute.
 
+use super::lanes::{enabled_pes, Lanes};
 use super::observer::{Cx, Observer};
-use crate::microcode_view::lanes::{enabled_pes, Lanes};
 use crate::records::CauseCounts;
 use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::microinstruction::Seq;
@@ -252,6 +252,53 @@ impl Observer for MicrocodeProfile {
     fn ring_reset(&mut self, _at: u64) {
         // The IGC enters RMode.
         self.state = IgcState::RMode;
+    }
+}
+
+/// A microcode profile counted beside the run's own for a report outside the run (the whole
+/// test suite's coverage): it counts every cycle as [`MicrocodeProfile`] does, and hands its
+/// counts, with its `key`, to `done` when it is dropped.
+#[derive(Clone, Debug)]
+pub struct ProfileTap {
+    profile: MicrocodeProfile,
+    key: usize,
+    done: fn(usize, &MicrocodeProfile),
+}
+
+impl ProfileTap {
+    /// A tap for a board whose IGC is now in `state`.
+    pub fn new(state: IgcState, key: usize, done: fn(usize, &MicrocodeProfile)) -> ProfileTap {
+        ProfileTap {
+            profile: MicrocodeProfile::new(state),
+            key,
+            done,
+        }
+    }
+}
+
+impl Observer for ProfileTap {
+    #[inline]
+    fn cycle(&mut self, cx: &mut Cx) {
+        self.profile.cycle(cx);
+    }
+
+    #[inline]
+    fn needs_from(&self, now: u64) -> u64 {
+        self.profile.needs_from(now)
+    }
+
+    fn still(&mut self, n: u64, cx: &mut Cx) {
+        self.profile.still(n, cx);
+    }
+
+    fn ring_reset(&mut self, at: u64) {
+        self.profile.ring_reset(at);
+    }
+}
+
+impl Drop for ProfileTap {
+    fn drop(&mut self) {
+        (self.done)(self.key, &self.profile);
     }
 }
 

@@ -16,6 +16,7 @@ mod bs_log;
 mod causes;
 mod command_log;
 mod deadlock;
+pub mod lanes;
 mod message_log;
 mod microcode_names;
 mod microcode_profile;
@@ -23,8 +24,6 @@ pub mod observer;
 mod ring_env;
 mod rules;
 mod still;
-mod stop_report;
-pub mod suite_coverage;
 mod watch;
 
 use self::board_events::BoardEvents;
@@ -34,14 +33,12 @@ pub use self::command_log::CommandLog;
 use self::deadlock::DeadlockWatch;
 pub use self::message_log::{MessageLog, TxSink, KEEP_ALL_MESSAGES};
 pub use self::microcode_names::MicrocodeNames;
-pub use self::microcode_profile::{MicrocodeProfile, Outside};
+pub use self::microcode_profile::{MicrocodeProfile, Outside, ProfileTap};
 pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
 pub use self::ring_env::{RingEnv, RingMessage, RingSource, HELD};
 use self::rules::RuleCheck;
 use self::still::LastStep;
 pub use self::still::{skip_by_default, NO_SKIP_ENV};
-pub use self::stop_report::{Change, Frame, IgcRegisters, LoopEntry, Place, StopReport};
-use self::suite_coverage::SuiteCoverage;
 pub use self::watch::{Cond, Signal, Value, Watch};
 use crate::asm::microcode::McImage;
 use crate::asm::opcodes::OpcodeTable;
@@ -168,8 +165,8 @@ pub struct Sim {
     watch: DeadlockWatch,
     /// The microcode profile and coverage, when asked for ([`Sim::enable_profile`]).
     pub profile: Option<MicrocodeProfile>,
-    /// The whole test suite's microcode coverage, when [`suite_coverage::ENV`] is set.
-    suite: Option<SuiteCoverage>,
+    /// A second profile for a count outside the run ([`Sim::set_tap`]).
+    tap: Option<ProfileTap>,
     /// Where to stop, if anywhere ([`Sim::set_breakpoints`]).
     pub breakpoint: Option<Breakpoints>,
     /// What the observers reported, in order.
@@ -229,7 +226,7 @@ impl Sim {
             rules: RuleCheck::default(),
             watch: DeadlockWatch::default(),
             profile,
-            suite: None,
+            tap: None,
             breakpoint,
             diagnostics: Diagnostics::default(),
             trace,
@@ -252,14 +249,20 @@ impl Sim {
         }
     }
 
+    /// Count the microcode in a second profile, for a report outside the run, from now on
+    /// (`None`: no longer); [`crate::session::queue_boot`] sets the test suite's.
+    pub fn set_tap(&mut self, tap: Option<ProfileTap>) {
+        self.tap = tap;
+    }
+
     /// Queue the boot sequence that loads `image` through the stream (RMODEON, MCWRITE...,
-    /// NOOP, RMODEOFF), as the seed prescribes.
+    /// NOOP, RMODEOFF), as the seed prescribes ([`crate::session::queue_boot`] also counts
+    /// it for the test suite's coverage).
     pub fn queue_boot(&mut self, image: &McImage) {
         for body in image.boot_messages(MAX_MESSAGE_WORDS - 1) {
             self.queue(RingMessage { dest: 0, body });
         }
         self.commands.boot_queued();
-        self.suite = SuiteCoverage::for_image(image, self.board.igc.state);
         self.set_image(image);
     }
 
@@ -437,7 +440,7 @@ impl Sim {
         if let Some(p) = &mut self.profile {
             p.ring_reset(c);
         }
-        if let Some(s) = &mut self.suite {
+        if let Some(s) = &mut self.tap {
             s.ring_reset(c);
         }
         if let Some(b) = &mut self.breakpoint {
@@ -515,7 +518,7 @@ impl Sim {
         if let Some(p) = &mut self.profile {
             p.cycle(&mut cx);
         }
-        if let Some(s) = &mut self.suite {
+        if let Some(s) = &mut self.tap {
             s.cycle(&mut cx);
         }
         if let Some(b) = &mut self.breakpoint {

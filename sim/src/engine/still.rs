@@ -128,7 +128,7 @@ impl Sim {
         if let Some(p) = &self.profile {
             t = t.min(p.needs_from(now));
         }
-        if let Some(s) = &self.suite {
+        if let Some(s) = &self.tap {
             t = t.min(s.needs_from(now));
         }
         if let Some(b) = &self.breakpoint {
@@ -157,7 +157,7 @@ impl Sim {
         if let Some(p) = &mut self.profile {
             p.still(n, &mut cx);
         }
-        if let Some(s) = &mut self.suite {
+        if let Some(s) = &mut self.tap {
             s.still(n, &mut cx);
         }
         if let Some(b) = &mut self.breakpoint {

@@ -6,10 +6,10 @@
 //! label some CALL goes to) up to the next function. `pp5 run --annotate[=FILE]` prints or
 //! writes [`Annotation::text`]; `--report json` holds the same as `"annotate"`.
 
-use super::lanes::LaneStats;
 use super::profile::Row;
 use super::MicrocodeSources;
 use crate::asm::microcode::StoreKind;
+use crate::engine::lanes::LaneStats;
 use crate::engine::{MicrocodeProfile, Outside};
 use crate::records::CauseCounts;
 use pp5_rtl::cause::Cause;

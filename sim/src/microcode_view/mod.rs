@@ -1,17 +1,23 @@
 //! What a microcode author sees of a run (issue 28): where each microinstruction came from
 //! ([`MicrocodeSources`]: the source texts and the assembler's source map), the coverage of
 //! the microcode sources as an lcov tracefile ([`coverage`]), where the cycles went per
-//! routine and source line ([`profile`]), and breakpoints by label ([`resolve_until`]).
+//! routine and source line ([`profile`]), breakpoints by label ([`parse_until`]), what a
+//! run stopped at a breakpoint shows ([`StopReport`]) and the whole test suite's coverage
+//! ([`suite_coverage`]).
 //!
-//! The counts come from the engine's [`crate::engine::MicrocodeProfile`] observer.
+//! The counts come from the engine's [`crate::engine::MicrocodeProfile`] observer; the
+//! engine knows nothing of this view.
 
 pub mod annotate;
 pub mod coverage;
-pub mod lanes;
 pub mod profile;
+pub mod stop_report;
+pub mod suite_coverage;
+
+pub use self::stop_report::StopReport;
 
 use crate::asm::microcode::{self, McImage, SourceMap, StoreSource};
-use crate::engine::Until;
+use crate::engine::{Cond, Until};
 use pp5_rtl::igc::store::pc_text;
 use pp5_rtl::igc::UinstNames;
 
@@ -227,6 +233,24 @@ fn fc_can_jump_and_go_on(fc: &pp5_rtl::flow_control::instruction::FcInstr) -> bo
     let always = !fc.jump_any && fc.jump_func == 0xff;
     let never = fc.jump_any && fc.jump_func == 0 && !fc.b_else;
     !always && !never
+}
+
+/// A breakpoint as the user writes it: `LABEL[+OFFSET][#N]`, before the microinstruction
+/// runs ([`resolve_until`]), with a condition after ` if ` (`five_l if renderer.igc.l == 3`,
+/// [`Cond::parse`]). `option` names it in errors (`--break`).
+pub fn parse_until(spec: &str, image: &McImage, option: &str) -> Result<Until, String> {
+    let (place, cond) = match spec.split_once(" if ") {
+        Some((p, c)) => (p.trim(), Some(c.trim())),
+        None => (spec.trim(), None),
+    };
+    let until = resolve_until(place, image)
+        .map_err(|e| e.replacen("--until ", &format!("{option} "), 1))?;
+    match cond {
+        None => Ok(until),
+        Some(c) => Cond::parse(c)
+            .map(|c| Until::If(Box::new(until), c))
+            .map_err(|e| format!("{option} {spec}: {e}")),
+    }
 }
 
 /// A breakpoint as the user writes it, `LABEL[+OFFSET][#N]`: a label of the microcode (or a

@@ -5,8 +5,8 @@
 //! Each row has its SIMD lane use (the PEs enabled when its microinstructions ran:
 //! [`super::lanes`]), and the CALLs that ran are listed apart (a CALL is no branch).
 
-use super::lanes::{LaneStats, Lanes};
 use super::MicrocodeSources;
+use crate::engine::lanes::{LaneStats, Lanes};
 use crate::engine::{MicrocodeProfile, Outside};
 use crate::records::CauseCounts;
 use pp5_rtl::cause::Cause;

@@ -4,7 +4,8 @@
 //! `next` and `finish`; the stop report. `board.rs` wraps these as `pp5.Board` methods.
 
 use crate::machine::Machine;
-use pp5_sim::engine::{StopReport, Until};
+use pp5_sim::engine::Until;
+use pp5_sim::microcode_view::{parse_until, StopReport};
 
 /// Breakpoints that stay set across runs (gdb's), with their numbers and hit counts.
 #[derive(Clone, Default)]
@@ -77,7 +78,7 @@ pub fn label_breakpoint(
         Some(c) => format!("{place} if {c}"),
         None => place,
     };
-    let u = Until::parse(&spec, &m.image, "run_until:")?;
+    let u = parse_until(&spec, &m.image, "run_until:")?;
     Ok(if after { u.after() } else { u })
 }
 

@@ -3,9 +3,9 @@
 //! these as `pp5.Board` methods.
 
 use crate::machine::Machine;
+use pp5_sim::engine::lanes::enabled_pes;
 use pp5_sim::microcode_view::annotate::Annotation;
 use pp5_sim::microcode_view::coverage;
-use pp5_sim::microcode_view::lanes::enabled_pes;
 use pp5_sim::microcode_view::profile::Profile;
 use std::path::Path;
 

@@ -4,10 +4,10 @@
 use crate::common::Common;
 use crate::{input, io_fail, Fail, EXIT_IO, EXIT_USAGE};
 use pp5_sim::asm::microcode::McImage;
-use pp5_sim::engine::{Keep, Resume, Sim, SimOptions, StopReason, StopReport, TxSink, Until};
+use pp5_sim::engine::{Keep, Resume, Sim, SimOptions, StopReason, TxSink, Until};
 use pp5_sim::microcode_view::annotate::Annotation;
 use pp5_sim::microcode_view::profile::Profile;
-use pp5_sim::microcode_view::{coverage, MicrocodeSources};
+use pp5_sim::microcode_view::{coverage, parse_until, MicrocodeSources, StopReport};
 use pp5_sim::out_file;
 use pp5_sim::records::{MAX_REPORT_MESSAGES, MAX_REPORT_RECORDS};
 use pp5_sim::report::Summary;
@@ -112,11 +112,11 @@ fn breakpoints(common: &Common, image: &McImage) -> Result<Vec<Until>, Fail> {
     let usage = |m| Fail(EXIT_USAGE, m);
     let mut list = Vec::new();
     for spec in &common.until {
-        list.push(Until::parse(spec, image, "--until").map_err(usage)?);
+        list.push(parse_until(spec, image, "--until").map_err(usage)?);
     }
     for spec in &common.until_after {
         list.push(
-            Until::parse(spec, image, "--until-after")
+            parse_until(spec, image, "--until-after")
                 .map_err(usage)?
                 .after(),
         );

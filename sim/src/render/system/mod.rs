@@ -233,7 +233,7 @@ pub fn run_frame(
     // Every board boots the same microcode with the same options, so one boot serves all:
     // the others are copies of it, cycle for cycle what booting each would give.
     let mut booted = Sim::new(&opts, image.table.clone());
-    booted.queue_boot(image);
+    crate::session::queue_boot(&mut booted, image);
     match crate::session::boot(&mut booted, None, |_, _, _| {}) {
         Ok(StopReason::Done) => {}
         stop => return Err(SystemError(format!("Renderer boot: {stop:?}"))),
@@ -318,7 +318,7 @@ fn empty_region_cycles(
     opts: &SimOptions,
 ) -> Result<u64, SystemError> {
     let mut sim = Sim::new(opts, image.table.clone());
-    sim.queue_boot(image);
+    crate::session::queue_boot(&mut sim, image);
     match crate::session::boot(&mut sim, None, |_, _, _| {}) {
         Ok(StopReason::Done) => {}
         stop => return Err(SystemError(format!("boot: {stop:?}"))),

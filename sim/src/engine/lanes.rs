@@ -1,7 +1,7 @@
 //! SIMD lane use: how many PEs a microinstruction ran on. A PE is *enabled* for a
 //! microinstruction when its Enable register is set and the flow-control unit leaves it
 //! active (docs/flow-control.md), both at the start of the microinstruction's cycle: the PEs
-//! an Enable-masked write reaches. The microcode profile ([`crate::engine::MicrocodeProfile`])
+//! an Enable-masked write reaches. The microcode profile ([`super::MicrocodeProfile`])
 //! counts them per execution; the profile, the annotated listing and Python's `where()`
 //! report them.
 

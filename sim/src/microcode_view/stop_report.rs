@@ -4,9 +4,8 @@
 //! it on stderr at the stop and puts it in `--report json` as `"stop_report"`; Python's
 //! `board.run_until(...)` gives it as `outcome.stop_report`.
 
-use super::watch::Value;
-use super::Sim;
-use crate::microcode_view::MicrocodeSources;
+use super::MicrocodeSources;
+use crate::engine::{Sim, Value};
 use pp5_rtl::igc::store::pc_text;
 use serde::Serialize;
 use std::fmt::Write as _;

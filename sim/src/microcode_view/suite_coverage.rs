@@ -12,10 +12,9 @@
 //! microcode is not counted (its sources are not known here). Without the variable nothing is
 //! counted and nothing is written.
 
-use super::microcode_profile::MicrocodeProfile;
-use super::observer::{Cx, Observer};
+use super::{coverage, MicrocodeSources};
 use crate::asm::microcode::{render_parts, McImage};
-use crate::microcode_view::{coverage, MicrocodeSources};
+use crate::engine::{MicrocodeProfile, ProfileTap};
 use pp5_rtl::igc::IgcState;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
@@ -47,45 +46,13 @@ fn dir() -> Option<&'static PathBuf> {
     .as_ref()
 }
 
-/// One board's counts, for the suite's report.
-#[derive(Clone, Debug)]
-pub struct SuiteCoverage {
-    /// Which of [`shipped`] the board booted.
-    image: usize,
-    profile: MicrocodeProfile,
-}
-
-impl SuiteCoverage {
-    /// Counts for a board about to boot `image` (its IGC now in `state`): `None` unless
-    /// [`ENV`] is set and `image` is one of the shipped ones.
-    pub fn for_image(image: &McImage, state: IgcState) -> Option<SuiteCoverage> {
-        dir()?;
-        let k = shipped().iter().position(|(i, _)| i.words == image.words)?;
-        Some(SuiteCoverage {
-            image: k,
-            profile: MicrocodeProfile::new(state),
-        })
-    }
-}
-
-impl Observer for SuiteCoverage {
-    #[inline]
-    fn cycle(&mut self, cx: &mut Cx) {
-        self.profile.cycle(cx);
-    }
-
-    #[inline]
-    fn needs_from(&self, now: u64) -> u64 {
-        self.profile.needs_from(now)
-    }
-
-    fn still(&mut self, n: u64, cx: &mut Cx) {
-        self.profile.still(n, cx);
-    }
-
-    fn ring_reset(&mut self, at: u64) {
-        self.profile.ring_reset(at);
-    }
+/// Counts for a board about to boot `image` (its IGC now in `state`): `None` unless [`ENV`]
+/// is set and `image` is one of the shipped ones. The board's counts are added to the
+/// process's when it is dropped ([`add`]).
+pub fn for_image(image: &McImage, state: IgcState) -> Option<ProfileTap> {
+    dir()?;
+    let k = shipped().iter().position(|(i, _)| i.words == image.words)?;
+    Some(ProfileTap::new(state, k, add))
 }
 
 /// The process's counts per shipped image, and how much each file written covered.
@@ -98,41 +65,41 @@ fn covered(p: &MicrocodeProfile) -> usize {
     pcs + outcomes
 }
 
-impl Drop for SuiteCoverage {
-    fn drop(&mut self) {
-        let (Some(dir), Some((_, sources))) = (dir(), shipped().get(self.image)) else {
-            return;
-        };
-        // A panic elsewhere while the lock was held leaves the counts usable.
-        let mut merged = MERGED.lock().unwrap_or_else(|e| e.into_inner());
-        if merged.len() <= self.image {
-            merged.resize(self.image + 1, None);
-        }
-        let slot = &mut merged[self.image];
-        match slot {
-            Some((total, _)) => total.merge(&self.profile),
-            None => *slot = Some((self.profile.clone(), 0)),
-        }
-        let Some((total, written)) = slot else {
-            return;
-        };
-        let now = covered(total);
-        if now <= *written {
-            return;
-        }
-        let name = format!("suite-{}-{}", std::process::id(), self.image);
-        let text = coverage::lcov(total, sources, &name);
-        // Written beside and renamed, so a reader never sees half a file. A failure to write
-        // is not the test's failure: the report will miss this process's counts.
-        let tmp = dir.join(format!(".{name}.info.partial"));
-        let ok = std::fs::create_dir_all(dir).is_ok()
-            && std::fs::write(&tmp, text).is_ok()
-            && std::fs::rename(&tmp, dir.join(format!("{name}.info"))).is_ok();
-        if ok {
-            *written = now;
-        } else {
-            eprintln!("{ENV}: could not write {}", dir.display());
-        }
+/// Add a board's counts for the shipped image `image` to the process's, and write them when
+/// they cover more than the last file did.
+fn add(image: usize, profile: &MicrocodeProfile) {
+    let (Some(dir), Some((_, sources))) = (dir(), shipped().get(image)) else {
+        return;
+    };
+    // A panic elsewhere while the lock was held leaves the counts usable.
+    let mut merged = MERGED.lock().unwrap_or_else(|e| e.into_inner());
+    if merged.len() <= image {
+        merged.resize(image + 1, None);
+    }
+    let slot = &mut merged[image];
+    match slot {
+        Some((total, _)) => total.merge(profile),
+        None => *slot = Some((profile.clone(), 0)),
+    }
+    let Some((total, written)) = slot else {
+        return;
+    };
+    let now = covered(total);
+    if now <= *written {
+        return;
+    }
+    let name = format!("suite-{}-{}", std::process::id(), image);
+    let text = coverage::lcov(total, sources, &name);
+    // Written beside and renamed, so a reader never sees half a file. A failure to write
+    // is not the test's failure: the report will miss this process's counts.
+    let tmp = dir.join(format!(".{name}.info.partial"));
+    let ok = std::fs::create_dir_all(dir).is_ok()
+        && std::fs::write(&tmp, text).is_ok()
+        && std::fs::rename(&tmp, dir.join(format!("{name}.info"))).is_ok();
+    if ok {
+        *written = now;
+    } else {
+        eprintln!("{ENV}: could not write {}", dir.display());
     }
 }
 
