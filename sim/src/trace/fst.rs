@@ -208,36 +208,6 @@ impl FstSink {
         })
     }
 
-    /// Move to time `t` (not earlier than the last): first writes the section when it is
-    /// full.
-    pub(crate) fn time(&mut self, t: u64) -> io::Result<()> {
-        if self.closed {
-            return Err(io::Error::other("FST file already closed"));
-        }
-        if t < self.end_time {
-            return Err(io::Error::other(format!(
-                "FST time {t} before {}",
-                self.end_time
-            )));
-        }
-        if t == self.end_time {
-            return Ok(());
-        }
-        if !self.time_table.is_empty() && self.buffered >= self.flush_at {
-            self.write_section()?;
-        }
-        if self.time_table.is_empty() {
-            // The section starts: its frame holds the values as they are.
-            self.frame = self.frame_now();
-            varint(&mut self.time_table, t);
-        } else {
-            self.index += 1;
-            varint(&mut self.time_table, t - self.end_time);
-        }
-        self.end_time = t;
-        Ok(())
-    }
-
     /// The current values as frame bytes.
     fn frame_now(&self) -> Vec<u8> {
         let mut f = Vec::with_capacity(self.vars.iter().map(|v| v.width as usize).sum());
@@ -427,6 +397,36 @@ fn header(end_time: u64, scopes: u64, vars: u64, sections: u64) -> Vec<u8> {
 }
 
 impl Sink for FstSink {
+    /// Moves to time `t` (not earlier than the last): first writes the section when it is
+    /// full.
+    fn time(&mut self, t: u64) -> io::Result<()> {
+        if self.closed {
+            return Err(io::Error::other("FST file already closed"));
+        }
+        if t < self.end_time {
+            return Err(io::Error::other(format!(
+                "FST time {t} before {}",
+                self.end_time
+            )));
+        }
+        if t == self.end_time {
+            return Ok(());
+        }
+        if !self.time_table.is_empty() && self.buffered >= self.flush_at {
+            self.write_section()?;
+        }
+        if self.time_table.is_empty() {
+            // The section starts: its frame holds the values as they are.
+            self.frame = self.frame_now();
+            varint(&mut self.time_table, t);
+        } else {
+            self.index += 1;
+            varint(&mut self.time_table, t - self.end_time);
+        }
+        self.end_time = t;
+        Ok(())
+    }
+
     fn begin(&mut self, time_ps: u64, _first: bool) -> io::Result<()> {
         self.time(time_ps)?;
         if let Some(clk) = self.clk {

@@ -47,7 +47,7 @@
 pub mod board;
 mod declare;
 mod decode;
-pub(crate) mod fst;
+mod fst;
 pub mod gtkw;
 mod sampler;
 mod vcd;
@@ -176,8 +176,11 @@ fn invalid_input(msg: impl Into<String>) -> io::Error {
 // Sinks: the format-specific back ends.
 
 /// A format back end. Calls per written sample: `begin`, then `bits`/`text` for each changed
-/// signal, then `end`.
+/// signal, then `end`; a waveform without the board's clock ([`plain_sink`]) calls `time`
+/// instead of `begin` and `end`.
 pub(crate) trait Sink: Send {
+    /// Move to `time_ps` (not earlier than the last time).
+    fn time(&mut self, time_ps: u64) -> io::Result<()>;
     /// Rising edge at `time_ps`: timestamp, the initial dump if `first` (see the module
     /// documentation for a window starting later), `clk = 1`.
     fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()>;
@@ -188,6 +191,21 @@ pub(crate) trait Sink: Send {
     fn end(&mut self, fall_ps: u64, first: bool) -> io::Result<()>;
     /// Flush and close the file. Called at most once by the writer.
     fn finish(&mut self) -> io::Result<()>;
+}
+
+/// The sink of a waveform that has no clock and writes its own times and changes (the system
+/// waveform of `pp5 render`): the file at `path` with the hierarchy `items` declared, a VCD
+/// without the board's `$version` and `$comment`, its vectors at full width.
+pub(crate) fn plain_sink(
+    path: &Path,
+    format: WaveFormat,
+    items: &[DeclItem],
+    nslots: usize,
+) -> io::Result<Box<dyn Sink>> {
+    Ok(match format {
+        WaveFormat::Vcd => Box::new(vcd::VcdSink::create(path, items, nslots, 0, true)?),
+        WaveFormat::Fst => Box::new(fst::FstSink::create(path, items, nslots)?),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,7 +278,8 @@ impl WaveWriter {
         // The writer thread's loop is compiled for each sink (no virtual call per change).
         let worker = match decl.format {
             WaveFormat::Vcd => {
-                worker::Worker::start(vcd::VcdSink::create(path, items, n, start_ps)?, decoder)?
+                let sink = vcd::VcdSink::create(path, items, n, start_ps, false)?;
+                worker::Worker::start(sink, decoder)?
             }
             WaveFormat::Fst => {
                 worker::Worker::start(fst::FstSink::create(path, items, n)?, decoder)?

@@ -5,6 +5,9 @@
 //! with pre-rendered identifier codes and written in blocks of about 1 MiB, so a sample does
 //! not allocate. Timestamps are kept as decimal digits (packed BCD) and advanced by decimal
 //! addition, instead of being formatted from binary each time.
+//!
+//! A *plain* VCD (the system waveform of `pp5 render`) has no `$version`, `$comment` or
+//! `clk`, and its vectors are written at their full width, leading zeros and all.
 
 use super::declare::DeclItem;
 use super::Sink;
@@ -17,7 +20,7 @@ const BUF_BYTES: usize = 1 << 20;
 
 pub(crate) struct VcdSink {
     w: vcd::Writer<BufWriter<File>>,
-    clk: Code,
+    clk: Option<Code>,
     /// Identifier code and kind of each slot, as written in the file (inline: no pointer to
     /// follow per change).
     ids: Vec<Code>,
@@ -38,14 +41,16 @@ pub(crate) struct VcdSink {
     start_ps: u64,
 }
 
-/// A VCD identifier code (at most [`CODE_MAX`] characters: 94^8 signals), and whether its
-/// variable is a multi-bit vector (else a 1-bit wire or a string) or a string.
+/// A VCD identifier code (at most [`CODE_MAX`] characters: 94^8 signals), whether its
+/// variable is a multi-bit vector (else a 1-bit wire or a string) or a string, and the
+/// fewest digits a vector's value is written with.
 #[derive(Clone, Copy, Debug)]
 struct Code {
     bytes: [u8; CODE_MAX],
     len: u8,
     vector: bool,
     string: bool,
+    digits: u8,
 }
 
 const CODE_MAX: usize = 8;
@@ -68,6 +73,7 @@ fn id_bytes(id: IdCode) -> io::Result<Code> {
         len: s.len() as u8,
         vector: false,
         string: false,
+        digits: 1,
     })
 }
 
@@ -122,16 +128,21 @@ fn bcd_ascii(x: u32) -> [u8; 8] {
 }
 
 impl VcdSink {
+    /// The file at `path` with the hierarchy `items` declared, for a trace that starts at
+    /// `start_ps`; `plain` as the module documentation says.
     pub(crate) fn create(
         path: &Path,
         items: &[DeclItem],
         nslots: usize,
         start_ps: u64,
+        plain: bool,
     ) -> io::Result<VcdSink> {
         let file = File::create(path)?;
         let mut w = vcd::Writer::new(BufWriter::with_capacity(BUF_BYTES, file));
-        w.version(concat!("pp5-sim ", env!("CARGO_PKG_VERSION")))?;
-        w.comment("Pixel-Planes 5 Renderer model; clk = 40 MHz, one sample per cycle")?;
+        if !plain {
+            w.version(concat!("pp5-sim ", env!("CARGO_PKG_VERSION")))?;
+            w.comment("Pixel-Planes 5 Renderer model; clk = 40 MHz, one sample per cycle")?;
+        }
         w.timescale(1, TimescaleUnit::PS)?;
         let mut clk = None;
         let mut ids: Vec<Option<Code>> = vec![None; nslots];
@@ -155,6 +166,7 @@ impl VcdSink {
                         *s = Some(Code {
                             vector: !*is_text && *width > 1,
                             string: *is_text,
+                            digits: if plain { *width as u8 } else { 1 },
                             ..id_bytes(id)?
                         });
                     }
@@ -162,7 +174,6 @@ impl VcdSink {
             }
         }
         w.enddefinitions()?;
-        let clk = clk.ok_or_else(|| io::Error::other("declaration without clk"))?;
         let ids = ids
             .into_iter()
             .collect::<Option<Vec<_>>>()
@@ -226,7 +237,9 @@ impl VcdSink {
 
     #[inline(always)]
     fn clk(&mut self, v: bool) -> io::Result<()> {
-        let clk = self.clk;
+        let Some(clk) = self.clk else {
+            return Ok(());
+        };
         let room = self.room()?;
         room[0] = if v { b'1' } else { b'0' };
         room[1..1 + CODE_MAX].copy_from_slice(&clk.bytes);
@@ -342,6 +355,10 @@ static BYTE_DIGITS: [[u8; 8]; 256] = {
 };
 
 impl Sink for VcdSink {
+    fn time(&mut self, time_ps: u64) -> io::Result<()> {
+        self.push_time(time_ps)
+    }
+
     fn begin(&mut self, time_ps: u64, first: bool) -> io::Result<()> {
         if first {
             self.flush_line()?;
@@ -352,10 +369,7 @@ impl Sink for VcdSink {
             self.w.timestamp(0)?;
             self.w.begin(SimulationCommand::Dumpvars)?;
             let mut line = Vec::new();
-            line.push(b'x');
-            line.extend_from_slice(self.clk.as_slice());
-            line.push(b'\n');
-            for id in &self.ids {
+            for id in self.clk.iter().chain(&self.ids) {
                 if id.string {
                     continue;
                 }
@@ -391,10 +405,10 @@ impl Sink for VcdSink {
             room[0] = b'0' + (value & 1) as u8;
             1
         } else {
-            // Leading zeros are left out (VCD zero-extends a shorter binary value): the value
-            // is shifted so its first significant digit comes first, and only the bytes that
-            // hold digits are written.
-            let n = 64 - value.max(1).leading_zeros() as usize;
+            // Leading zeros are left out (VCD zero-extends a shorter binary value), but for
+            // the code's fewest digits: the value is shifted so its first digit comes first,
+            // and only the bytes that hold digits are written.
+            let n = (64 - value.leading_zeros() as usize).max(usize::from(id.digits));
             let v = value << (64 - n);
             room[0] = b'b';
             for (k, d) in room[1..65]
@@ -506,7 +520,7 @@ mod tests {
     #[test]
     fn timestamps_are_their_decimal_digits() {
         let path = std::env::temp_dir().join(format!("pp5-vcd-time-{}.vcd", std::process::id()));
-        let mut sink = VcdSink::create(&path, &[DeclItem::Clk], 0, 0).unwrap();
+        let mut sink = VcdSink::create(&path, &[DeclItem::Clk], 0, 0, false).unwrap();
         let mut times = vec![0u64, 12_500, 25_000, 37_500, 50_000, 50_001, 50_002, 60_000];
         times.extend((0..3000).map(|k| 987_654_321 + 12_500 * k));
         times.extend([5, 99_999_999_999, 100_000_000_000, 100_000_000_007]);

@@ -16,10 +16,9 @@
 
 use super::ring::Node;
 use super::FrameRun;
-use crate::trace::fst::FstSink;
-use crate::trace::{DeclItem, SignalInfo, Sink};
+use crate::trace::{plain_sink, DeclItem, SignalInfo, WaveFormat};
 use pp5_rtl::clock::CYCLE_PS;
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 /// "No region" on a `region` signal.
@@ -229,13 +228,6 @@ fn steps(t: &mut Timeline) -> Vec<(u64, Vec<(usize, u64)>)> {
     out
 }
 
-fn bits(v: u64, width: u32) -> String {
-    (0..width)
-        .rev()
-        .map(|b| if v >> b & 1 == 1 { '1' } else { '0' })
-        .collect()
-}
-
 /// Write the system waveform of `run` to `path` (`.fst`: FST, else VCD) and its `.gtkw`
 /// beside it; returns the signals.
 pub fn write(path: &Path, run: &FrameRun) -> io::Result<Vec<SignalInfo>> {
@@ -243,9 +235,20 @@ pub fn write(path: &Path, run: &FrameRun) -> io::Result<Vec<SignalInfo>> {
     let steps = steps(&mut t);
     // Whole or not at all, under a temporary name, as every other output (out_file).
     let fst = path.extension().is_some_and(|e| e == "fst");
-    crate::out_file::write_with(path, |p| match fst {
-        true => write_fst(p, &t, &steps),
-        false => write_vcd(p, &t, &steps),
+    let format = if fst {
+        WaveFormat::Fst
+    } else {
+        WaveFormat::Vcd
+    };
+    crate::out_file::write_with(path, |p| {
+        let mut sink = plain_sink(p, format, &declaration(&t), t.signals.len())?;
+        for (time, changes) in &steps {
+            sink.time(time * CYCLE_PS)?;
+            for &(s, v) in changes {
+                sink.bits(s, v)?;
+            }
+        }
+        sink.finish()
     })?;
     let infos: Vec<SignalInfo> = t
         .signals
@@ -280,63 +283,18 @@ fn gtkw_order(infos: &[SignalInfo]) -> Vec<SignalInfo> {
     v
 }
 
-/// The scopes in first-seen order with their signals' indices.
-fn scopes(t: &Timeline) -> Vec<(String, Vec<usize>)> {
-    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+/// The declaration: the signals under `system`, each scope's together in first-seen order.
+fn declaration(t: &Timeline) -> Vec<DeclItem> {
+    let mut scopes: Vec<(&str, Vec<usize>)> = Vec::new();
     for (k, (scope, _, _)) in t.signals.iter().enumerate() {
-        match out.iter_mut().find(|s| &s.0 == scope) {
+        match scopes.iter_mut().find(|s| s.0 == scope) {
             Some(s) => s.1.push(k),
-            None => out.push((scope.clone(), vec![k])),
+            None => scopes.push((scope, vec![k])),
         }
     }
-    out
-}
-
-fn write_vcd(path: &Path, t: &Timeline, steps: &[(u64, Vec<(usize, u64)>)]) -> io::Result<()> {
-    let f = io::BufWriter::new(std::fs::File::create(path)?);
-    let mut w = vcd::Writer::new(f);
-    w.timescale(1, vcd::TimescaleUnit::PS)?;
-    w.add_module("system")?;
-    let mut ids = vec![None; t.signals.len()];
-    for (scope, sigs) in scopes(t) {
-        w.add_module(&scope)?;
-        for k in sigs {
-            let (_, name, width) = &t.signals[k];
-            ids[k] = Some(w.add_wire(*width, name)?);
-        }
-        w.upscope()?;
-    }
-    w.upscope()?;
-    w.enddefinitions()?;
-    for (time, changes) in steps {
-        w.timestamp(time * CYCLE_PS)?;
-        for &(s, v) in changes {
-            let id = ids[s].ok_or_else(|| io::Error::other("undeclared signal"))?;
-            let width = t.signals[s].2;
-            if width == 1 {
-                w.change_scalar(id, v & 1 == 1)?;
-            } else {
-                let b: Vec<vcd::Value> = bits(v, width)
-                    .bytes()
-                    .map(|c| {
-                        if c == b'1' {
-                            vcd::Value::V1
-                        } else {
-                            vcd::Value::V0
-                        }
-                    })
-                    .collect();
-                w.change_vector(id, b)?;
-            }
-        }
-    }
-    w.writer().flush()
-}
-
-fn write_fst(path: &Path, t: &Timeline, steps: &[(u64, Vec<(usize, u64)>)]) -> io::Result<()> {
     let mut items = vec![DeclItem::Scope("system".into())];
-    for (scope, sigs) in scopes(t) {
-        items.push(DeclItem::Scope(scope));
+    for (scope, sigs) in scopes {
+        items.push(DeclItem::Scope(scope.to_string()));
         for k in sigs {
             let (_, name, width) = &t.signals[k];
             items.push(DeclItem::Var {
@@ -349,12 +307,5 @@ fn write_fst(path: &Path, t: &Timeline, steps: &[(u64, Vec<(usize, u64)>)]) -> i
         items.push(DeclItem::Up);
     }
     items.push(DeclItem::Up);
-    let mut sink = FstSink::create(path, &items, t.signals.len())?;
-    for (time, changes) in steps {
-        sink.time(time * CYCLE_PS)?;
-        for &(s, v) in changes {
-            sink.bits(s, v)?;
-        }
-    }
-    sink.finish()
+    items
 }
