@@ -477,29 +477,33 @@ impl Sink for FstSink {
 mod tests {
     use super::*;
 
+    /// The scope `top` with `clk` and the variables `(name, width, is_text)` in slots 0, 1, ...
+    fn top(vars: &[(&str, u32, bool)]) -> Vec<DeclItem> {
+        let vars = vars
+            .iter()
+            .enumerate()
+            .map(|(slot, &(name, width, is_text))| {
+                let name = name.into();
+                DeclItem::Var {
+                    slot,
+                    name,
+                    width,
+                    is_text,
+                }
+            });
+        let mut items = vec![DeclItem::Scope("top".into()), DeclItem::Clk];
+        items.extend(vars);
+        items.push(DeclItem::Up);
+        items
+    }
+
     /// Value-change blocks flushed in the middle of a run read back as one continuous trace.
     #[test]
     fn flushed_blocks_read_back() {
         let dir = std::env::temp_dir().join(format!("pp5-fst-flush-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("flush.fst");
-        let items = vec![
-            DeclItem::Scope("top".into()),
-            DeclItem::Clk,
-            DeclItem::Var {
-                slot: 0,
-                name: "v".into(),
-                width: 8,
-                is_text: false,
-            },
-            DeclItem::Var {
-                slot: 1,
-                name: "s".into(),
-                width: 0,
-                is_text: true,
-            },
-            DeclItem::Up,
-        ];
+        let items = top(&[("v", 8, false), ("s", 0, true)]);
         // Flush after every few bytes: many blocks.
         let mut sink = FstSink::create_with_flush(&path, &items, 2, 16).unwrap();
         for cycle in 0..50u64 {
@@ -565,17 +569,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("pp5-fst-killed-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("killed.fst");
-        let items = vec![
-            DeclItem::Scope("top".into()),
-            DeclItem::Clk,
-            DeclItem::Var {
-                slot: 0,
-                name: "v".into(),
-                width: 16,
-                is_text: false,
-            },
-            DeclItem::Up,
-        ];
+        let items = top(&[("v", 16, false)]);
         let mut sink = FstSink::create_with_flush(&path, &items, 1, 64).unwrap();
         for cycle in 0..200u64 {
             let t = cycle * 25_000;
