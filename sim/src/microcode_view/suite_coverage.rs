@@ -48,7 +48,7 @@ fn dir() -> Option<&'static PathBuf> {
 
 /// Counts for a board about to boot `image` (its IGC now in `state`): `None` unless [`ENV`]
 /// is set and `image` is one of the shipped ones. The board's counts are added to the
-/// process's when it is dropped ([`add`]).
+/// process's when it is dropped (`add`).
 pub fn for_image(image: &McImage, state: IgcState) -> Option<ProfileTap> {
     dir()?;
     let k = shipped().iter().position(|(i, _)| i.words == image.words)?;
