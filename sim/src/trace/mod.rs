@@ -203,7 +203,7 @@ pub(crate) fn plain_sink(
     nslots: usize,
 ) -> io::Result<Box<dyn Sink>> {
     Ok(match format {
-        WaveFormat::Vcd => Box::new(vcd::VcdSink::create(path, items, nslots, 0, true)?),
+        WaveFormat::Vcd => Box::new(vcd::VcdSink::<true>::create(path, items, nslots, 0)?),
         WaveFormat::Fst => Box::new(fst::FstSink::create(path, items, nslots)?),
     })
 }
@@ -278,7 +278,7 @@ impl WaveWriter {
         // The writer thread's loop is compiled for each sink (no virtual call per change).
         let worker = match decl.format {
             WaveFormat::Vcd => {
-                let sink = vcd::VcdSink::create(path, items, n, start_ps, false)?;
+                let sink = vcd::VcdSink::<false>::create(path, items, n, start_ps)?;
                 worker::Worker::start(sink, decoder)?
             }
             WaveFormat::Fst => {

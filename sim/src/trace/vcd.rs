@@ -6,8 +6,9 @@
 //! not allocate. Timestamps are kept as decimal digits (packed BCD) and advanced by decimal
 //! addition, instead of being formatted from binary each time.
 //!
-//! A *plain* VCD (the system waveform of `pp5 render`) has no `$version`, `$comment` or
-//! `clk`, and its vectors are written at their full width, leading zeros and all.
+//! A *plain* VCD (`VcdSink<true>`: the system waveform of `pp5 render`) has no `$version`,
+//! `$comment` or `clk`, and its vectors are written at their full width, leading zeros and
+//! all; the board's (`VcdSink<false>`) is compiled without those choices.
 
 use super::declare::DeclItem;
 use super::Sink;
@@ -18,9 +19,11 @@ use vcd::{IdCode, SimulationCommand, TimescaleUnit, VarType};
 
 const BUF_BYTES: usize = 1 << 20;
 
-pub(crate) struct VcdSink {
+pub(crate) struct VcdSink<const PLAIN: bool> {
     w: vcd::Writer<BufWriter<File>>,
-    clk: Option<Code>,
+    clk: Code,
+    /// A plain VCD's width of each slot.
+    widths: Vec<u8>,
     /// Identifier code and kind of each slot, as written in the file (inline: no pointer to
     /// follow per change).
     ids: Vec<Code>,
@@ -41,16 +44,14 @@ pub(crate) struct VcdSink {
     start_ps: u64,
 }
 
-/// A VCD identifier code (at most [`CODE_MAX`] characters: 94^8 signals), whether its
-/// variable is a multi-bit vector (else a 1-bit wire or a string) or a string, and the
-/// fewest digits a vector's value is written with.
+/// A VCD identifier code (at most [`CODE_MAX`] characters: 94^8 signals), and whether its
+/// variable is a multi-bit vector (else a 1-bit wire or a string) or a string.
 #[derive(Clone, Copy, Debug)]
 struct Code {
     bytes: [u8; CODE_MAX],
     len: u8,
     vector: bool,
     string: bool,
-    digits: u8,
 }
 
 const CODE_MAX: usize = 8;
@@ -73,7 +74,6 @@ fn id_bytes(id: IdCode) -> io::Result<Code> {
         len: s.len() as u8,
         vector: false,
         string: false,
-        digits: 1,
     })
 }
 
@@ -127,25 +127,25 @@ fn bcd_ascii(x: u32) -> [u8; 8] {
     (x | 0x3030_3030_3030_3030).to_be_bytes()
 }
 
-impl VcdSink {
+impl<const PLAIN: bool> VcdSink<PLAIN> {
     /// The file at `path` with the hierarchy `items` declared, for a trace that starts at
-    /// `start_ps`; `plain` as the module documentation says.
+    /// `start_ps`.
     pub(crate) fn create(
         path: &Path,
         items: &[DeclItem],
         nslots: usize,
         start_ps: u64,
-        plain: bool,
-    ) -> io::Result<VcdSink> {
+    ) -> io::Result<Self> {
         let file = File::create(path)?;
         let mut w = vcd::Writer::new(BufWriter::with_capacity(BUF_BYTES, file));
-        if !plain {
+        if !PLAIN {
             w.version(concat!("pp5-sim ", env!("CARGO_PKG_VERSION")))?;
             w.comment("Pixel-Planes 5 Renderer model; clk = 40 MHz, one sample per cycle")?;
         }
         w.timescale(1, TimescaleUnit::PS)?;
         let mut clk = None;
         let mut ids: Vec<Option<Code>> = vec![None; nslots];
+        let mut widths = vec![0u8; if PLAIN { nslots } else { 0 }];
         for item in items {
             match item {
                 DeclItem::Scope(name) => w.add_module(name)?,
@@ -162,11 +162,13 @@ impl VcdSink {
                     } else {
                         w.add_wire(*width, name)?
                     };
+                    if let Some(w) = widths.get_mut(*slot) {
+                        *w = *width as u8;
+                    }
                     if let Some(s) = ids.get_mut(*slot) {
                         *s = Some(Code {
                             vector: !*is_text && *width > 1,
                             string: *is_text,
-                            digits: if plain { *width as u8 } else { 1 },
                             ..id_bytes(id)?
                         });
                     }
@@ -174,6 +176,16 @@ impl VcdSink {
             }
         }
         w.enddefinitions()?;
+        // A plain VCD has no clock (and never writes one).
+        let clk = match clk {
+            None if PLAIN => Code {
+                bytes: [0; CODE_MAX],
+                len: 0,
+                vector: false,
+                string: false,
+            },
+            c => c.ok_or_else(|| io::Error::other("declaration without clk"))?,
+        };
         let ids = ids
             .into_iter()
             .collect::<Option<Vec<_>>>()
@@ -181,6 +193,7 @@ impl VcdSink {
         Ok(VcdSink {
             w,
             clk,
+            widths,
             ids,
             in_dumpvars: false,
             line: vec![0; LINE_BYTES]
@@ -237,9 +250,7 @@ impl VcdSink {
 
     #[inline(always)]
     fn clk(&mut self, v: bool) -> io::Result<()> {
-        let Some(clk) = self.clk else {
-            return Ok(());
-        };
+        let clk = self.clk;
         let room = self.room()?;
         room[0] = if v { b'1' } else { b'0' };
         room[1..1 + CODE_MAX].copy_from_slice(&clk.bytes);
@@ -354,7 +365,7 @@ static BYTE_DIGITS: [[u8; 8]; 256] = {
     t
 };
 
-impl Sink for VcdSink {
+impl<const PLAIN: bool> Sink for VcdSink<PLAIN> {
     fn time(&mut self, time_ps: u64) -> io::Result<()> {
         self.push_time(time_ps)
     }
@@ -369,7 +380,10 @@ impl Sink for VcdSink {
             self.w.timestamp(0)?;
             self.w.begin(SimulationCommand::Dumpvars)?;
             let mut line = Vec::new();
-            for id in self.clk.iter().chain(&self.ids) {
+            line.push(b'x');
+            line.extend_from_slice(self.clk.as_slice());
+            line.push(b'\n');
+            for id in &self.ids {
                 if id.string {
                     continue;
                 }
@@ -398,6 +412,10 @@ impl Sink for VcdSink {
             .ids
             .get(slot)
             .ok_or_else(|| io::Error::other("unknown signal slot"))?;
+        let full = match PLAIN {
+            true => usize::from(self.widths.get(slot).map_or(64, |&w| w.clamp(1, 64))),
+            false => 0,
+        };
         // `<bit><id>\n` or `b<digits> <id>\n` is written straight into room at the end of the
         // line buffer, then the length advances by what was written.
         let room = self.room()?;
@@ -405,10 +423,14 @@ impl Sink for VcdSink {
             room[0] = b'0' + (value & 1) as u8;
             1
         } else {
-            // Leading zeros are left out (VCD zero-extends a shorter binary value), but for
-            // the code's fewest digits: the value is shifted so its first digit comes first,
-            // and only the bytes that hold digits are written.
-            let n = (64 - value.leading_zeros() as usize).max(usize::from(id.digits));
+            // Leading zeros are left out (VCD zero-extends a shorter binary value) but in a
+            // plain VCD: the value is shifted so its first digit comes first, and only the
+            // bytes that hold digits are written.
+            let n = if PLAIN {
+                full
+            } else {
+                64 - value.max(1).leading_zeros() as usize
+            };
             let v = value << (64 - n);
             room[0] = b'b';
             for (k, d) in room[1..65]
@@ -520,7 +542,7 @@ mod tests {
     #[test]
     fn timestamps_are_their_decimal_digits() {
         let path = std::env::temp_dir().join(format!("pp5-vcd-time-{}.vcd", std::process::id()));
-        let mut sink = VcdSink::create(&path, &[DeclItem::Clk], 0, 0, false).unwrap();
+        let mut sink = VcdSink::<false>::create(&path, &[DeclItem::Clk], 0, 0).unwrap();
         let mut times = vec![0u64, 12_500, 25_000, 37_500, 50_000, 50_001, 50_002, 60_000];
         times.extend((0..3000).map(|k| 987_654_321 + 12_500 * k));
         times.extend([5, 99_999_999_999, 100_000_000_000, 100_000_000_007]);
