@@ -46,7 +46,7 @@ pub(crate) struct VcdSink<const PLAIN: bool> {
 
 /// A VCD identifier code (at most [`CODE_MAX`] characters: 94^8 signals), and whether its
 /// variable is a multi-bit vector (else a 1-bit wire or a string) or a string.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Code {
     bytes: [u8; CODE_MAX],
     len: u8,
@@ -178,12 +178,7 @@ impl<const PLAIN: bool> VcdSink<PLAIN> {
         w.enddefinitions()?;
         // A plain VCD has no clock (and never writes one).
         let clk = match clk {
-            None if PLAIN => Code {
-                bytes: [0; CODE_MAX],
-                len: 0,
-                vector: false,
-                string: false,
-            },
+            None if PLAIN => Code::default(),
             c => c.ok_or_else(|| io::Error::other("declaration without clk"))?,
         };
         let ids = ids
