@@ -15,7 +15,10 @@
 # and WaveWriter::sample); and `whole`, every instruction of the process, both threads, start to
 # end (what issue 27 item 7 compares between a VCD and an FST).
 # valgrind does not decode AVX-512, which `target-cpu=native` (.cargo/config.toml) uses where
-# the machine has it, so the script builds an x86-64-v3 (AVX2) binary into target/callgrind.
+# the machine has it, so the script builds an x86-64-v3 (AVX2) binary into target/callgrind
+# ($CARGO_TARGET_DIR/callgrind when CARGO_TARGET_DIR is set).
+# CALLGRIND_KEEP=DIR keeps the untraced runs' callgrind files there (DIR/alu.bin.cg, ...) for
+# callgrind_annotate.
 # PP5=path/to/pp5 measures another build (built the same way) on the same streams, which this
 # checkout's build writes.
 set -euo pipefail
@@ -27,8 +30,9 @@ case "$trace" in
   *) echo "TRACE must be vcd or fst (or unset), not '$trace'" >&2; exit 2 ;;
 esac
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
-ours=target/callgrind/release/pp5
-CARGO_TARGET_DIR=target/callgrind RUSTFLAGS="-C target-cpu=x86-64-v3" \
+cg_target=${CARGO_TARGET_DIR:-target}/callgrind
+ours=$cg_target/release/pp5
+CARGO_TARGET_DIR=$cg_target RUSTFLAGS="-C target-cpu=x86-64-v3" \
   cargo build --release --quiet --bin pp5
 pp5=${PP5:-$ours}
 dir=$(mktemp -d)
@@ -51,6 +55,7 @@ if [ -z "$trace" ]; then
       --toggle-collect='pp5_sim::engine::Sim::tick' --toggle-collect='pp5_sim::engine::Sim::skip_still' \
       "$pp5" run "$dir/$f" --report json >"$dir/report.json" 2>"$dir/valgrind.log" || {
         cat "$dir/valgrind.log" >&2; exit 1; }
+    if [ -n "${CALLGRIND_KEEP:-}" ]; then mkdir -p "$CALLGRIND_KEEP" && cp "$dir/cg.out" "$CALLGRIND_KEEP/$f.cg"; fi
     cycles=$(cycles_of "$dir/report.json")
     ir=$(awk '/^(summary|totals):/ {print $2; exit}' "$dir/cg.out")
     python3 -c 'import sys; f,c,i=sys.argv[1],int(sys.argv[2]),int(sys.argv[3]); print(f"{f:<16} {c:>12} {i:>16} {i/c:>14.0f}")' "$f" "$cycles" "$ir"
