@@ -128,23 +128,28 @@ pub fn load_emc_chain(chain: &mut SlicedChain, per_emc: impl Fn(usize) -> i128) 
 }
 
 /// Transpose a 64×64 bit matrix: afterwards bit `i` of word `k` is bit `k` of the former
-/// word `i` (the recursive block-swap method).
+/// word `i` (the recursive block-swap method: six stages with fixed masks, each stage's loop
+/// over whole words of constant stride, so the compiler unrolls and vectorises it).
 pub fn transpose64(m: &mut [u64; 64]) {
-    // Work with "bit j of word i" as row i, column j; swap off-diagonal blocks of halving size.
-    let mut j = 32;
-    let mut mask: u64 = 0x0000_0000_ffff_ffff;
-    while j != 0 {
-        let mut k = 0;
-        while k < 64 {
-            for i in k..k + j {
-                let t = ((m[i] >> j) ^ m[i + j]) & mask;
-                m[i] ^= t << j;
-                m[i + j] ^= t;
-            }
-            k += 2 * j;
+    swap_blocks::<32>(m, 0x0000_0000_ffff_ffff);
+    swap_blocks::<16>(m, 0x0000_ffff_0000_ffff);
+    swap_blocks::<8>(m, 0x00ff_00ff_00ff_00ff);
+    swap_blocks::<4>(m, 0x0f0f_0f0f_0f0f_0f0f);
+    swap_blocks::<2>(m, 0x3333_3333_3333_3333);
+    swap_blocks::<1>(m, 0x5555_5555_5555_5555);
+}
+
+/// One stage of [`transpose64`]: with "bit j of word i" as row i, column j, swap the
+/// off-diagonal `J`×`J` blocks of every `2J`×`2J` block on the diagonal (`mask`: the low `J`
+/// bits of every `2J`).
+#[inline(always)]
+fn swap_blocks<const J: usize>(m: &mut [u64; 64], mask: u64) {
+    for k in (0..64).step_by(2 * J) {
+        for i in k..k + J {
+            let t = ((m[i] >> J) ^ m[i + J]) & mask;
+            m[i] ^= t << J;
+            m[i + J] ^= t;
         }
-        j >>= 1;
-        mask ^= mask << j;
     }
 }
 

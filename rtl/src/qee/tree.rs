@@ -240,20 +240,23 @@ impl Tree {
 #[inline(always)]
 fn byte_lane_columns(x: &[u64; X_NODES]) -> [u64; LANES] {
     let mut m = *x;
-    for (k, mask) in [
-        (4, 0x0f0f_0f0f_0f0f_0f0fu64),
-        (2, 0x3333_3333_3333_3333),
-        (1, 0x5555_5555_5555_5555),
-    ] {
-        for r in 0..LANES {
-            if r & k == 0 {
-                let t = ((m[r] >> k) ^ m[r + k]) & mask;
-                m[r] ^= t << k;
-                m[r + k] ^= t;
-            }
+    swap_rows::<4>(&mut m, 0x0f0f_0f0f_0f0f_0f0f);
+    swap_rows::<2>(&mut m, 0x3333_3333_3333_3333);
+    swap_rows::<1>(&mut m, 0x5555_5555_5555_5555);
+    m
+}
+
+/// One stage of [`byte_lane_columns`]: swap the off-diagonal `K`×`K` blocks of every
+/// `2K`×`2K` block (rows `r` with `r & K == 0` against rows `r + K`), every byte lane at once.
+#[inline(always)]
+fn swap_rows<const K: usize>(m: &mut [u64; LANES], mask: u64) {
+    for k in (0..LANES).step_by(2 * K) {
+        for r in k..k + K {
+            let t = ((m[r] >> K) ^ m[r + K]) & mask;
+            m[r] ^= t << K;
+            m[r + K] ^= t;
         }
     }
-    m
 }
 
 /// Level `T` of a bit-serial adder tree: nodes `2^T .. 2^(T+1)` of `v` are their parents
