@@ -161,7 +161,7 @@ impl Tree {
         // Bounded: the tree settles within ADDER_DEPTH steps of its inputs becoming constant.
         let bound = self.inputs_constant + 8 * ADDER_DEPTH;
         while self.next <= s && self.settled.is_none() {
-            let changed = self.step(self.next);
+            let changed = self.step(self.next, self.next == s);
             if self.next >= self.inputs_constant && !changed {
                 self.settled = Some(self.next);
             } else if self.next >= bound {
@@ -180,22 +180,26 @@ impl Tree {
     }
 
     /// One clock of every adder: bit `s` of every node and leaf. Returns whether any carry
-    /// changed.
-    fn step(&mut self, s: u64) -> bool {
+    /// changed. The output plane is written when `last` (the bit asked for) or when the step
+    /// may turn out to be the fixed point (the inputs constant): in a step that is neither,
+    /// the caller steps on and overwrites it, so only the carries move.
+    fn step(&mut self, s: u64, last: bool) -> bool {
         // Whether the carries changed matters only once the inputs are constant (before that
         // the tree cannot be at its fixed point).
-        match (self.quad, s >= self.inputs_constant) {
-            (false, false) => self.step_with::<false, false>(s),
-            (false, true) => self.step_with::<false, true>(s),
-            (true, false) => self.step_with::<true, false>(s),
-            (true, true) => self.step_with::<true, true>(s),
+        match (self.quad, s >= self.inputs_constant, last) {
+            (false, false, false) => self.step_with::<false, false, false>(s),
+            (false, false, true) => self.step_with::<false, false, true>(s),
+            (false, true, _) => self.step_with::<false, true, true>(s),
+            (true, false, false) => self.step_with::<true, false, false>(s),
+            (true, false, true) => self.step_with::<true, false, true>(s),
+            (true, true, _) => self.step_with::<true, true, true>(s),
         }
     }
 
     /// [`Tree::step`] for a tile present or not (`QUAD`), tracking the carries' changes or
-    /// not (`TRACK`: else it returns false).
+    /// not (`TRACK`: else it returns false), writing the output plane or not (`OUT`).
     #[inline(always)]
-    fn step_with<const QUAD: bool, const TRACK: bool>(&mut self, s: u64) -> bool {
+    fn step_with<const QUAD: bool, const TRACK: bool, const OUT: bool>(&mut self, s: u64) -> bool {
         let s = s.min(i64::MAX as u64) as i64;
         let mut changed = 0u64;
         // The y tree: Y(0) = C, Y(n) = Y(n - 2^t) + 2^t·B, level by level (the nodes of
@@ -227,9 +231,9 @@ impl Tree {
                 ((g >> (8 * (ly % 8))) & 0xff).wrapping_mul(BYTE_LSBS)
             });
             let zdup: [u64; 2 * Y_NODES] = std::array::from_fn(|k| zrow[k / 2]);
-            leaves::<true, TRACK>(&ydup, &xw, &zdup, carry, &mut self.z_carry[..], out)
+            leaves::<true, TRACK, OUT>(&ydup, &xw, &zdup, carry, &mut self.z_carry[..], out)
         } else {
-            leaves::<false, TRACK>(&ydup, &xw, &[0; 2 * Y_NODES], carry, &mut [], out)
+            leaves::<false, TRACK, OUT>(&ydup, &xw, &[0; 2 * Y_NODES], carry, &mut [], out)
         };
         changed != 0
     }
@@ -289,9 +293,10 @@ fn tree_level<const TRACK: bool, const T: usize>(
 /// Z`. Plane word `w` is row `w / 2` (EMC row `r = w / 64`, local row `ly`), half `h = w %
 /// 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`; `ydup[2·ly + h]` holds their row sums
 /// in tree bits `2r + 8i` and `zdup[2·ly + h]` the tile's row `ly` in every byte lane. With
-/// `TRACK`, returns the OR of the carries' changes (else 0).
+/// `TRACK`, returns the OR of the carries' changes (else 0). With `OUT`, writes the sums to
+/// `out` (else only the carries move).
 #[inline(always)]
-fn leaves<const QUAD: bool, const TRACK: bool>(
+fn leaves<const QUAD: bool, const TRACK: bool, const OUT: bool>(
     ydup: &[u64; 2 * Y_NODES],
     xw: &[u64; LANES],
     zdup: &[u64; 2 * Y_NODES],
@@ -325,7 +330,9 @@ fn leaves<const QUAD: bool, const TRACK: bool>(
                     changed |= before ^ zc[w];
                 }
             }
-            o[w] = v;
+            if OUT {
+                o[w] = v;
+            }
         }
     }
     changed
