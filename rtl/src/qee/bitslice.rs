@@ -6,8 +6,6 @@
 //! - [`full_add`]: one clock of 64 bit-serial adders;
 //! - [`transpose64`]: the 64×64 bit transpose that loads a [`SlicedChain`].
 
-use crate::emc_array::NUM_EMCS;
-
 /// The low bit of every byte lane of a word.
 pub const BYTE_LSBS: u64 = 0x0101_0101_0101_0101;
 
@@ -120,10 +118,9 @@ impl SlicedChain {
 
 /// Load 64 per-EMC values into a [`SlicedChain`] in the tree's lane order ([`emc_lane`]).
 pub fn load_emc_chain(chain: &mut SlicedChain, per_emc: impl Fn(usize) -> i128) {
-    let mut lanes = [0i128; 64];
-    for k in 0..NUM_EMCS {
-        lanes[emc_lane(k)] = per_emc(k);
-    }
+    // `emc_lane` is its own inverse (it transposes an 8×8 index): lane `i` holds EMC
+    // `emc_lane(i)`, so the lanes are built in order, without a scattered store.
+    let lanes: [i128; 64] = std::array::from_fn(|i| per_emc(emc_lane(i)));
     chain.load(&lanes);
 }
 
@@ -224,6 +221,10 @@ mod tests {
             seen |= 1 << emc_lane(k);
         }
         assert_eq!(seen, u64::MAX);
+        // Its own inverse (load_emc_chain relies on it).
+        for k in 0..64 {
+            assert_eq!(emc_lane(emc_lane(k)), k);
+        }
         // Plane word j's byte lane i is EMC 8j + i.
         for j in 0..8 {
             for i in 0..8 {
