@@ -74,7 +74,8 @@ pub struct Tree {
     /// Carries of the y-tree and x-tree nodes (node 0 has no adder).
     y_carry: [u64; Y_NODES],
     x_carry: [u64; X_NODES],
-    /// Carries of the leaf adders (`Y + X`) and of the quadratic adders (`+ Z`).
+    /// Carries of the leaf adders (`Y + X`) and of the quadratic adders (`+ Z`), half-major
+    /// (see [`leaves`]: word `64·r + 32·h + ly` is plane word `64·r + 2·ly + h`).
     leaf_carry: Box<AlignedPlane>,
     z_carry: Box<AlignedPlane>,
     /// The last step's output: bit `next - 1` of every pixel's `V`.
@@ -221,19 +222,18 @@ impl Tree {
         // The x sums in byte lanes: word j, lane i, bit lx = X_{8j+i}(lx), for the plane
         // words whose 8 EMCs are 8j .. 8j+8.
         let xw = byte_lane_columns(&x);
-        // Each row sum twice, the second shifted by one: plane words 2·ly + h of an EMC row
-        // take row ly's sums of the EMCs in tree bits 2r + h + 8i.
-        let ydup: [u64; 2 * Y_NODES] = std::array::from_fn(|k| y[k / 2] >> (k % 2));
+        // The row sums for each half, the second shifted by one: plane words 2·ly + h of an
+        // EMC row take row ly's sums of the EMCs in tree bits 2r + h + 8i.
+        let yh: [[u64; Y_NODES]; 2] = [y, y.map(|v| v >> 1)];
         let (carry, out) = (&mut **self.leaf_carry, &mut **self.out);
         changed |= if QUAD {
             let zrow: [u64; Y_NODES] = std::array::from_fn(|ly| {
                 let g = self.z[ly / 8].word(s);
                 ((g >> (8 * (ly % 8))) & 0xff).wrapping_mul(BYTE_LSBS)
             });
-            let zdup: [u64; 2 * Y_NODES] = std::array::from_fn(|k| zrow[k / 2]);
-            leaves::<true, TRACK, OUT>(&ydup, &xw, &zdup, carry, &mut self.z_carry[..], out)
+            leaves::<true, TRACK, OUT>(&yh, &xw, &zrow, carry, &mut self.z_carry[..], out)
         } else {
-            leaves::<false, TRACK, OUT>(&ydup, &xw, &[0; 2 * Y_NODES], carry, &mut [], out)
+            leaves::<false, TRACK, OUT>(&yh, &xw, &[0; Y_NODES], carry, &mut [], out)
         };
         changed != 0
     }
@@ -291,47 +291,58 @@ fn tree_level<const TRACK: bool, const T: usize>(
 
 /// The leaf adders, `Y + X` at every pixel, and with `QUAD` the quadratic adders, `(Y + X) +
 /// Z`. Plane word `w` is row `w / 2` (EMC row `r = w / 64`, local row `ly`), half `h = w %
-/// 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`; `ydup[2·ly + h]` holds their row sums
-/// in tree bits `2r + 8i` and `zdup[2·ly + h]` the tile's row `ly` in every byte lane. With
-/// `TRACK`, returns the OR of the carries' changes (else 0). With `OUT`, writes the sums to
-/// `out` (else only the carries move).
+/// 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`; `yh[h][ly]` holds their row sums in
+/// tree bits `2r + 8i`, `xw[j]` their column sums, and `zrow[ly]` the tile's row `ly` in every
+/// byte lane. The carries are kept half-major (word `64·r + 32·h + ly`), so each half's
+/// adders are one run of words with the same column sums (no per-word select); the sums go
+/// to `out` in plane order. With `TRACK`, returns the OR of the carries' changes (else 0).
+/// With `OUT`, writes the sums to `out` (else only the carries move).
 #[inline(always)]
 fn leaves<const QUAD: bool, const TRACK: bool, const OUT: bool>(
-    ydup: &[u64; 2 * Y_NODES],
+    yh: &[[u64; Y_NODES]; 2],
     xw: &[u64; LANES],
-    zdup: &[u64; 2 * Y_NODES],
+    zrow: &[u64; Y_NODES],
     carry: &mut Plane,
     z_carry: &mut [u64],
     out: &mut Plane,
 ) -> u64 {
     let mut changed = 0;
     for r in 0..PLANE_WORDS / WORDS_PER_EMC_ROW {
-        let rows = r * WORDS_PER_EMC_ROW..(r + 1) * WORDS_PER_EMC_ROW;
-        let (c, o) = (&mut carry[rows.clone()], &mut out[rows.clone()]);
-        let zc = if QUAD {
-            &mut z_carry[rows]
-        } else {
-            &mut [][..]
-        };
-        // The column sums of the EMCs of halves 0 and 1.
-        let xs = [xw[2 * r], xw[2 * r + 1]];
-        for w in 0..WORDS_PER_EMC_ROW {
-            let ys = spread_bytes((ydup[w] >> (2 * r)) & BYTE_LSBS);
-            let before = c[w];
-            let xv = if w % 2 == 0 { xs[0] } else { xs[1] };
-            let mut v = full_add(ys, xv, &mut c[w]);
-            if TRACK {
-                changed |= before ^ c[w];
-            }
-            if QUAD {
-                let before = zc[w];
-                v = full_add(v, zdup[w], &mut zc[w]);
+        let mut sums = [[0u64; Y_NODES]; 2];
+        for (h, half) in sums.iter_mut().enumerate() {
+            let words =
+                r * WORDS_PER_EMC_ROW + h * Y_NODES..r * WORDS_PER_EMC_ROW + (h + 1) * Y_NODES;
+            let c = &mut carry[words.clone()];
+            let zc = if QUAD {
+                &mut z_carry[words]
+            } else {
+                &mut [][..]
+            };
+            let xv = xw[2 * r + h];
+            for ly in 0..Y_NODES {
+                let ys = spread_bytes((yh[h][ly] >> (2 * r)) & BYTE_LSBS);
+                let before = c[ly];
+                let mut v = full_add(ys, xv, &mut c[ly]);
                 if TRACK {
-                    changed |= before ^ zc[w];
+                    changed |= before ^ c[ly];
+                }
+                if QUAD {
+                    let before = zc[ly];
+                    v = full_add(v, zrow[ly], &mut zc[ly]);
+                    if TRACK {
+                        changed |= before ^ zc[ly];
+                    }
+                }
+                if OUT {
+                    half[ly] = v;
                 }
             }
-            if OUT {
-                o[w] = v;
+        }
+        if OUT {
+            let o = &mut out[r * WORDS_PER_EMC_ROW..(r + 1) * WORDS_PER_EMC_ROW];
+            for (ly, pair) in o.chunks_exact_mut(2).enumerate() {
+                pair[0] = sums[0][ly];
+                pair[1] = sums[1][ly];
             }
         }
     }
