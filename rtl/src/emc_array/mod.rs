@@ -132,7 +132,8 @@ impl Counts {
 pub struct EmcArray {
     /// Pixel memory: `mem[bit]` is the plane of bit `bit` of every PE.
     pub mem: Box<[AlignedPlane; MEM_BITS]>,
-    /// Enable registers.
+    /// Enable registers. A direct write (a testbench's) must be followed by
+    /// [`EmcArray::refresh_aeo`], which also forgets what the array knows of the plane.
     pub enable: Box<AlignedPlane>,
     /// Carry registers.
     pub carry: Box<AlignedPlane>,
@@ -143,6 +144,11 @@ pub struct EmcArray {
     bbuf: Box<AlignedPlane>,
     rbuf: Box<AlignedPlane>,
     counts: Counts,
+    /// Whether every bit of Enable is set, once a step has looked (`None`: not known since
+    /// Enable was last written). A write conditioned by Enable with Enable all set writes
+    /// everywhere, without the blend; the whole plane is scanned once per change of Enable,
+    /// not in every such cycle.
+    enable_full: Option<bool>,
 }
 
 impl Default for EmcArray {
@@ -167,6 +173,7 @@ impl EmcArray {
             bbuf: Box::new(AlignedPlane::ZERO),
             rbuf: Box::new(AlignedPlane::ZERO),
             counts: Counts::default(),
+            enable_full: None,
         }
     }
 
@@ -192,6 +199,7 @@ impl EmcArray {
     /// Recompute the stripe ORs from the Enable plane (after a direct write by a testbench).
     pub fn refresh_aeo(&mut self) {
         self.counts = Counts::default();
+        self.enable_full = None;
         let acc = self.enable.iter().fold(0u64, |acc, w| acc | w);
         self.stripes = std::array::from_fn(|k| acc & plane::stripe_mask(k) != 0);
     }

@@ -78,6 +78,7 @@ impl EmcArray {
     pub fn step(&mut self, op: &ArrayOp, tree: &Plane, active: Option<&Plane>) {
         if op.en_we {
             self.counts.invalidate();
+            self.enable_full = None;
         }
         if op.is_nop() {
             return;
@@ -109,6 +110,9 @@ impl EmcArray {
     /// tables if it was B). Returns false when no fused kernel fits (nothing was written).
     #[inline]
     fn fused_write(&mut self, op: &ArrayOp, o: &Operands, x: usize, tree: &Plane) -> bool {
+        // With every PE enabled, a write conditioned by Enable writes everywhere: the loop
+        // without the blend (whether Enable is all set is known until Enable is written).
+        let wr_all = op.wr_all || self.enable_full();
         let (mut fa, mut fb, mut ftr, mut ftc) = (o.a, o.b, o.tr, o.tc);
         if fb == Some(x) {
             (fa, fb) = (fb, fa);
@@ -132,10 +136,14 @@ impl EmcArray {
         };
         let b = if o.b_from_tree { tree } else { pick(fb) };
         let tcs = op.cry_we.then_some(ftc);
-        // With every PE enabled, a write conditioned by Enable writes everywhere: the loop
-        // without the blend (a pass over Enable to see it costs less than the blend).
-        let wr_all = op.wr_all || kernel::all_ones(&self.enable);
         kernel::try_fused_write(ftr, tcs, wr_all, wp, a, b, &mut self.carry, &self.enable)
+    }
+
+    /// Whether every bit of Enable is set (scanned once after each change of Enable).
+    #[inline]
+    fn enable_full(&mut self) -> bool {
+        let en = &self.enable;
+        *self.enable_full.get_or_insert_with(|| kernel::all_ones(en))
     }
 
     /// The ALU passes: the next Carry into `cbuf`, the result into `rbuf`. Registers update

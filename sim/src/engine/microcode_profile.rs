@@ -326,6 +326,7 @@ mod tests {
         for w in sim.board.array.enable.iter_mut().step_by(2) {
             *w = u64::MAX;
         }
+        sim.board.array.refresh_aeo();
         while !(sim.board.igc.state == IgcState::Run && sim.board.igc.last_pc != 0) {
             sim.step();
             assert!(sim.board.cycle < 1000, "CLEAR never ran");
