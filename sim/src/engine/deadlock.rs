@@ -90,17 +90,29 @@ impl DeadlockWatch {
     /// After a cycle: `Some(since)` when the board has not changed for two cycles (both
     /// phases of the 20 MHz enable) and so will not change by itself, unless input comes;
     /// `since` is the first cycle of the standstill.
+    // The fast path is inlined into the engine's step; the rest is a call of its own (the
+    // fast path's share of a call frame was some 20 instructions per executing cycle:
+    // scripts/callgrind-cycles.sh).
+    #[inline(always)]
     pub fn settled(&mut self, b: &Renderer) -> Option<u64> {
         // Fast path: the IGC moved to another microinstruction, or loops on one with the
         // loop counter running (a LOOP/LOOPD with L > 1; L left over from an earlier loop
         // does not run under a JUMP to itself).
-        let counting = b.igc.l > 1
-            && matches!(b.igc.store.uinst(b.igc.pc),
-                Ok(m) if matches!(m.seq, Seq::Loop | Seq::LoopD));
-        if b.igc.state == IgcState::Run && (b.igc.pc != b.igc.last_pc || counting) {
+        let counting = || {
+            b.igc.l > 1
+                && matches!(b.igc.store.uinst(b.igc.pc),
+                    Ok(m) if matches!(m.seq, Seq::Loop | Seq::LoopD))
+        };
+        if b.igc.state == IgcState::Run && (b.igc.pc != b.igc.last_pc || counting()) {
             self.stable = 0;
             return None;
         }
+        self.settled_slow(b)
+    }
+
+    /// [`DeadlockWatch::settled`] past its fast path.
+    #[inline(never)]
+    fn settled_slow(&mut self, b: &Renderer) -> Option<u64> {
         if moving(b) {
             // The snapshot changes in this cycle or the next, and again in the one after,
             // until the movement ends with a change: the count restarts then as it would.
