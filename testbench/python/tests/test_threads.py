@@ -18,8 +18,13 @@ def test_another_thread_runs_python_while_a_board_runs():
     busy, other = pp5.Board(), pp5.Board()
     result = {}
 
+    # Real work, not waiting: a board that only waits for a message passes those cycles at
+    # once (docs/timing.md, "Still cycles"), too fast to overlap with anything. 200,000 INCs
+    # are about 1.8 M cycles: a quarter of a second or more.
+    work = "SETENABS\n" + "INC 8 0 8\n" * 200_000 + "INDON\n"
+
     def long_run():
-        result["out"] = busy.run("message igc at=40000000\nINDON\n", max_cycles=None)
+        result["out"] = busy.run(work, max_cycles=None)
 
     worker = threading.Thread(target=long_run)
     worker.start()
