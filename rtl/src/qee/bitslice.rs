@@ -114,6 +114,15 @@ impl SlicedChain {
     pub fn width(&self) -> usize {
         self.width
     }
+
+    /// Below this bit every word is zero: every value is a multiple of 2 to this power
+    /// (`usize::MAX` when every value is zero).
+    pub fn zero_bits(&self) -> usize {
+        self.words[..self.len]
+            .iter()
+            .position(|&w| w != 0)
+            .unwrap_or(usize::MAX)
+    }
 }
 
 /// Load 64 per-EMC values into a [`SlicedChain`] in the tree's lane order ([`emc_lane`]).
@@ -197,6 +206,18 @@ mod tests {
         assert_eq!(c.word(1000), u64::MAX);
         c.load(&[0; 64]);
         assert_eq!((c.word(0), c.word(99), c.width()), (0, 0, 0));
+        assert_eq!(c.zero_bits(), usize::MAX, "all zero");
+        // The lowest bit set in any value.
+        let mut v = [0i128; 64];
+        v[5] = -16;
+        c.load(&v);
+        assert_eq!(c.zero_bits(), 4);
+        v[9] = 3 << 70;
+        v[5] = 0;
+        c.load(&v);
+        assert_eq!(c.zero_bits(), 70);
+        c.load(&[-1; 64]);
+        assert_eq!(c.zero_bits(), 0);
     }
 
     #[test]

@@ -86,6 +86,9 @@ pub struct Tree {
     settled: Option<u64>,
     /// From this step on every chain delivers sign bits only.
     inputs_constant: u64,
+    /// Before this step every chain delivers zeros (at most `inputs_constant`): from START,
+    /// every carry and output stays zero up to it, so the tree starts there.
+    zero_steps: u64,
 }
 
 impl Default for Tree {
@@ -104,6 +107,7 @@ impl Default for Tree {
             next: 0,
             settled: None,
             inputs_constant: 0,
+            zero_steps: 0,
         }
     }
 }
@@ -118,6 +122,11 @@ impl Tree {
         // D, E and F are the same in every EMC.
         let [d, e, f] = [local[0][3], local[0][4], local[0][5]];
         self.quad = (d, e, f) != (0, 0, 0);
+        let mut zeros = [&self.a, &self.b, &self.c]
+            .map(SlicedChain::zero_bits)
+            .into_iter()
+            .min()
+            .unwrap_or(usize::MAX);
         let mut widths = [
             self.c.width() as u64,
             self.a.width() as u64 + X_DELAY_MAX,
@@ -134,9 +143,11 @@ impl Tree {
                 });
                 chain.load(&tile);
                 widths = widths.max(chain.width() as u64);
+                zeros = zeros.min(chain.zero_bits());
             }
         }
         self.inputs_constant = widths;
+        self.zero_steps = (zeros as u64).min(widths);
         self.restart();
     }
 
@@ -158,6 +169,10 @@ impl Tree {
     pub fn plane(&mut self, s: u64) -> &Plane {
         if self.next > s.saturating_add(1) {
             self.restart();
+        }
+        // Steps whose inputs are all zero leave the state as START left it (all zero).
+        if self.next < self.zero_steps && self.next <= s {
+            self.next = self.zero_steps.min(s);
         }
         // Bounded: the tree settles within ADDER_DEPTH steps of its inputs becoming constant.
         let bound = self.inputs_constant + 8 * ADDER_DEPTH;
