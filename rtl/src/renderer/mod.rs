@@ -12,6 +12,7 @@ mod still;
 mod trace;
 
 pub use self::cycle::CycleRecord;
+pub use self::still::Stillness;
 pub use self::trace::{TraceCtx, TraceView};
 use crate::backing_store::transfer::{TransferUnit, XferDir};
 use crate::backing_store::BackingStore;

@@ -9,40 +9,56 @@ use crate::clock::{ring_enable, RING_DIVIDE};
 use crate::igc::IgcState;
 use crate::status::IGC_TIMEOUT_RING_CYCLES;
 
+/// How a board stands after a cycle ([`Renderer::stillness`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stillness {
+    /// Something but counters moves in the next cycle.
+    Moving,
+    /// Only counters move until a Ring input changes.
+    Still,
+    /// Still but for the BS port, which sends a BS_TRANSMIT's words with TxReady high.
+    Sending,
+}
+
 impl Renderer {
     /// Whether the board, as it stands after a cycle with no input word and no event, can
     /// change in a later cycle only through its counters while its Ring inputs (words,
-    /// TxReady) stay as they are: the IGC waits for a command, the IGC semaphore or TxReady
-    /// (or is stuck), the Stream Parser waits for words or for the LLPR, the BS port is idle or
-    /// waits for the BS semaphore, TxReady or words, no transfer runs, no message can go
-    /// out. The counters that still move are the cycle, the IGC timeout's count (while a
-    /// command waits in the LLPR) and the QEE's bit counter ([`Renderer::advance_still`]).
+    /// TxReady) stay as they are ([`Stillness::Still`]): the IGC waits for a command, the IGC
+    /// semaphore or TxReady (or is stuck), the Stream Parser waits for words or for the LLPR,
+    /// the BS port is idle or waits for the BS semaphore, TxReady or words, no transfer runs,
+    /// no message can go out. The counters that still move are the cycle, the IGC timeout's
+    /// count (while a command waits in the LLPR) and the QEE's bit counter
+    /// ([`Renderer::advance_still`]).
+    ///
+    /// Or still but for its BS port ([`Stillness::Sending`]), which sends a BS_TRANSMIT's
+    /// words with TxReady high, one every Ring slot: the system study's Renderers spend much
+    /// of a frame so, their IGC waiting for a free buffer or a command.
+    /// [`Renderer::advance_sending`] passes such cycles stepping the BS port alone.
     ///
     /// One-cycle pulses (a transfer's `done`, a receiver's word, a semaphore's V) are not
     /// looked at: the caller also requires two cycles running with the same
     /// [`Renderer::progress_key`], after which they have cleared.
-    pub fn still(&self) -> bool {
-        let bs_waits = match self.bs_port.state {
-            BsState::Opcode | BsState::Skip => self.bs_port.rx.rxfifo.is_empty(),
+    pub fn stillness(&self) -> Stillness {
+        if !self.still_but_the_bs_port() {
+            return Stillness::Moving;
+        }
+        let port = &self.bs_port;
+        let waits = match port.state {
+            BsState::Opcode | BsState::Skip => port.rx.rxfifo.is_empty(),
             BsState::Pbs => !self.bs_sem.can_p(),
             BsState::StatusSend { .. } | BsState::Transmit { .. } => !self.tx_ready_bs,
-            _ => self.bs_port.rx.rxfifo.is_empty(),
+            _ => port.rx.rxfifo.is_empty(),
         };
-        bs_waits && self.still_but_the_bs_port()
+        let sends =
+            matches!(port.state, BsState::Transmit { .. }) && self.tx_ready_bs && port.tx.busy();
+        match (waits, sends) {
+            (true, _) => Stillness::Still,
+            (false, true) => Stillness::Sending,
+            (false, false) => Stillness::Moving,
+        }
     }
 
-    /// Whether the board is still ([`Renderer::still`]) but for its BS port, which sends a
-    /// BS_TRANSMIT's words with TxReady high, one every Ring slot: the system study's
-    /// Renderers spend much of a frame so, their IGC waiting for a free buffer or a command.
-    /// [`Renderer::advance_sending`] passes such cycles stepping the BS port alone.
-    pub fn sending_still(&self) -> bool {
-        matches!(self.bs_port.state, BsState::Transmit { .. })
-            && self.tx_ready_bs
-            && self.bs_port.tx.busy()
-            && self.still_but_the_bs_port()
-    }
-
-    /// Every block but the BS port waits ([`Renderer::still`]).
+    /// Every block but the BS port waits ([`Renderer::stillness`]).
     fn still_but_the_bs_port(&self) -> bool {
         let igc_waits = match self.igc.state {
             IgcState::WaitCmd | IgcState::RMode => !self.llpr.go,
@@ -67,7 +83,7 @@ impl Renderer {
             && self.bs_ring_in.is_none()
     }
 
-    /// Of the next `n` cycles of a sending board ([`Renderer::sending_still`]), how many
+    /// Of the next `n` cycles of a sending board ([`Stillness::Sending`]), how many
     /// come before the cycle its BS port sends the message's last word (which ends the
     /// BS_TRANSMIT, to be stepped).
     pub fn sending_before_last_word(&self, n: u64) -> u64 {
@@ -79,13 +95,15 @@ impl Renderer {
         n.min(first_slot + (left - 1) * RING_DIVIDE)
     }
 
-    /// Advance a sending board ([`Renderer::sending_still`]) over `n` cycles: its BS port
+    /// Advance a sending board ([`Stillness::Sending`]) over `n` cycles: its BS port
     /// steps as in [`Renderer::step`] (a word every Ring slot, read from the backing store),
     /// the rest of the board as in [`Renderer::advance_still`]. The caller keeps `n` within
     /// [`Renderer::still_until_timeout`] and [`Renderer::sending_before_last_word`] and
     /// short of any input change.
     pub fn advance_sending(&mut self, n: u64) {
-        debug_assert!(self.sending_still() && n <= self.sending_before_last_word(n));
+        debug_assert!(
+            self.stillness() == Stillness::Sending && n <= self.sending_before_last_word(n)
+        );
         for c in self.cycle..self.cycle + n {
             self.bs_port.ring_cycle(None, self.tx_ready_bs);
             let req = self.bs_port.step(
@@ -122,11 +140,11 @@ impl Renderer {
         n.min(strobe_in)
     }
 
-    /// Advance over `n` still cycles ([`Renderer::still`]) at once: the state after them is
+    /// Advance over `n` still cycles ([`Stillness::Still`]) at once: the state after them is
     /// the state `n` calls of [`Renderer::step`] give. The caller keeps `n` within
     /// [`Renderer::still_until_timeout`] and short of any input change.
     pub fn advance_still(&mut self, n: u64) {
-        debug_assert!(self.still() && n <= self.still_until_timeout(n));
+        debug_assert!(self.stillness() == Stillness::Still && n <= self.still_until_timeout(n));
         self.advance_counters(n);
     }
 

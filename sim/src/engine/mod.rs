@@ -10,6 +10,27 @@
 //! board after each cycle. The engine stops when nothing is left to do, at the cycle limit, on an
 //! interrupt, or when the deadlock watch finds the board stuck.
 
+/// The observers' context of cycle `$c` of `$sim` (a [`Cx`]), with the command `$command`
+/// open and the IGC's and BS port's causes: a macro, not a method, so that it borrows the
+/// `Sim`'s fields one by one while the observers (other fields) are borrowed mutably.
+/// `Sim::observe` (every cycle) and `Sim::show_still` (a still stretch) build it.
+macro_rules! cx {
+    ($sim:ident, $c:expr, $command:expr, $igc_cause:expr, $bs_cause:expr) => {
+        Cx {
+            cycle: $c,
+            board: &$sim.board,
+            ring: &$sim.ring,
+            table: &$sim.table,
+            command: $command,
+            igc_cause: $igc_cause,
+            bs_cause: $bs_cause,
+            diag: &mut $sim.diagnostics,
+            names: &$sim.names,
+            flag_format_error: false,
+        }
+    };
+}
+
 mod board_events;
 mod breakpoint;
 mod bs_log;
@@ -493,26 +514,10 @@ impl Sim {
     #[inline]
     fn observe(&mut self, c: u64) {
         let (igc_cause, bs_cause) = self.causes_of_cycle();
-        macro_rules! cx {
-            ($command:expr) => {
-                Cx {
-                    cycle: c,
-                    board: &self.board,
-                    ring: &self.ring,
-                    table: &self.table,
-                    command: $command,
-                    igc_cause,
-                    bs_cause,
-                    diag: &mut self.diagnostics,
-                    names: &self.names,
-                    flag_format_error: false,
-                }
-            };
-        }
         // The command log first: the others see the command it has open. Its hooks and the BS
         // log's are called directly (the hottest ones, no context to build).
         self.commands.charge(igc_cause);
-        let mut cx = cx!(self.commands.open());
+        let mut cx = cx!(self, c, self.commands.open(), igc_cause, bs_cause);
         self.causes.cycle(&mut cx);
         self.watch.cycle(&mut cx);
         if let Some(p) = &mut self.profile {
@@ -534,8 +539,9 @@ impl Sim {
             // allocation per cycle).
             let mut events = std::mem::take(&mut self.board.events);
             for ev in events.drain(..) {
-                self.commands.event(&ev, &mut cx!(None));
-                let mut cx = cx!(self.commands.open());
+                self.commands
+                    .event(&ev, &mut cx!(self, c, None, igc_cause, bs_cause));
+                let mut cx = cx!(self, c, self.commands.open(), igc_cause, bs_cause);
                 self.rules.event(&ev, &mut cx);
                 self.events.event(&ev, &mut cx);
                 self.bs_commands.event(&ev, &mut cx);
@@ -546,7 +552,8 @@ impl Sim {
         }
         self.commands.after(&self.board, c);
         if !self.board.tx.is_empty() {
-            self.tx.cycle_end(&mut cx!(None));
+            self.tx
+                .cycle_end(&mut cx!(self, c, None, igc_cause, bs_cause));
             self.board.tx.clear();
         }
         self.bs_commands.after(&self.board.bs_port, c);

@@ -10,6 +10,7 @@
 use super::observer::{Cx, Observer};
 use super::Sim;
 use pp5_rtl::cause::Cause;
+use pp5_rtl::renderer::Stillness;
 
 /// The environment variable that turns still-cycle skipping off (any value but `0`).
 pub const NO_SKIP_ENV: &str = "PP5_NO_SKIP";
@@ -80,9 +81,9 @@ impl Sim {
         // does not settle then: the port moves). Not when the run is over, or when the next
         // tick would fire a Ring reset that waits for the board to settle: the cycles up to
         // the next input are still only while input is to come.
-        let sending = match (self.board.still(), self.settled.is_some()) {
-            (true, true) => false,
-            _ if self.board.sending_still() => true,
+        let sending = match (self.board.stillness(), self.settled.is_some()) {
+            (Stillness::Still, true) => false,
+            (Stillness::Sending, _) => true,
             _ => return 0,
         };
         if self.done() || !self.last.still_twice(now, sending) {
@@ -141,18 +142,7 @@ impl Sim {
     fn show_still(&mut self, c: u64, n: u64) {
         let (igc_cause, bs_cause) = self.causes_of_cycle();
         self.commands.charge_n(igc_cause, n);
-        let mut cx = Cx {
-            cycle: c,
-            board: &self.board,
-            ring: &self.ring,
-            table: &self.table,
-            command: self.commands.open(),
-            igc_cause,
-            bs_cause,
-            diag: &mut self.diagnostics,
-            names: &self.names,
-            flag_format_error: false,
-        };
+        let mut cx = cx!(self, c, self.commands.open(), igc_cause, bs_cause);
         self.causes.still(n, &mut cx);
         if let Some(p) = &mut self.profile {
             p.still(n, &mut cx);
