@@ -186,6 +186,11 @@ impl Stop {
     }
 }
 
+/// Some of `stops` is a watchpoint (read after every cycle).
+fn watches(stops: &[Stop]) -> bool {
+    stops.iter().any(|s| matches!(s.until, Until::Watch(_)))
+}
+
 /// The breakpoints and watchpoints of a run: an observer of the board.
 #[derive(Clone, Debug)]
 pub struct Breakpoints {
@@ -245,7 +250,7 @@ impl Breakpoints {
         let igc = &board.igc;
         let stops: Vec<Stop> = list.into_iter().map(|u| Stop::new(u, board)).collect();
         Breakpoints {
-            watching: stops.iter().any(|s| matches!(s.until, Until::Watch(_))),
+            watching: watches(&stops),
             stops,
             state: igc.state,
             pending: false,
@@ -280,10 +285,7 @@ impl Breakpoints {
         self.stops.retain(|s| !s.until.one_shot());
         self.stops
             .extend(how.until().map(|u| Stop::new(u, view.board)));
-        self.watching = self
-            .stops
-            .iter()
-            .any(|s| matches!(s.until, Until::Watch(_)));
+        self.watching = watches(&self.stops);
         self.reached = None;
         self.last = None;
         self.arm(view);
