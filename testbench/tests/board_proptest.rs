@@ -634,7 +634,13 @@ fn board_diff(a: &Testbench, b: &Testbench) -> String {
         .zip(&sb)
         .filter(|(x, y)| x != y)
         .take(8)
-        .map(|(x, y)| format!("{} = {} / {}", x.0, x.3, y.3))
+        .map(|(x, y)| {
+            let show = |s: &(String, u32, u64, String)| match s.3.is_empty() {
+                true => format!("{:#x}", s.2),
+                false => s.3.clone(),
+            };
+            format!("{} = {} / {}", x.0, show(x), show(y))
+        })
         .collect();
     if sa.len() != sb.len() {
         d.push(format!("{} / {} signals", sa.len(), sb.len()));
@@ -757,6 +763,17 @@ fn the_still_cycle_property_passes_cycles() {
     assert_eq!(o.stop, StopReason::Done);
     let passed = tb.sim.still_cycles() - before;
     assert!(passed > 1900, "{passed} cycles passed at once");
+    // A transfer (4,096 cycles) while the IGC waits for it in BSWAIT, then another while the
+    // IGC waits for a command: each passed at once, all but its first and last cycles.
+    for text in ["BSSTORE 3\nBSWAIT\n", "BSLOAD 3\n"] {
+        let before = tb.sim.still_cycles();
+        let s = tb.parse(text);
+        let o = tb.run(&s, 100_000);
+        assert_eq!(o.stop, StopReason::Done);
+        assert!(!tb.sim.board.transfer.busy(), "{text}");
+        let passed = tb.sim.still_cycles() - before;
+        assert!(passed > 4000, "{text}: {passed} cycles passed at once");
+    }
 }
 
 // -------------------------------------------------------------------------------------------

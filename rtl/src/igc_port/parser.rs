@@ -107,6 +107,11 @@ impl StreamParser {
         }
     }
 
+    /// Whether the parser holds a complete command for the LLPR, which is full.
+    pub fn holds_command(&self) -> bool {
+        self.held
+    }
+
     /// Whether the parser holds part or all of a command.
     pub fn busy(&self) -> bool {
         self.held

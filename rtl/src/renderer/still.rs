@@ -4,6 +4,7 @@
 //! the result is the state stepping would give, register for register.
 
 use super::Renderer;
+use crate::backing_store::transfer::XFER_STEPS;
 use crate::bs_port::{BsRequests, BsState};
 use crate::clock::{ring_enable, RING_DIVIDE};
 use crate::igc::IgcState;
@@ -16,8 +17,9 @@ pub enum Stillness {
     Moving,
     /// Only counters move until a Ring input changes.
     Still,
-    /// Still but for the BS port, which sends a BS_TRANSMIT's words with TxReady high.
-    Sending,
+    /// Still but for the background units: the BS port sends a BS_TRANSMIT's words with
+    /// TxReady high, or the transfer unit moves a sector, or both.
+    Background,
 }
 
 impl Renderer {
@@ -30,16 +32,18 @@ impl Renderer {
     /// count (while a command waits in the LLPR) and the QEE's bit counter
     /// ([`Renderer::advance_still`]).
     ///
-    /// Or still but for its BS port ([`Stillness::Sending`]), which sends a BS_TRANSMIT's
-    /// words with TxReady high, one every Ring slot: the system study's Renderers spend much
-    /// of a frame so, their IGC waiting for a free buffer or a command.
-    /// [`Renderer::advance_sending`] passes such cycles stepping the BS port alone.
+    /// Or still but for its background units ([`Stillness::Background`]): the BS port sends
+    /// a BS_TRANSMIT's words with TxReady high, one every Ring slot, and/or the transfer unit
+    /// moves a sector, one step a cycle (the IGC may wait for it in BSWAIT): the system
+    /// study's Renderers spend much of a frame so, their IGC waiting for a free buffer or a
+    /// command. [`Renderer::advance_background`] passes such cycles stepping those units
+    /// alone.
     ///
     /// One-cycle pulses (a transfer's `done`, a receiver's word, a semaphore's V) are not
     /// looked at: the caller also requires two cycles running with the same
     /// [`Renderer::progress_key`], after which they have cleared.
     pub fn stillness(&self) -> Stillness {
-        if !self.still_but_the_bs_port() {
+        if !self.still_but_the_background() {
             return Stillness::Moving;
         }
         let port = &self.bs_port;
@@ -49,33 +53,46 @@ impl Renderer {
             BsState::StatusSend { .. } | BsState::Transmit { .. } => !self.tx_ready_bs,
             _ => port.rx.rxfifo.is_empty(),
         };
-        let sends =
-            matches!(port.state, BsState::Transmit { .. }) && self.tx_ready_bs && port.tx.busy();
-        match (waits, sends) {
-            (true, _) => Stillness::Still,
-            (false, true) => Stillness::Sending,
-            (false, false) => Stillness::Moving,
+        match (waits, self.bs_port_sends(), self.transfer.busy()) {
+            (true, _, false) => Stillness::Still,
+            (true, _, true) | (false, true, _) => Stillness::Background,
+            (false, false, _) => Stillness::Moving,
         }
     }
 
-    /// Every block but the BS port waits ([`Renderer::stillness`]).
-    fn still_but_the_bs_port(&self) -> bool {
+    /// The BS port sends a BS_TRANSMIT's words with TxReady high.
+    fn bs_port_sends(&self) -> bool {
+        let port = &self.bs_port;
+        matches!(port.state, BsState::Transmit { .. }) && self.tx_ready_bs && port.tx.busy()
+    }
+
+    /// Every block but the background units (the BS port, the transfer unit) waits
+    /// ([`Renderer::stillness`]).
+    fn still_but_the_background(&self) -> bool {
         let igc_waits = match self.igc.state {
             IgcState::WaitCmd | IgcState::RMode => !self.llpr.go,
             IgcState::WaitSem => !self.igc_sem.can_p(),
             IgcState::WaitTx => !self.tx_ready_igc,
+            // BSWAIT (or a XFER behind the running transfer) waits for its end.
+            IgcState::WaitXfer => self.transfer.busy(),
             IgcState::Hang | IgcState::Fault => true,
-            IgcState::Run | IgcState::WaitXfer => false,
+            IgcState::Run => false,
         };
         let m = &self.igc_port.messages;
         let no_message = !m.pending()
             || (!self.tx_ready_igc && m.tx.busy() && m.latched.is_none() && !m.error_req);
-        // The Stream Parser moves while words wait in the RxFIFO and the LLPR is free.
-        let parser_waits = self.igc_port.rx.rxfifo.is_empty() || self.llpr.go;
+        // The Stream Parser reads words while the RxFIFO has some, into the LLPR or, while
+        // the LLPR holds a command, into a command it holds until the LLPR is free: it waits
+        // with no word to read, or holding a command for a full LLPR.
+        let parser = &self.igc_port.parser;
+        let parser_waits = if parser.holds_command() {
+            self.llpr.go
+        } else {
+            self.igc_port.rx.rxfifo.is_empty()
+        };
         igc_waits
             && no_message
             && parser_waits
-            && !self.transfer.busy()
             && !self.transfer.done
             && self.error_strobe == 0
             && !self.last_strobe
@@ -83,39 +100,62 @@ impl Renderer {
             && self.bs_ring_in.is_none()
     }
 
-    /// Of the next `n` cycles of a sending board ([`Stillness::Sending`]), how many
-    /// come before the cycle its BS port sends the message's last word (which ends the
-    /// BS_TRANSMIT, to be stepped).
-    pub fn sending_before_last_word(&self, n: u64) -> u64 {
-        let left = self.bs_port.tx.remaining() as u64;
-        if left == 0 {
-            return 0;
+    /// Of the next `n` cycles of a board still but for its background units
+    /// ([`Stillness::Background`]), how many come before the first that must be stepped:
+    /// the cycle its BS port sends the message's last word (which ends the BS_TRANSMIT), the
+    /// cycle the transfer makes its last step (its `done` pulse, a VBSlater's V, the IGC's
+    /// BSWAIT ending).
+    pub fn background_before_change(&self, n: u64) -> u64 {
+        let mut n = n;
+        if self.bs_port_sends() {
+            let left = self.bs_port.tx.remaining() as u64;
+            if left == 0 {
+                return 0;
+            }
+            let first_slot = self.cycle.next_multiple_of(RING_DIVIDE) - self.cycle;
+            n = n.min(first_slot + (left - 1) * RING_DIVIDE);
         }
-        let first_slot = self.cycle.next_multiple_of(RING_DIVIDE) - self.cycle;
-        n.min(first_slot + (left - 1) * RING_DIVIDE)
+        if self.transfer.busy() {
+            n = n.min(u64::from(XFER_STEPS.saturating_sub(self.transfer.step + 1)));
+        }
+        n
     }
 
-    /// Advance a sending board ([`Stillness::Sending`]) over `n` cycles: its BS port
-    /// steps as in [`Renderer::step`] (a word every Ring slot, read from the backing store),
-    /// the rest of the board as in [`Renderer::advance_still`]. The caller keeps `n` within
-    /// [`Renderer::still_until_timeout`] and [`Renderer::sending_before_last_word`] and
-    /// short of any input change.
-    pub fn advance_sending(&mut self, n: u64) {
+    /// Advance a board still but for its background units ([`Stillness::Background`]) over
+    /// `n` cycles: the transfer unit and the sending BS port step as in [`Renderer::step`]
+    /// (one transfer step a cycle; a word every Ring slot, read from the backing store), the
+    /// rest of the board as in [`Renderer::advance_still`]. The caller keeps `n` within
+    /// [`Renderer::still_until_timeout`] and [`Renderer::background_before_change`] and short
+    /// of any input change.
+    pub fn advance_background(&mut self, n: u64) {
         debug_assert!(
-            self.stillness() == Stillness::Sending && n <= self.sending_before_last_word(n)
+            self.stillness() == Stillness::Background && n <= self.background_before_change(n)
         );
+        let sends = self.bs_port_sends();
+        let xfer = self.transfer.busy();
         for c in self.cycle..self.cycle + n {
-            self.bs_port.ring_cycle(None, self.tx_ready_bs);
-            let req = self.bs_port.step(
-                c,
-                ring_enable(c),
-                self.bs_sem.can_p(),
-                0,
-                &mut self.backing_store,
-                &mut self.tx,
-                &mut self.bs_ev,
-            );
-            debug_assert!(req == BsRequests::default() && self.tx.is_empty());
+            // The order of Renderer::step: the Ring side, the transfer unit, the BS port.
+            if sends {
+                self.bs_port.ring_cycle(None, self.tx_ready_bs);
+            }
+            if xfer {
+                let done = self
+                    .transfer
+                    .clock(&mut self.backing_store, &mut self.array.mem);
+                debug_assert!(!done);
+            }
+            if sends {
+                let req = self.bs_port.step(
+                    c,
+                    ring_enable(c),
+                    self.bs_sem.can_p(),
+                    0,
+                    &mut self.backing_store,
+                    &mut self.tx,
+                    &mut self.bs_ev,
+                );
+                debug_assert!(req == BsRequests::default() && self.tx.is_empty());
+            }
         }
         self.advance_counters(n);
     }

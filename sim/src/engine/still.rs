@@ -27,25 +27,26 @@ pub(super) struct LastStep {
     /// The last cycle took no Ring word and no TxReady change, had no event, sent no word
     /// and raised no strobe from outside.
     pub quiet: bool,
-    /// The cycle after which the board was last found still (or sending) after a quiet
-    /// cycle, how many such cycles ran in a row up to it, and whether they were sending.
+    /// The cycle after which the board was last found still (or still but for its
+    /// background units) after a quiet cycle, how many such cycles ran in a row up to it, and
+    /// whether they were background cycles.
     still_at: u64,
     still_run: u32,
-    sending: bool,
+    background: bool,
 }
 
 impl LastStep {
     /// The board is still and the last cycle quiet after cycle `now - 1`: whether the last
     /// two cycles were such cycles (both phases of the Ring's 20 MHz enable), so that the
     /// last one is a fair sample of every still cycle to come (its causes, its pulses).
-    fn still_twice(&mut self, now: u64, sending: bool) -> bool {
-        self.still_run = if self.still_at + 1 == now && self.sending == sending {
+    fn still_twice(&mut self, now: u64, background: bool) -> bool {
+        self.still_run = if self.still_at + 1 == now && self.background == background {
             self.still_run.saturating_add(1)
         } else {
             1
         };
         self.still_at = now;
-        self.sending = sending;
+        self.background = background;
         self.still_run >= 2
     }
 }
@@ -77,16 +78,16 @@ impl Sim {
         if !self.skip_still || !self.last.quiet || limit <= now + 1 {
             return 0;
         }
-        // Still, or still but for the BS port sending with TxReady high (the deadlock watch
-        // does not settle then: the port moves). Not when the run is over, or when the next
+        // Still, or still but for the background units (the BS port sending with TxReady
+        // high, a transfer running: the deadlock watch does not settle then, they move). Not when the run is over, or when the next
         // tick would fire a Ring reset that waits for the board to settle: the cycles up to
         // the next input are still only while input is to come.
-        let sending = match (self.board.stillness(), self.settled.is_some()) {
+        let background = match (self.board.stillness(), self.settled.is_some()) {
             (Stillness::Still, true) => false,
-            (Stillness::Sending, _) => true,
+            (Stillness::Background, _) => true,
             _ => return 0,
         };
-        if self.done() || !self.last.still_twice(now, sending) {
+        if self.done() || !self.last.still_twice(now, background) {
             return 0;
         }
         let until = limit
@@ -99,16 +100,16 @@ impl Sim {
         let mut n = self
             .board
             .still_until_timeout(until.saturating_sub(now).saturating_sub(1));
-        if sending {
-            n = self.board.sending_before_last_word(n);
+        if background {
+            n = self.board.background_before_change(n);
         }
         if n == 0 {
             return 0;
         }
         self.show_still(now, n);
         self.ring.still(now, n);
-        if sending {
-            self.board.advance_sending(n);
+        if background {
+            self.board.advance_background(n);
             self.watch.moving();
         } else {
             self.board.advance_still(n);
