@@ -140,13 +140,20 @@ pub fn render_system(
         feed,
         profile: opts.profile,
     };
-    let run = system::run_frame(&frame, &shading, image, &spec, progress)
-        .map_err(|e| RenderError::Sim(e.to_string()))?;
+    // The full system's frame, and beside it the study's frames that do not depend on it.
+    let early = feed.map(system::bounds::unconditional).unwrap_or_default();
+    let (run, done) = rayon::join(
+        || system::run_frame(&frame, &shading, image, &spec, progress),
+        || system::bounds::simulate(&frame, &shading, image, &spec, &early),
+    );
+    let sim_err = |e: system::SystemError| RenderError::Sim(e.to_string());
+    let run = run.map_err(sim_err)?;
+    let done = done.map_err(sim_err)?;
     let study = study::Study::new(scene, (w, h), opts.policy, &frame.stats, &run);
     let bounds = match feed {
         Some(f) => Some(
-            system::bounds::Bounds::new(&frame, &shading, image, &spec, f, &run)
-                .map_err(|e| RenderError::Sim(e.to_string()))?,
+            system::bounds::Bounds::new(&frame, &shading, image, &spec, f, &run, &done)
+                .map_err(sim_err)?,
         ),
         None => None,
     };

@@ -153,8 +153,50 @@ fn input_waits(full: &FrameRun) -> Vec<u64> {
         .collect()
 }
 
+/// The frames the study of `feed` simulates whatever the full system's frame shows: the
+/// Renderers alone and the slower GP rates (a faster rate, or a resource unbounded, may be
+/// derived from the full frame instead). They can run beside the full system's frame
+/// ([`simulate`]), their cycles handed to [`Bounds::new`].
+pub fn unconditional(feed: Feed) -> Vec<Option<Feed>> {
+    let mut runs = vec![None];
+    if let Some((g, mops)) = feed.gps {
+        runs.extend(SENSITIVITY.iter().filter(|&&m| m < 1.0).map(|&m| {
+            Some(Feed {
+                gps: Some((g, mops * m)),
+                ..feed
+            })
+        }));
+    }
+    runs
+}
+
+/// The frame's cycles on `spec` with each of `feeds` (`None`: the Renderers alone), the
+/// frames in parallel, each on one thread: a frame's Renderers are stepped in turn, as
+/// their rounds on the Ring are short (docs/rendering.md, "Which rows are simulated").
+pub fn simulate(
+    frame: &Frame,
+    shading: &Shading,
+    image: &McImage,
+    spec: &SystemSpec,
+    feeds: &[Option<Feed>],
+) -> Result<Vec<(Option<Feed>, u64)>, SystemError> {
+    feeds
+        .par_iter()
+        .map(|&f| {
+            let s = SystemSpec {
+                feed: f,
+                keep_streams: false,
+                profile: false,
+                ..*spec
+            };
+            Ok((f, run_frame(frame, shading, image, &s, &|_| {})?.cycles))
+        })
+        .collect()
+}
+
 impl Bounds {
-    /// The study of `full`, the frame on `spec` with `feed`.
+    /// The study of `full`, the frame on `spec` with `feed`; `done`: frames already
+    /// simulated, with their cycles ([`unconditional`], [`simulate`]).
     pub fn new(
         frame: &Frame,
         shading: &Shading,
@@ -162,6 +204,7 @@ impl Bounds {
         spec: &SystemSpec,
         feed: Feed,
         full: &FrameRun,
+        done: &[(Option<Feed>, u64)],
     ) -> Result<Bounds, SystemError> {
         let prims = frame.stats.prims;
         let frame_cycles = full.cycles.max(1);
@@ -204,16 +247,18 @@ impl Bounds {
                 .collect(),
             None => Vec::new(),
         };
+        let left: Vec<Option<Feed>> = runs
+            .iter()
+            .filter(|f| !done.iter().any(|(d, _)| d == *f))
+            .copied()
+            .collect();
+        let simulated = simulate(frame, shading, image, spec, &left)?;
         let cycles: Vec<u64> = runs
-            .par_iter()
-            .map(|&f| {
-                let s = SystemSpec {
-                    feed: f,
-                    keep_streams: false,
-                    profile: false,
-                    ..*spec
-                };
-                Ok(run_frame(frame, shading, image, &s, &|_| {})?.cycles)
+            .iter()
+            .map(|f| {
+                let run = done.iter().chain(&simulated).find(|(d, _)| d == f);
+                run.map(|&(_, c)| c)
+                    .ok_or_else(|| SystemError(format!("the study's frame {f:?} was not run")))
             })
             .collect::<Result<_, SystemError>>()?;
         let of = |k: Option<usize>| k.map_or(full.cycles, |k| cycles[k]);
