@@ -158,6 +158,8 @@ impl Open {
 #[derive(Clone, Debug)]
 pub struct StreamBuilder<'t> {
     table: &'t OpcodeTable,
+    /// The macros resolved so far (a region's stream names a few macros thousands of times).
+    resolved: Vec<(String, &'t CommandSpec, Form)>,
     done: Vec<Message>,
     cur: Option<Open>,
     line: usize,
@@ -171,6 +173,7 @@ impl<'t> StreamBuilder<'t> {
     pub fn new(table: &'t OpcodeTable) -> Self {
         StreamBuilder {
             table,
+            resolved: Vec::new(),
             done: Vec::new(),
             cur: None,
             line: 0,
@@ -278,7 +281,7 @@ impl<'t> StreamBuilder<'t> {
         let Some(cur) = self.cur.as_mut() else {
             return Err(EncodeError("internal: no open message".into()));
         };
-        if let (Some(kind), Some(name)) = (cur.opts.sent, what.name()) {
+        if let Some((kind, name)) = cur.opts.sent.and_then(|k| Some((k, what.name()?))) {
             return Err(EncodeError(format!(
                 "{name}: the message started at line {} is one the board sent (`sent={}`): it \
                  holds `word` lines only",
@@ -349,7 +352,27 @@ impl<'t> StreamBuilder<'t> {
     /// arguments, then the coefficient/scalar words in the macro's order (A, B, C, D, E, F for
     /// `_Q6`; the table values for `_TBL`, where bit 31 is set on the last by the encoder).
     pub fn igc(&mut self, macro_name: &str, args: &[u32]) -> Result<&mut Self, EncodeError> {
+        let (spec, form) = self.resolve(macro_name)?;
+        self.push_igc(spec, form, args)
+    }
+
+    /// `macro_name` resolved in the table ([`resolve_macro`]), remembered.
+    fn resolve(&mut self, macro_name: &str) -> Result<(&'t CommandSpec, Form), EncodeError> {
+        if let Some(&(_, spec, form)) = self.resolved.iter().find(|r| r.0 == macro_name) {
+            return Ok((spec, form));
+        }
         let (spec, form) = resolve_macro(self.table, macro_name)?;
+        self.resolved.push((macro_name.to_string(), spec, form));
+        Ok((spec, form))
+    }
+
+    /// Append the IGC command `spec` in `form` with the macro's arguments `args`.
+    fn push_igc(
+        &mut self,
+        spec: &'t CommandSpec,
+        form: Form,
+        args: &[u32],
+    ) -> Result<&mut Self, EncodeError> {
         let words = encode_values(spec, form, args)?;
         self.push(Port::Igc, &words, Unit::Igc(spec, form))?;
         Ok(self)
@@ -364,7 +387,7 @@ impl<'t> StreamBuilder<'t> {
         args: &[u32],
         coefs: &[f32],
     ) -> Result<&mut Self, EncodeError> {
-        let (spec, _) = resolve_macro(self.table, macro_name)?;
+        let (spec, form) = self.resolve(macro_name)?;
         if spec.class != OperandClass::Tree {
             return Err(EncodeError(format!(
                 "{macro_name} does not take QEE coefficients; use igc() with integer scalar words"
@@ -372,7 +395,7 @@ impl<'t> StreamBuilder<'t> {
         }
         let mut values = args.to_vec();
         values.extend(coefs.iter().map(|c| c.to_bits()));
-        self.igc(macro_name, &values)
+        self.push_igc(spec, form, &values)
     }
 
     /// Append one raw word (for malformed streams).
