@@ -346,6 +346,7 @@ mod tests {
                 board: &sim.board,
                 ring: &sim.ring,
                 table: &sim.table,
+                index: &sim.index,
                 command: None,
                 igc_cause: Cause::Executing,
                 bs_cause: Cause::Idle,

@@ -21,6 +21,7 @@ macro_rules! cx {
             board: &$sim.board,
             ring: &$sim.ring,
             table: &$sim.table,
+            index: &$sim.index,
             command: $command,
             igc_cause: $igc_cause,
             bs_cause: $bs_cause,
@@ -55,7 +56,7 @@ use self::deadlock::DeadlockWatch;
 pub use self::message_log::{MessageLog, TxSink, KEEP_ALL_MESSAGES};
 pub use self::microcode_names::MicrocodeNames;
 pub use self::microcode_profile::{MicrocodeProfile, Outside, ProfileTap};
-pub use self::observer::{Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
+pub use self::observer::{CommandIndex, Cx, Diagnostic, Diagnostics, Observer, MAX_DIAGNOSTICS};
 pub use self::ring_env::{RingEnv, RingMessage, RingSource, HELD};
 use self::rules::RuleCheck;
 use self::still::LastStep;
@@ -173,6 +174,8 @@ pub struct Sim {
     pub ring: RingEnv,
     /// The booted microcode's opcode table, to name commands.
     pub table: OpcodeTable,
+    /// Its commands by dispatch byte.
+    index: CommandIndex,
     /// The IGC's commands.
     pub commands: CommandLog,
     /// Every cycle of each block by cause.
@@ -238,6 +241,7 @@ impl Sim {
         Sim {
             board,
             ring: RingEnv::default(),
+            index: CommandIndex::new(&table),
             table,
             commands: CommandLog::new(opts.keep),
             causes: BlockCauses::default(),

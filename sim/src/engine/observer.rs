@@ -9,7 +9,7 @@
 //! ([`Cx::flag_format_error`]), which the engine raises.
 
 use super::ring_env::RingEnv;
-use crate::asm::opcodes::OpcodeTable;
+use crate::asm::opcodes::{CommandSpec, OpcodeTable};
 use crate::records::CommandRecord;
 use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::opcode::OpcodeWord;
@@ -71,6 +71,8 @@ pub struct Cx<'a> {
     pub ring: &'a RingEnv,
     /// The opcode table of the booted microcode, to name commands.
     pub table: &'a OpcodeTable,
+    /// The table's commands by dispatch byte ([`Cx::spec`]).
+    pub index: &'a CommandIndex,
     /// The command the IGC executes (or is stuck in), as the command log has it so far.
     pub command: Option<&'a CommandRecord>,
     /// How the IGC and the BS port spent the cycle ([`Cause::FifoEmpty`] where the board was
@@ -85,22 +87,27 @@ pub struct Cx<'a> {
     pub flag_format_error: bool,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
     /// Report `msg` at this cycle.
     pub fn report(&mut self, level: &'static str, msg: String) {
         self.diag.push(self.cycle, level, msg);
     }
 
+    /// The opcode table's entry of a command by its opcode word, if it has one.
+    #[inline]
+    pub fn spec(&self, opcode: u32) -> Option<&'a CommandSpec> {
+        self.index.get(self.table, OpcodeWord(opcode).cmd())
+    }
+
     /// Name of a command by its opcode word: the opcode table's, or `CMD 0x..`.
     pub fn command_name(&self, opcode: u32) -> String {
-        command_name(self.table, opcode)
+        spec_name(self.spec(opcode), opcode)
     }
 
     /// The operand registers a command just latched, as many as its opcode table entry has.
     pub fn operands(&self, opcode: u32) -> Vec<u32> {
         let nargs = self
-            .table
-            .by_cmd(OpcodeWord(opcode).cmd())
+            .spec(opcode)
             .map_or(0, |s| s.args.iter().filter(|a| a.kind.is_operand()).count());
         self.board.igc.opr.iter().copied().take(nargs).collect()
     }
@@ -108,11 +115,47 @@ impl Cx<'_> {
 
 /// Name of a command by its opcode word: the opcode table's, or `CMD 0x..`.
 pub fn command_name(table: &OpcodeTable, opcode: u32) -> String {
-    let cmd = OpcodeWord(opcode).cmd();
-    table
-        .by_cmd(cmd)
-        .map(|c| c.name.clone())
-        .unwrap_or_else(|| format!("CMD {cmd:#04x}"))
+    spec_name(table.by_cmd(OpcodeWord(opcode).cmd()), opcode)
+}
+
+/// The name of the command `spec` (the table's entry of `opcode`, if any), or `CMD 0x..`.
+fn spec_name(spec: Option<&CommandSpec>, opcode: u32) -> String {
+    spec.map(|c| c.name.clone())
+        .unwrap_or_else(|| format!("CMD {:#04x}", OpcodeWord(opcode).cmd()))
+}
+
+/// The opcode table's commands by dispatch byte: a command taken is looked up by its byte
+/// (its name, its operands, its rules) without searching the table
+/// ([`OpcodeTable::by_cmd`] walks it: on the QEE triangles some 1,000 instructions per
+/// command).
+#[derive(Clone, Debug)]
+pub struct CommandIndex {
+    /// `slot[cmd]` = 1 + the position in the table of the first command with dispatch byte
+    /// `cmd` (0: none).
+    slot: [u16; 256],
+}
+
+impl CommandIndex {
+    /// The index of `table` as it is now.
+    pub fn new(table: &OpcodeTable) -> CommandIndex {
+        let mut slot = [0u16; 256];
+        for (k, c) in table.commands.iter().enumerate().rev() {
+            slot[usize::from(c.cmd)] = u16::try_from(k + 1).unwrap_or(0);
+        }
+        CommandIndex { slot }
+    }
+
+    /// The command of `table` with dispatch byte `cmd`, as [`OpcodeTable::by_cmd`] finds it.
+    /// A byte the index has no command for, or one whose entry moved (a table changed after
+    /// the index was built), is searched for in the table.
+    #[inline]
+    pub fn get<'t>(&self, table: &'t OpcodeTable, cmd: u8) -> Option<&'t CommandSpec> {
+        let s = usize::from(self.slot[usize::from(cmd)]);
+        match s.checked_sub(1).and_then(|k| table.commands.get(k)) {
+            Some(c) if c.cmd == cmd => Some(c),
+            _ => table.by_cmd(cmd),
+        }
+    }
 }
 
 /// An observer of the board. Each hook has an empty default; an observer implements the ones

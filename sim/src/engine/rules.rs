@@ -6,9 +6,8 @@
 //! two NOOPs, §III.4.2.5.4; a QEE command right after a PIGC, §III.4.2.5.5) is a warning.
 
 use super::observer::{Cx, Observer};
-use crate::asm::opcodes::{ArgKind, ArgSpec, CommandSpec, OperandClass};
+use crate::asm::opcodes::{ArgKind, CommandSpec, OperandClass};
 use pp5_rtl::emc_array::MEM_BITS;
-use pp5_rtl::igc::opcode::OpcodeWord;
 use pp5_rtl::igc::IgcEvent;
 use pp5_rtl::renderer::BoardEvent;
 
@@ -32,7 +31,7 @@ impl Observer for RuleCheck {
 impl RuleCheck {
     /// Check the command just taken.
     fn check(&mut self, opcode: u32, cx: &mut Cx) {
-        let Some(spec) = cx.table.by_cmd(OpcodeWord(opcode).cmd()) else {
+        let Some(spec) = cx.spec(opcode) else {
             return;
         };
         // The command log (shown the event first) holds the command's name and operands.
@@ -96,17 +95,19 @@ impl RuleCheck {
 /// Length rules (seed §III.4.2.5.1): dlen/slen 1..=128, a tree operand's len <= 73 - FBITS,
 /// every segment inside the pixel memory. One message per operand that breaks one.
 fn length_rules(spec: &CommandSpec, name: &str, operands: &[u32], fbits: u32) -> Vec<String> {
-    let plain: Vec<(usize, &ArgSpec, u32)> = spec
-        .args
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.kind.is_operand())
-        .zip(operands)
-        .map(|((k, a), &v)| (k, a, v))
-        .collect();
-    let value_of = |k: usize| plain.iter().find(|(j, _, _)| *j == k).map(|t| t.2);
+    // The operand arguments with their values, walked again for a segment's length (no
+    // list built: a command taken costs no allocation unless a rule is broken).
+    let plain = || {
+        spec.args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.kind.is_operand())
+            .zip(operands)
+            .map(|((k, a), &v)| (k, a, v))
+    };
+    let value_of = |k: usize| plain().find(|(j, _, _)| *j == k).map(|t| t.2);
     let mut found = Vec::new();
-    for &(_, a, v) in &plain {
+    for (_, a, v) in plain() {
         match a.kind {
             ArgKind::TreeLen if spec.class == OperandClass::Tree && v > 73 - fbits => {
                 found.push(format!(
