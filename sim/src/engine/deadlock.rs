@@ -60,15 +60,17 @@ impl Observer for DeadlockWatch {
 impl DeadlockWatch {
     /// An input changed (TxReady of the ports in `ports`, bit 0 IGC, bit 1 BS) at cycle
     /// `now`: the board may move again.
+    #[inline]
     pub fn inputs_changed(&mut self, ports: u8, now: u64) {
+        if ports == 0 {
+            return;
+        }
         for k in 0..2 {
             if ports >> k & 1 != 0 {
                 self.txready_since[k] = now;
             }
         }
-        if ports != 0 {
-            self.moved();
-        }
+        self.moved();
     }
 
     /// `n` still cycles passed at once: the board stood still in each.

@@ -452,8 +452,9 @@ impl Sim {
 
     /// Whether the run can stop because nothing is left to do: no input left on either port
     /// (nor a Ring reset or TxReady change to come) and the board idle.
+    // (The board first: while it executes, its check fails at once.)
     pub fn done(&self) -> bool {
-        self.ring.exhausted() && self.board.quiescent()
+        self.board.quiescent() && self.ring.exhausted()
     }
 
     fn fire_reset(&mut self) {

@@ -110,32 +110,46 @@ impl RingSource {
         }
     }
 
-    /// The word to deliver this slot, if any: `(word, start_of_message)`. Messages at or
-    /// past `barrier` (a pending Ring reset) are held.
-    fn next(&mut self, rx_ready: bool, now: u64, barrier: u64) -> Option<(u32, bool)> {
-        if self.cur.is_none() {
-            let q = self.queue.front()?;
-            if !rx_ready || q.seq >= barrier || q.at.is_some_and(|a| a > now) {
-                return None;
-            }
-            let q = self.queue.pop_front()?;
-            let dest = q.msg.dest;
-            if !q.msg.body.is_empty() {
-                self.cur = Some((q.msg, 0, q.seq));
+    /// This slot's word, if any (`(word, start_of_message)`), and whether the input is held:
+    /// it has words to send, sent none, and its next message does not wait for its arrival
+    /// time (RxReady is low, or a pending Ring reset at `barrier` holds it). Messages at or
+    /// past `barrier` are not started.
+    #[inline(always)]
+    fn slot(&mut self, rx_ready: bool, now: u64, barrier: u64) -> (Option<(u32, bool)>, bool) {
+        if let Some((m, i, _)) = &mut self.cur {
+            // The rest of a message under way (its body is never empty).
+            let w = m.body[*i];
+            *i += 1;
+            if *i >= m.body.len() {
+                self.cur = None;
             }
             self.delivered += 1;
-            return Some((dest, true));
+            return (Some((w, false)), false);
         }
-        let (m, i, _) = self.cur.as_mut()?;
-        let w = m.body.get(*i).copied();
-        *i += 1;
-        if *i >= m.body.len() {
-            self.cur = None;
+        let Some(q) = self.queue.front() else {
+            return (None, self.pending_words() > 0);
+        };
+        if q.at.is_some_and(|a| a > now) {
+            return (None, false);
         }
-        if w.is_some() {
-            self.delivered += 1;
+        if !rx_ready || q.seq >= barrier {
+            return (None, self.pending_words() > 0);
         }
-        w.map(|w| (w, false))
+        self.start()
+    }
+
+    /// Start the next message: its destination word goes out.
+    #[inline(never)]
+    fn start(&mut self) -> (Option<(u32, bool)>, bool) {
+        let Some(q) = self.queue.pop_front() else {
+            return (None, false);
+        };
+        let dest = q.msg.dest;
+        if !q.msg.body.is_empty() {
+            self.cur = Some((q.msg, 0, q.seq));
+        }
+        self.delivered += 1;
+        (Some((dest, true)), false)
     }
 }
 
@@ -277,27 +291,21 @@ impl RingEnv {
 
     /// In a 20 MHz slot: hand each port the word its Ring input delivers, and note since when
     /// an input with words to send sent none (held by RxReady or a pending reset).
+    // Inlined into the engine's step: most slots deliver nothing (nothing queued, or RxReady
+    // low with the board behind its input), decided in a few instructions per port.
+    #[inline(always)]
     pub fn deliver(&mut self, board: &mut Renderer, now: u64) {
         let barrier = self.barrier();
-        let igc = self.igc.next(board.rx_ready(), now, barrier);
+        let (igc, held) = self.igc.slot(board.rx_ready(), now, barrier);
         if let Some((w, sop)) = igc {
             board.ring_in(w, sop);
         }
-        let bs = self.bs.next(board.bs_rx_ready(), now, barrier);
+        note_held(&mut self.held_since[0], held, now);
+        let (bs, held) = self.bs.slot(board.bs_rx_ready(), now, barrier);
         if let Some((w, sop)) = bs {
             board.bs_ring_in(w, sop);
         }
-        for (k, (sent, src)) in [(igc.is_some(), &self.igc), (bs.is_some(), &self.bs)]
-            .into_iter()
-            .enumerate()
-        {
-            let held = !sent && src.pending_words() > 0 && src.waits_for_time(now).is_none();
-            match (held, self.held_since[k]) {
-                (true, None) => self.held_since[k] = Some(now),
-                (false, Some(_)) => self.held_since[k] = None,
-                _ => {}
-            }
-        }
+        note_held(&mut self.held_since[1], held, now);
     }
 
     /// The first cycle from `now` on in which this environment may change the board's
@@ -332,13 +340,9 @@ impl RingEnv {
         if slot >= from + n {
             return;
         }
-        for (k, src) in [&self.igc, &self.bs].into_iter().enumerate() {
+        for (since, src) in self.held_since.iter_mut().zip([&self.igc, &self.bs]) {
             let held = src.pending_words() > 0 && src.waits_for_time(slot).is_none();
-            match (held, self.held_since[k]) {
-                (true, None) => self.held_since[k] = Some(slot),
-                (false, Some(_)) => self.held_since[k] = None,
-                _ => {}
-            }
+            note_held(since, held, slot);
         }
     }
 
@@ -353,5 +357,15 @@ impl RingEnv {
             || self.reset_due().is_some_and(|r| r.at.is_some())
             || self.igc.can_deliver(board.rx_ready(), now, barrier)
             || self.bs.can_deliver(board.bs_rx_ready(), now, barrier)
+    }
+}
+
+/// Since when an input has been held: from `now` if it is held and was not, none if it is not.
+#[inline(always)]
+fn note_held(since: &mut Option<u64>, held: bool, now: u64) {
+    match (held, *since) {
+        (true, None) => *since = Some(now),
+        (false, Some(_)) => *since = None,
+        _ => {}
     }
 }
