@@ -5,11 +5,12 @@
 use super::observer::{Cx, Observer};
 use crate::records::BlockCauses;
 use pp5_rtl::cause::Cause;
+use pp5_rtl::Renderer;
 
 impl Observer for BlockCauses {
     #[inline]
     fn cycle(&mut self, cx: &mut Cx) {
-        self.charge(cx, 1);
+        self.charge(cx.board, cx.igc_cause, cx.bs_cause, 1);
     }
 
     #[inline]
@@ -18,20 +19,15 @@ impl Observer for BlockCauses {
     }
 
     fn still(&mut self, n: u64, cx: &mut Cx) {
-        self.charge(cx, n);
+        self.charge(cx.board, cx.igc_cause, cx.bs_cause, n);
     }
 }
 
-/// Charge `n` cycles like the one `cx` shows.
-trait Charge {
-    fn charge(&mut self, cx: &Cx, n: u64);
-}
-
-impl Charge for BlockCauses {
+impl BlockCauses {
+    /// Charge `n` cycles of board `b` whose IGC and BS port spent them as `igc` and `bs`
+    /// ([`Observer::cycle`]; the engine calls it directly each cycle, with no context built).
     #[inline]
-    fn charge(&mut self, cx: &Cx, n: u64) {
-        let b = cx.board;
-        let (igc, bs) = (cx.igc_cause, cx.bs_cause);
+    pub(super) fn charge(&mut self, b: &Renderer, igc: Cause, bs: Cause, n: u64) {
         self.igc.add_n(igc, n);
         self.bs_port.add_n(bs, n);
         let xfer = b.transfer.busy() || b.transfer.done;

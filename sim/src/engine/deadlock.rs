@@ -42,14 +42,7 @@ impl Default for DeadlockWatch {
 impl Observer for DeadlockWatch {
     #[inline]
     fn cycle(&mut self, cx: &mut Cx) {
-        let b = cx.board;
-        if self.igc_since.0 != b.igc.state {
-            self.igc_since = (b.igc.state, cx.cycle);
-        }
-        let code = b.bs_port.state.code();
-        if self.bs_since.0 != code {
-            self.bs_since = (code, cx.cycle);
-        }
+        self.states(cx.board, cx.cycle);
     }
 
     fn ring_reset(&mut self, _at: u64) {
@@ -58,6 +51,19 @@ impl Observer for DeadlockWatch {
 }
 
 impl DeadlockWatch {
+    /// Since when the IGC and the BS port of board `b` have been in their states, after
+    /// cycle `c` ([`Observer::cycle`]; the engine calls it directly, with no context built).
+    #[inline]
+    pub fn states(&mut self, b: &Renderer, c: u64) {
+        if self.igc_since.0 != b.igc.state {
+            self.igc_since = (b.igc.state, c);
+        }
+        let code = b.bs_port.state.code();
+        if self.bs_since.0 != code {
+            self.bs_since = (code, c);
+        }
+    }
+
     /// An input changed (TxReady of the ports in `ports`, bit 0 IGC, bit 1 BS) at cycle
     /// `now`: the board may move again.
     #[inline]

@@ -71,6 +71,7 @@ pub use crate::records::{
 use crate::stream::{Port, Stream};
 use crate::trace::board::BoardTrace;
 use crate::trace::WaveWriter;
+use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::microinstruction::{decode, Microinstruction, Seq};
 use pp5_rtl::igc::UinstNames;
 use pp5_rtl::igc_port::MAX_MESSAGE_WORDS;
@@ -516,26 +517,22 @@ impl Sim {
     }
 
     /// Show cycle `c`, just stepped, to the observers.
-    #[inline]
+    #[inline(always)]
     fn observe(&mut self, c: u64) {
         let (igc_cause, bs_cause) = self.causes_of_cycle();
-        // The command log first: the others see the command it has open. Its hooks and the BS
-        // log's are called directly (the hottest ones, no context to build).
+        // The command log first: the others see the command it has open. The hooks of the
+        // observers every run has are called directly (no context to build: the hottest
+        // ones); the optional observers' (the profile, the breakpoints, the waveform) are shown
+        // the context, only when there are any.
         self.commands.charge(igc_cause);
-        let mut cx = cx!(self, c, self.commands.open(), igc_cause, bs_cause);
-        self.causes.cycle(&mut cx);
-        self.watch.cycle(&mut cx);
-        if let Some(p) = &mut self.profile {
-            p.cycle(&mut cx);
-        }
-        if let Some(s) = &mut self.tap {
-            s.cycle(&mut cx);
-        }
-        if let Some(b) = &mut self.breakpoint {
-            b.cycle(&mut cx);
-        }
-        if self.trace.active() {
-            self.trace.cycle(&mut cx);
+        self.causes.charge(&self.board, igc_cause, bs_cause, 1);
+        self.watch.states(&self.board, c);
+        if self.profile.is_some()
+            || self.tap.is_some()
+            || self.breakpoint.is_some()
+            || self.trace.active()
+        {
+            self.observe_optional(c, igc_cause, bs_cause);
         }
         let mut flag = false;
         self.last.quiet &= self.board.events.is_empty() && self.board.tx.is_empty();
@@ -565,6 +562,24 @@ impl Sim {
         if flag {
             self.last.quiet = false;
             self.board.flag_format_error();
+        }
+    }
+
+    /// Show cycle `c` to the optional observers ([`Sim::observe`]).
+    #[inline(never)]
+    fn observe_optional(&mut self, c: u64, igc_cause: Cause, bs_cause: Cause) {
+        let mut cx = cx!(self, c, self.commands.open(), igc_cause, bs_cause);
+        if let Some(p) = &mut self.profile {
+            p.cycle(&mut cx);
+        }
+        if let Some(s) = &mut self.tap {
+            s.cycle(&mut cx);
+        }
+        if let Some(b) = &mut self.breakpoint {
+            b.cycle(&mut cx);
+        }
+        if self.trace.active() {
+            self.trace.cycle(&mut cx);
         }
     }
 
