@@ -95,19 +95,18 @@ impl RuleCheck {
 /// Length rules (seed §III.4.2.5.1): dlen/slen 1..=128, a tree operand's len <= 73 - FBITS,
 /// every segment inside the pixel memory. One message per operand that breaks one.
 fn length_rules(spec: &CommandSpec, name: &str, operands: &[u32], fbits: u32) -> Vec<String> {
-    // The operand arguments with their values, walked again for a segment's length (no
-    // list built: a command taken costs no allocation unless a rule is broken).
-    let plain = || {
-        spec.args
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| a.kind.is_operand())
-            .zip(operands)
-            .map(|((k, a), &v)| (k, a, v))
-    };
-    let value_of = |k: usize| plain().find(|(j, _, _)| *j == k).map(|t| t.2);
+    // The operand arguments in order, each with the operand register it latched (a plain
+    // loop: no list built, no adapters; a command taken costs no allocation unless a rule is
+    // broken).
     let mut found = Vec::new();
-    for (_, a, v) in plain() {
+    let mut values = operands.iter();
+    for a in &spec.args {
+        if !a.kind.is_operand() {
+            continue;
+        }
+        let Some(&v) = values.next() else {
+            break;
+        };
         match a.kind {
             ArgKind::TreeLen if spec.class == OperandClass::Tree && v > 73 - fbits => {
                 found.push(format!(
@@ -121,7 +120,10 @@ fn length_rules(spec: &CommandSpec, name: &str, operands: &[u32], fbits: u32) ->
                 a.name
             )),
             ArgKind::Addr => {
-                let len = a.seg_len.and_then(value_of).unwrap_or(1);
+                let len = a
+                    .seg_len
+                    .and_then(|k| operand_value(spec, operands, k))
+                    .unwrap_or(1);
                 if v + len > MEM_BITS as u32 {
                     found.push(format!(
                         "{name}: the segment {} = {v} of {len} bits runs past pixel-memory bit {}",
@@ -134,4 +136,16 @@ fn length_rules(spec: &CommandSpec, name: &str, operands: &[u32], fbits: u32) ->
         }
     }
     found
+}
+
+/// The value argument `k` of `spec` latched, if it is an operand argument within `operands`.
+fn operand_value(spec: &CommandSpec, operands: &[u32], k: usize) -> Option<u32> {
+    if !spec.args.get(k)?.kind.is_operand() {
+        return None;
+    }
+    let position = spec.args[..k]
+        .iter()
+        .filter(|a| a.kind.is_operand())
+        .count();
+    operands.get(position).copied()
 }
