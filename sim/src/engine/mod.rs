@@ -537,20 +537,19 @@ impl Sim {
         let mut flag = false;
         self.last.quiet &= self.board.events.is_empty() && self.board.tx.is_empty();
         if !self.board.events.is_empty() {
-            // Drained and handed back, so the board's event buffer keeps its capacity (no
-            // allocation per cycle).
-            let mut events = std::mem::take(&mut self.board.events);
-            for ev in events.drain(..) {
+            // Read in place and cleared, so the board's event buffer keeps its capacity (no
+            // allocation per cycle, and no buffer moved out and back).
+            for ev in &self.board.events {
                 self.commands
-                    .event(&ev, &mut cx!(self, c, None, igc_cause, bs_cause));
+                    .event(ev, &mut cx!(self, c, None, igc_cause, bs_cause));
                 let mut cx = cx!(self, c, self.commands.open(), igc_cause, bs_cause);
-                self.rules.event(&ev, &mut cx);
-                self.events.event(&ev, &mut cx);
-                self.bs_commands.event(&ev, &mut cx);
-                self.transfers.event(&ev, &mut cx);
+                self.rules.event(ev, &mut cx);
+                self.events.event(ev, &mut cx);
+                self.bs_commands.event(ev, &mut cx);
+                self.transfers.event(ev, &mut cx);
                 flag |= cx.flag_format_error;
             }
-            self.board.events = events;
+            self.board.events.clear();
         }
         self.commands.after(&self.board, c);
         if !self.board.tx.is_empty() {
