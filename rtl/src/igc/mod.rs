@@ -14,6 +14,7 @@
 pub mod llpr;
 pub mod microinstruction;
 pub mod opcode;
+mod plan;
 pub mod store;
 mod trace;
 pub use self::trace::{IgcNames, UinstNames};
@@ -32,6 +33,8 @@ use opcode::{
     OpcodeWord, CMD_FBITS, CMD_MCREAD, CMD_MCWRITE, CMD_NOOP, CMD_RMODEOFF, CMD_RMODEON, FBITS_MAX,
     HARDWIRED_BASE,
 };
+use plan::{BPlan, Plan, Regs};
+use std::ops::ControlFlow;
 use store::{McStore, CONTROL_STORE_UINSTS, FC_BOOL_WORD, FC_CONST_BASE, FC_CTRL_WORD};
 
 /// What the IGC is doing this cycle (an FSM, traced by name).
@@ -87,6 +90,16 @@ pub struct IgcInputs {
     pub error_strobe: bool,
     /// The board ID (the low byte of SENDSTATUS's message ID).
     pub board_id: u8,
+}
+
+/// The board's signals every cycle of the IGC reads (the others, [`IgcInputs`], only matter to
+/// a handshake), sampled at the start of the cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sampled {
+    /// The array's AEO (the conditional jumps).
+    pub aeo: bool,
+    /// [`IgcInputs::xfer_busy`] (the address generators' transfer check).
+    pub xfer_busy: bool,
 }
 
 /// What the IGC asks of the rest of the board this cycle (the MISC handshakes).
@@ -200,13 +213,18 @@ pub struct Igc {
     pub fc: FlowControl,
     /// The unit's active mask changed this cycle (the board recomputes AEO).
     pub fc_changed: bool,
-    /// The board's signals this cycle (see [`IgcInputs`]).
+    /// The board's signals as the IGC last sampled them (see [`IgcInputs`]): `xfer_busy`
+    /// every cycle, the others when a microinstruction with a MISC field executes (the only
+    /// reader).
     pub inputs: IgcInputs,
     /// The handshake the executed microinstruction asks for this cycle.
     pub misc_ctl: MiscCtl,
     /// The flow-control unit's state (its mode, planes, stacks or last decision) changed this
     /// cycle: the unit executed an instruction, or a dispatch reset it or changed its mode.
     pub fc_stepped: bool,
+    /// `last` worked out with the registers that stay put while it repeats (a cache of the
+    /// simulator's, rebuilt after a fetch, a dispatch or a flow-control instruction).
+    plan: Plan,
 }
 
 /// Where the sequencer goes after a microinstruction (its SEQ field, evaluated).
@@ -273,6 +291,7 @@ impl Igc {
             inputs: IgcInputs::default(),
             misc_ctl: MiscCtl::None,
             fc_stepped: false,
+            plan: Plan::default(),
         }
     }
 
@@ -289,12 +308,17 @@ impl Igc {
     /// One 40 MHz cycle. Takes a command from `llpr` when the microcode dispatches (or, in
     /// RMode, whenever one is there), and returns the operation for the EMC array. The array
     /// is only read here (AEO, and the per-PE inputs of a flow-control instruction).
+    /// `sampled` are the signals every cycle reads; `inputs` gives the others when a
+    /// handshake needs them (most cycles do not).
     pub fn step(
         &mut self,
         llpr: &mut Llpr,
         array: &EmcArray,
         events: &mut Vec<IgcEvent>,
+        sampled: Sampled,
+        inputs: impl FnOnce() -> IgcInputs,
     ) -> ArrayOp {
+        self.inputs.xfer_busy = sampled.xfer_busy;
         self.qee_ctl = QeeCtl::None;
         self.misc_ctl = MiscCtl::None;
         self.fc_changed = false;
@@ -309,7 +333,7 @@ impl Igc {
             | IgcState::WaitCmd
             | IgcState::WaitXfer
             | IgcState::WaitSem
-            | IgcState::WaitTx => self.run_step(llpr, array, events),
+            | IgcState::WaitTx => self.run_step(llpr, array, events, sampled.aeo, inputs),
         }
     }
 
@@ -367,6 +391,7 @@ impl Igc {
 
     fn leave_rmode(&mut self) {
         self.state = IgcState::Run;
+        self.plan.valid = false;
     }
 
     fn load_fbits(&mut self, op: OpcodeWord, events: &mut Vec<IgcEvent>) {
@@ -518,6 +543,84 @@ impl Igc {
         }
     }
 
+    /// The parts of [`Igc::run_step`] a plain microinstruction ([`Plan::plain`]) has none of:
+    /// the aL diagnostic, a flow-control instruction, a handshake, B_OFF. Returns the array
+    /// operation, or breaks with the step's result (a flow-control instruction, a stall).
+    #[inline(never)]
+    fn unusual_step(
+        &mut self,
+        pc: u16,
+        array: &EmcArray,
+        events: &mut Vec<IgcEvent>,
+        inputs: impl FnOnce() -> IgcInputs,
+    ) -> ControlFlow<ArrayOp, ArrayOp> {
+        if self.plan.al_outside_loop {
+            events.push(IgcEvent::Diagnostic {
+                pc,
+                what: "microinstruction",
+                msg:
+                    "addresses relative to aL outside every LOOP (aL is not valid there; read as 0)"
+                        .into(),
+            });
+        }
+        if let Some(instr) = self.last.fc {
+            let m = self.last;
+            return ControlFlow::Break(self.flow_step(&m, instr, pc, array, events));
+        }
+        if self.last.misc != Misc::None {
+            self.inputs = inputs();
+            let m = self.last;
+            if !self.handshake(&m, events) {
+                // Stalled: nothing executes; the same microinstruction is tried next cycle.
+                return ControlFlow::Break(ArrayOp::default());
+            }
+        }
+        ControlFlow::Continue(if self.last.b_off.is_some() {
+            self.array_op(&self.last, events)
+        } else {
+            self.planned_op(events)
+        })
+    }
+
+    /// [`Igc::array_op`] from the plan (a microinstruction without B_OFF): the addresses at
+    /// this cycle's I, checked as there, in the same order (A, B, W).
+    #[inline(always)]
+    fn planned_op(&self, events: &mut Vec<IgcEvent>) -> ArrayOp {
+        let p = &self.plan;
+        let past_lim = self.i as u32 >= p.lim;
+        let mut op = p.op;
+        op.a = if p.a_zero_past_lim && past_lim {
+            None
+        } else {
+            p.a.at(self.i).and_then(|a| self.mem_addr(a, "A", events))
+        };
+        let b_addr = || {
+            if p.b_sign_past_lim && past_lim {
+                p.b_sign_addr
+            } else {
+                p.b.at(self.i).unwrap_or(0)
+            }
+        };
+        let zero = p.b_zero_past_lim && past_lim;
+        match p.b_src {
+            BPlan::Fixed => {}
+            BPlan::Mem if zero => op.b = BSource::Zero,
+            BPlan::Mem => {
+                if let Some(b) = self.mem_addr(b_addr(), "B", events) {
+                    op.b = BSource::Mem(b);
+                }
+            }
+            BPlan::Sca if zero => op.b = BSource::Zero,
+            BPlan::Sca => {
+                if (self.sca() >> b_addr().min(31)) & 1 != 0 {
+                    op.b = BSource::One;
+                }
+            }
+        }
+        op.w = p.w.at(self.i).and_then(|w| self.mem_addr(w, "W", events));
+        op
+    }
+
     /// One cycle outside RMode: fetch the microinstruction at PC, then dispatch (at a
     /// DISPATCH stall), run the flow-control unit (an FC instruction) or execute it: the
     /// handshake (MISC), the array operation (returned), the QEE, the sequencer and the
@@ -527,8 +630,9 @@ impl Igc {
         llpr: &mut Llpr,
         array: &EmcArray,
         events: &mut Vec<IgcEvent>,
+        aeo: bool,
+        inputs: impl FnOnce() -> IgcInputs,
     ) -> ArrayOp {
-        let aeo = array.aeo();
         let pc = self.pc;
         let waiting = self.state == IgcState::WaitCmd;
         if !self.fetch(pc, waiting, events) {
@@ -540,34 +644,29 @@ impl Igc {
             self.dispatch(llpr, events);
             return ArrayOp::default();
         }
-        // Read in place (a copy of the whole microinstruction every cycle was a measurable
-        // part of the step); the rare paths that need `&mut self` take a copy.
-        let m = &self.last;
-        if [m.a.idx, m.b.idx, m.w.idx].contains(&Idx::Al) && self.fc.al().is_none() {
-            events.push(IgcEvent::Diagnostic {
-                pc,
-                what: "microinstruction",
-                msg:
-                    "addresses relative to aL outside every LOOP (aL is not valid there; read as 0)"
-                        .into(),
-            });
+        if !self.plan.valid {
+            self.plan = Plan::new(
+                &self.last,
+                &Regs {
+                    opr: &self.opr,
+                    al: self.fc.al(),
+                },
+            );
         }
-        if let Some(instr) = m.fc {
-            let m = *m;
-            return self.flow_step(&m, instr, pc, array, events);
-        }
-        if m.misc != Misc::None {
-            let m = *m;
-            if !self.handshake(&m, events) {
-                // Stalled: nothing executes; the same microinstruction is tried next cycle.
-                return ArrayOp::default();
+        let op = if self.plan.plain {
+            self.planned_op(events)
+        } else {
+            match self.unusual_step(pc, array, events, inputs) {
+                ControlFlow::Continue(op) => op,
+                ControlFlow::Break(op) => return op,
             }
-        }
-        let op = self.array_op(&self.last, events);
+        };
         let m = &self.last;
         let (qee, seq, target, imm, i_op, l_load) =
             (m.qee, m.seq, m.target, m.imm, m.i_op, m.l_load);
-        self.qee_ctl = self.qee_control(qee, events);
+        if self.plan.qee {
+            self.qee_ctl = self.qee_control(qee, events);
+        }
         let new_pc = match self.sequence(seq, pc, target, imm, aeo) {
             Sequenced::Pc(new_pc) => Some(new_pc),
             Sequenced::Dispatch => None,
@@ -619,6 +718,7 @@ impl Igc {
                 self.last_words = self.store.uinst_words(pc);
                 self.last_pc = pc;
                 self.last_fetch = Some(self.store.writes);
+                self.plan.valid = false;
                 true
             }
         }
@@ -798,6 +898,8 @@ impl Igc {
             .fc
             .step(&req, &array.carry, pred, &array.enable, &mut errors);
         self.fc_stepped = true;
+        // aL may have changed.
+        self.plan.valid = false;
         events.extend(errors.into_iter().map(IgcEvent::Flow));
         self.fc_changed = !(was_all && self.fc.all_active);
         self.state = IgcState::Run;
@@ -849,6 +951,8 @@ impl Igc {
             return;
         }
         llpr.go = false;
+        // The operand registers and the flow-control unit change: so does the plan.
+        self.plan.valid = false;
         let op = OpcodeWord(llpr.opcode);
         let cmd = op.cmd();
         self.state = IgcState::Run;

@@ -108,6 +108,9 @@ pub struct Renderer {
     /// BS and IGC semaphores (status bits 8-23; zero at Ring reset).
     pub bs_sem: Semaphore,
     pub igc_sem: Semaphore,
+    /// A semaphore still shows a request or an overflow from its last update (a cycle with no
+    /// requests must then update it, to clear them; otherwise the update changes nothing).
+    sem_pulses: bool,
     /// 20 MHz cycles a waiting command has not been taken.
     pub timeout_count: u64,
     /// TxReady from the Ring for the IGC port and the BS port (inputs; status bits 7 and 6).
@@ -148,6 +151,7 @@ impl Renderer {
             errors: 0,
             bs_sem: Semaphore::default(),
             igc_sem: Semaphore::default(),
+            sem_pulses: false,
             timeout_count: 0,
             tx_ready_igc: true,
             tx_ready_bs: true,
@@ -188,6 +192,7 @@ impl Renderer {
             errors,
             bs_sem,
             igc_sem,
+            sem_pulses,
             timeout_count,
             tx_ready_igc: _,
             tx_ready_bs: _,
@@ -213,6 +218,7 @@ impl Renderer {
         *errors = 0;
         *bs_sem = Semaphore::default();
         *igc_sem = Semaphore::default();
+        *sem_pulses = false;
         *timeout_count = 0;
         *igc_cause = Cause::Idle;
         *ring_in = None;

@@ -10,10 +10,9 @@ use crate::cause::Cause;
 use crate::clock::ring_enable;
 use crate::emc_array::plane::ZERO_PLANE;
 use crate::emc_array::{ArrayOp, BSource};
-use crate::igc::{IgcEvent, IgcInputs, IgcState, MiscCtl, QeeCtl};
+use crate::igc::{IgcEvent, IgcInputs, IgcState, MiscCtl, QeeCtl, Sampled};
 use crate::igc_port::parser::ParserEvent;
 use crate::qee::arith::QeeMode;
-use crate::semaphore::Semaphore;
 use crate::status::*;
 
 /// The IGC's command handshake before its step, for the IGC timeout at the end of the cycle.
@@ -35,7 +34,7 @@ impl Renderer {
             commands: self.igc.commands,
             go: self.llpr.go,
         };
-        let op = self.igc_step(before.go);
+        let op = self.igc_step(before.go, aeo);
         self.stream_parser(aeo);
         self.emc_array(&op);
         self.qee_step();
@@ -76,18 +75,26 @@ impl Renderer {
     }
 
     /// The IGC executes (or dispatches) with the board's signals at the start of the cycle
-    /// (`was_go`: a command was waiting in the LLPR). Returns the array's operation.
+    /// (`was_go`: a command was waiting in the LLPR; `aeo`: AEO). Returns the array's
+    /// operation.
     #[inline]
-    fn igc_step(&mut self, was_go: bool) -> ArrayOp {
+    fn igc_step(&mut self, was_go: bool, aeo: bool) -> ArrayOp {
         let igc_before = self.igc.state;
-        self.igc.inputs = IgcInputs {
-            xfer_busy: self.transfer.busy(),
+        let xfer_busy = self.transfer.busy();
+        let inputs = || IgcInputs {
+            xfer_busy,
             igc_sem_nonzero: self.igc_sem.can_p(),
             tx_pending: self.igc_port.messages.pending(),
             error_strobe: self.last_strobe,
             board_id: self.config.board_id,
         };
-        let op = self.igc.step(&mut self.llpr, &self.array, &mut self.igc_ev);
+        let op = self.igc.step(
+            &mut self.llpr,
+            &self.array,
+            &mut self.igc_ev,
+            Sampled { aeo, xfer_busy },
+            inputs,
+        );
         self.igc_cause = self.igc_cause_of(igc_before, was_go && !self.llpr.go);
         op
     }
@@ -131,12 +138,7 @@ impl Renderer {
     fn qee_step(&mut self) {
         match self.igc.qee_ctl {
             QeeCtl::None => self.qee.tick(),
-            QeeCtl::Start { mode_bits } => {
-                let mode = QeeMode::from_bits(mode_bits);
-                let fb = self.igc.fbits as u32;
-                let loaded = self.igc.coef_fbits.map(|f| f.map_or(fb, u32::from));
-                self.qee.start_with(mode, &self.igc.coef, &loaded, fb)
-            }
+            QeeCtl::Start { mode_bits } => self.qee_start(mode_bits),
             QeeCtl::CfgAll(bit) => {
                 self.qee.config.shift_all(bit);
                 self.qee.tick();
@@ -148,10 +150,29 @@ impl Renderer {
         }
     }
 
+    /// The QEE starts an evaluation (QEEMode from the opcode's `mode_bits`, the coefficient
+    /// registers, FBITS). Out of line: rare, and large.
+    #[inline(never)]
+    fn qee_start(&mut self, mode_bits: u32) {
+        let mode = QeeMode::from_bits(mode_bits);
+        let fb = self.igc.fbits as u32;
+        let loaded = self.igc.coef_fbits.map(|f| f.map_or(fb, u32::from));
+        self.qee.start_with(mode, &self.igc.coef, &loaded, fb)
+    }
+
     /// The IGC's handshakes with the transfer unit, the semaphores and the transmitter.
     /// Returns the V operations on the BS semaphore and whether the IGC did a P on its own.
     #[inline]
     fn igc_handshakes(&mut self) -> (u8, bool) {
+        if self.igc.misc_ctl == MiscCtl::None {
+            return (0, false);
+        }
+        self.igc_handshake()
+    }
+
+    /// [`Renderer::igc_handshakes`] when the IGC asks for one (out of line: rare).
+    #[inline(never)]
+    fn igc_handshake(&mut self) -> (u8, bool) {
         let mut v_bs = 0u8;
         let mut p_igc = false;
         match self.igc.misc_ctl {
@@ -189,6 +210,17 @@ impl Renderer {
     /// Returns the V on the BS semaphore a completed transfer's VBSlater makes (0 or 1).
     #[inline]
     fn transfer_unit(&mut self) -> u8 {
+        if self.transfer.active.is_none() {
+            // What `TransferUnit::clock` does with no transfer.
+            self.transfer.done = false;
+            return 0;
+        }
+        self.transfer_step()
+    }
+
+    /// [`Renderer::transfer_unit`] while a transfer runs (out of line).
+    #[inline(never)]
+    fn transfer_step(&mut self) -> u8 {
         let mut v_bs = 0u8;
         let xfer = self.transfer.active;
         if self
@@ -214,6 +246,12 @@ impl Renderer {
             self.bs_port.cause = Cause::Idle;
             return BsRequests::default();
         }
+        self.bs_port_busy(slot)
+    }
+
+    /// [`Renderer::bs_port_step`] when the port has work (out of line).
+    #[inline(never)]
+    fn bs_port_busy(&mut self, slot: bool) -> BsRequests {
         // The status word is only sampled by a BS_SENDSTATUS.
         let bs_status = match self.bs_port.state {
             BsState::StatusSend { .. } => self.bs_status(),
@@ -236,15 +274,20 @@ impl Renderer {
     fn semaphores(&mut self, v_bs: u8, p_igc: bool, req: &BsRequests) {
         let igc_waits = self.igc.state == IgcState::WaitSem;
         let bs_quiet = v_bs == 0 && !req.p_bs && !req.p_wait;
-        let bs_sem_idle = bs_quiet && self.bs_sem == Semaphore::idle(self.bs_sem.count);
-        if !bs_sem_idle && self.bs_sem.update(v_bs, req.p_bs, req.p_wait) {
+        let igc_quiet = !req.v_igc && !p_igc && !igc_waits;
+        if bs_quiet && igc_quiet && !self.sem_pulses {
+            // Neither has a request nor shows one: an update would change nothing.
+            return;
+        }
+        if (!bs_quiet || self.bs_sem.pulsed()) && self.bs_sem.update(v_bs, req.p_bs, req.p_wait) {
             self.strobe(ST_BS_SEM_OVF, BoardEvent::SemOverflow { bs: true });
         }
-        let igc_quiet = !req.v_igc && !p_igc && !igc_waits;
-        let igc_sem_idle = igc_quiet && self.igc_sem == Semaphore::idle(self.igc_sem.count);
-        if !igc_sem_idle && self.igc_sem.update(req.v_igc as u8, p_igc, igc_waits) {
+        if (!igc_quiet || self.igc_sem.pulsed())
+            && self.igc_sem.update(req.v_igc as u8, p_igc, igc_waits)
+        {
             self.strobe(ST_IGC_SEM_OVF, BoardEvent::SemOverflow { bs: false });
         }
+        self.sem_pulses = self.bs_sem.pulsed() || self.igc_sem.pulsed();
     }
 
     /// IGC timeout: a command waits and the IGC does not take it (docs/model-choices.md),
@@ -279,8 +322,9 @@ impl Renderer {
         self.error_strobe = 0;
     }
 
-    /// The IGC port's message transmitter, while a status or error message is pending.
-    #[inline]
+    /// The IGC port's message transmitter, while a status or error message is pending (out of
+    /// line: rare).
+    #[inline(never)]
     fn igc_transmitter(&mut self, slot: bool) {
         // An error message samples the status word when it starts.
         let status = self.status();
@@ -295,6 +339,7 @@ impl Renderer {
 
     /// Move this cycle's IGC and parser events to the board's events, raising the error
     /// strobes they stand for.
+    #[inline(never)]
     fn collect_events(&mut self) {
         for ev in self.igc_ev.drain(..) {
             match &ev {

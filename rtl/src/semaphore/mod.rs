@@ -41,6 +41,11 @@ impl Semaphore {
         }
     }
 
+    /// Whether the semaphore shows a request or an overflow (it is not [`Semaphore::idle`]).
+    pub fn pulsed(&self) -> bool {
+        *self != Semaphore::idle(self.count)
+    }
+
     /// Whether a P issued this cycle is granted (the counter is non-zero).
     pub fn can_p(&self) -> bool {
         self.count != 0
