@@ -21,6 +21,12 @@
 //! - `then(sig: W = expr, ...)` / `before(...)`: derived signals shown after (before) the
 //!   field, of width `W` or `text`, computed on decode from the fields (a bits field is its
 //!   `u64` value, a `name` field its enum value, a `hide` field too).
+//! - `#[wave(get = expr)]`: the signal is `expr` (of `self`, when packed) instead of the
+//!   field, a value of the field's type or of `#[wave(ty = T)]`: a register struct is its own
+//!   record with a computed signal (a method's value, a saturated count) in a field's place.
+//!
+//! A struct with lifetime parameters may hold its parts by reference (`&'a T`, `T: Wave`): a
+//! record of several blocks' registers, none copied.
 //!
 //! Compile-time checks: a width outside 1..=64 (an error at the attribute), a width wider
 //! than the field's type, a record wider than `#[wave(words = N)]` (const assertions).
@@ -106,6 +112,8 @@ struct FieldAttr {
     each: Option<String>,
     hide: bool,
     skip: bool,
+    get: Option<Expr>,
+    ty: Option<Type>,
     before: Vec<Derived>,
     then: Vec<Derived>,
 }
@@ -158,6 +166,10 @@ fn field_attr(attrs: &[syn::Attribute]) -> syn::Result<FieldAttr> {
                 a.hide = true;
             } else if p.is_ident("skip") {
                 a.skip = true;
+            } else if p.is_ident("get") {
+                a.get = Some(m.value()?.parse()?);
+            } else if p.is_ident("ty") {
+                a.ty = Some(m.value()?.parse()?);
             } else if p.is_ident("then") {
                 a.then.extend(derived_list(&m)?);
             } else if p.is_ident("before") {
@@ -374,6 +386,20 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
     let Fields::Named(fields) = &s.fields else {
         return Err(Error::new(input.span(), "derive(Wave) needs named fields"));
     };
+    // Lifetime parameters only: the layout is the same for every lifetime (`'static`'s).
+    let g = &input.generics;
+    if g.type_params().next().is_some() || g.const_params().next().is_some() {
+        return Err(Error::new(
+            g.span(),
+            "derive(Wave): lifetime parameters only",
+        ));
+    }
+    let (ig, tg, wc) = g.split_for_impl();
+    let statics = g.lifetimes().map(|_| quote!('static));
+    let stat = match g.lifetimes().next() {
+        Some(_) => quote!(#ident<#(#statics),*>),
+        None => quote!(#ident),
+    };
     let (mut words, mut record) = (None, true);
     for attr in input.attrs.iter().filter(|x| x.path().is_ident("wave")) {
         attr.parse_nested_meta(|m| {
@@ -406,8 +432,9 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         let span = f.ty.span();
         derived(&a.before, &mut show);
         // The elements: the field, or with `each` those of an array.
-        let (ty, els) = match &a.each {
-            Some(each) => {
+        let (ty, els) = match (&a.each, &a.get) {
+            (Some(_), Some(g)) => return Err(Error::new(g.span(), "`get` with `each`")),
+            (Some(each), None) => {
                 let Type::Array(arr) = &f.ty else {
                     return Err(Error::new(span, "`each` is for an array field"));
                 };
@@ -429,7 +456,11 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
                 });
                 (&*arr.elem, elems.collect::<Vec<_>>())
             }
-            None => (&f.ty, vec![(fname, quote!(self.#fid), quote!(#fid))]),
+            (None, get) => {
+                let value = get.as_ref().map_or(quote!(self.#fid), |g| quote!((#g)));
+                let ty = a.ty.as_ref().unwrap_or(&f.ty);
+                (ty, vec![(fname, value, quote!(#fid))])
+            }
         };
         let first = elems.len();
         for (name, value, local) in els {
@@ -474,34 +505,34 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
     });
     let words_check = words.map(|n| {
         quote! {
-            const _: () = #rt::check_words(<#ident as #rt::Wave>::BITS, #n);
+            const _: () = #rt::check_words(<#stat as #rt::Wave>::BITS, #n);
         }
     });
     let words_ident = format_ident!("WORDS");
     let methods = record.then(|| {
         quote! {
-            impl #ident {
+            impl #ig #ident #tg #wc {
                 /// Words of the record.
                 pub const #words_ident: usize =
-                    (<#ident as #rt::Wave>::BITS as usize).div_ceil(64);
+                    (<#stat as #rt::Wave>::BITS as usize).div_ceil(64);
                 /// The record's words.
                 #[inline(always)]
-                pub fn words(&self) -> [u64; <#ident>::#words_ident] {
+                pub fn words(&self) -> [u64; <#stat>::#words_ident] {
                     #rt::words(self)
                 }
                 /// The record's signals from its words (a `Decode`).
                 pub fn decode(w: &[u64], t: &mut dyn #rt::Tracer) {
-                    <#ident as #rt::Wave>::show(w, 0, "", t)
+                    <#stat as #rt::Wave>::show(w, 0, "", t)
                 }
                 /// The record as scope `name` of `t`'s (`Tracer::record`).
                 #[inline(always)]
                 pub fn record<__T: #rt::Tracer + ?Sized>(&self, t: &mut __T, name: &str) {
-                    t.record(name, &self.words(), <#ident>::decode)
+                    t.record(name, &self.words(), <#stat>::decode)
                 }
                 /// The record's signals in `t`'s scope (`Tracer::record_group`).
                 #[inline(always)]
                 pub fn record_group<__T: #rt::Tracer + ?Sized>(&self, t: &mut __T) {
-                    t.record_group(&self.words(), <#ident>::decode)
+                    t.record_group(&self.words(), <#stat>::decode)
                 }
             }
         }
@@ -509,7 +540,7 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
     Ok(quote! {
         #(#checks)*
         #words_check
-        impl #rt::Wave for #ident {
+        impl #ig #rt::Wave for #ident #tg #wc {
             const BITS: u32 = #bits;
             #[inline(always)]
             #[allow(clippy::identity_op)]

@@ -125,6 +125,18 @@ pub trait Wave {
     fn show(w: &[u64], at: u32, name: &str, t: &mut dyn Tracer);
 }
 
+/// A part held by reference (a record of several blocks' registers, none copied).
+impl<T: Wave + ?Sized> Wave for &T {
+    const BITS: u32 = T::BITS;
+    #[inline(always)]
+    fn word(&self, at: u32, k: usize) -> u64 {
+        (**self).word(at, k)
+    }
+    fn show(w: &[u64], at: u32, name: &str, t: &mut dyn Tracer) {
+        T::show(w, at, name, t)
+    }
+}
+
 /// An enum the waveform shows by the name of its variant (`#[derive(WaveEnum)]`): the names
 /// by code, the code of a value (its variant's index) and the value of a code (the payload's
 /// fields `Default`).

@@ -116,3 +116,42 @@ fn pack_and_decode_agree() {
     assert_eq!(rec.text_value("blk.inner.last"), Some("RUN_FAST"));
     assert_eq!(rec.signals.len(), 6);
 }
+
+/// A register struct whose field shows as a computed signal (`get`).
+#[derive(Wave)]
+#[wave(part)]
+struct Fifo {
+    #[wave(bits = 4, rename = "level", ty = usize, get = self.words.len())]
+    words: Vec<u8>,
+    #[wave(skip)]
+    _total: u64,
+}
+
+/// A record of two blocks' registers, held by reference.
+#[derive(Wave)]
+struct Both<'a> {
+    fifo: &'a Fifo,
+    regs: &'a Inner,
+}
+
+#[test]
+fn computed_signals_and_parts_by_reference() {
+    let fifo = Fifo {
+        words: vec![1, 2, 3],
+        _total: 0,
+    };
+    let regs = Inner {
+        flag: true,
+        last: None,
+    };
+    let mut rec = pp5_rtl::trace::Recorder::default();
+    Both {
+        fifo: &fifo,
+        regs: &regs,
+    }
+    .record(&mut rec, "port");
+    assert_eq!(rec.value("port.fifo.level"), Some(3));
+    assert_eq!(rec.value("port.regs.flag"), Some(1));
+    assert_eq!(rec.text_value("port.regs.last"), Some("-"));
+    assert_eq!(rec.signals.len(), 3);
+}

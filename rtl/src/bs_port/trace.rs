@@ -3,16 +3,17 @@
 
 use super::{BsPort, BsState};
 use crate::cause::Cause;
-use crate::ring::trace::{RingInput, RxFifoWave, TxWave};
+use crate::ring::trace::{RingInput, RxFifoWave};
+use crate::ring::tx::Transmitter;
 use crate::trace::{Tracer, Wave};
 
 #[derive(Wave)]
-struct BsPortWave {
+struct BsPortWave<'a> {
     #[wave(flatten)]
     ring: RingInput,
     rxfifo: FifoWave,
     parser: ParserWave,
-    tx: TxWave,
+    tx: &'a Transmitter,
 }
 
 #[derive(Wave)]
@@ -75,7 +76,7 @@ impl BsPort {
                 read: self.fifo_read,
             },
             parser,
-            tx: self.tx.wave(),
+            tx: &self.tx,
         }
         .record(t, "bs_port");
     }

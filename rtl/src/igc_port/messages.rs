@@ -18,23 +18,30 @@
 
 use crate::ring::tx::{MsgKind, OutMessage, Transmitter};
 use crate::ring::PortId;
+use crate::trace::Wave;
 
 /// Ring address error messages go to (seed §III.4.1-5).
 pub const ERROR_MESSAGE_DEST: u32 = 0;
 
-/// The message unit's registers.
-#[derive(Clone, Debug)]
+/// The message unit's registers, in the order the waveform shows them (scope `messages`).
+#[derive(Clone, Debug, Wave)]
+#[wave(part)]
 pub struct MessageUnit {
-    pub tx: Transmitter,
     /// A status message latched by SENDSTATUS and not yet started.
+    #[wave(rename = "status_latched", ty = bool, get = self.latched.is_some())]
     pub latched: Option<[u32; 3]>,
     /// An error message is requested.
     pub error_req: bool,
-    /// The words of the message being sent (destination, ID, status word).
-    cur: [u32; 3],
     /// Status messages sent, error messages sent, since reset.
+    #[wave(bits = 32)]
     pub status_sent: u64,
+    #[wave(bits = 32)]
     pub errors_sent: u64,
+    /// The words of the message being sent (destination, ID, status word).
+    #[wave(skip)]
+    cur: [u32; 3],
+    #[wave(skip)]
+    pub tx: Transmitter,
 }
 
 impl Default for MessageUnit {

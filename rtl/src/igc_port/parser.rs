@@ -11,7 +11,7 @@
 use super::rxfifo::{RxFifo, RxWord};
 use crate::igc::llpr::{Llpr, COEF_A, COEF_B, COEF_C, COEF_D, COEF_E, COEF_F};
 use crate::igc::opcode::OpcodeWord;
-use crate::trace::WaveEnum;
+use crate::trace::{Wave, WaveEnum};
 
 /// Coefficient order for CoefMode 01.
 const SEQ_C: &[usize] = &[COEF_C];
@@ -59,27 +59,34 @@ pub enum ParserEvent {
     Flushed { dest: u32 },
 }
 
-/// The Stream Parser's registers.
-#[derive(Clone, Debug)]
+/// The Stream Parser's registers, in the order the waveform shows them (scope `parser`).
+#[derive(Clone, Debug, Wave)]
+#[wave(part)]
 pub struct StreamParser {
     pub state: ParserState,
-    /// The command being assembled.
-    pub(super) cur: Llpr,
-    /// A complete command waiting for the LLPR registers to be free.
-    pub(super) held: bool,
-    /// Coefficient sequence of the current command.
-    coef_seq: &'static [usize],
-    /// The message's destination word.
-    pub dest: u32,
-    /// Words read from the FIFO since reset.
-    pub words_read: u64,
     /// Pulses of this cycle (for the waveform).
-    pub wr_en_llpr: bool,
-    pub go_llpr: bool,
     pub fifo_read: bool,
     /// The word read this cycle.
     pub word: u32,
+    #[wave(rename = "WrEnLLPR")]
+    pub wr_en_llpr: bool,
+    #[wave(rename = "GoLLPR")]
+    pub go_llpr: bool,
+    /// A complete command waiting for the LLPR registers to be free.
+    pub(super) held: bool,
+    /// The message's destination word.
+    pub dest: u32,
+    /// The command being assembled.
+    #[wave(flatten)]
+    pub(super) cur: Llpr,
+    /// Coefficient sequence of the current command.
+    #[wave(skip)]
+    coef_seq: &'static [usize],
+    /// Words read from the FIFO since reset.
+    #[wave(skip)]
+    pub words_read: u64,
     /// Messages flushed since reset.
+    #[wave(skip)]
     pub flushed: u64,
 }
 

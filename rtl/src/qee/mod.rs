@@ -46,6 +46,7 @@ pub use config::{identity_config, root_pixel, QeeConfig, CFG_BITS_MAX, CFG_BITS_
 
 use crate::emc_array::plane::{Plane, ARRAY_DIM, ZERO_PLANE};
 use crate::emc_array::{emc_of, EMC_COLS, EMC_ROWS, NUM_EMCS};
+use crate::trace::Wave;
 use arith::{coef_to_fixed, QeeMode};
 use tree::Tree;
 
@@ -57,26 +58,37 @@ pub const QEE_LATENCY: u32 = 1;
 /// 8 bits); every traced value is constant once the index passes it.
 pub const TRACE_BIT_MAX: u32 = 255;
 
-/// The clocked evaluator (all 64 EMCs' trees, seen together).
-#[derive(Clone)]
+/// The clocked evaluator (all 64 EMCs' trees, seen together), its registers in the order
+/// the waveform's `qee` scope shows them (the bit index and the latency counter saturated).
+#[derive(Clone, Wave)]
 pub struct Qee {
+    #[wave(skip)]
     pub config: QeeConfig,
     /// Mode and fixed-point coefficients A, B, C, D, E, F of the current evaluation.
+    #[wave(name)]
     pub mode: QeeMode,
-    pub coefs: arith::FixedCoefs,
-    pub fbits: u32,
-    /// Cycles until bit 0 is delivered (0: delivering).
-    pub delay: u32,
-    /// Index of the bit on the tree input this cycle.
-    pub bit: u32,
-    /// An evaluation has been started since reset.
+    /// An evaluation has been started since reset (shown: whether it delivers).
+    #[wave(rename = "delivering", get = self.delivering())]
     pub active: bool,
+    /// Index of the bit on the tree input this cycle.
+    #[wave(bits = 8, get = self.bit.min(TRACE_BIT_MAX))]
+    pub bit: u32,
+    /// Cycles until bit 0 is delivered (0: delivering).
+    #[wave(bits = 4, get = self.delay.min(15))]
+    pub delay: u32,
+    #[wave(bits = 5)]
+    pub fbits: u32,
+    #[wave(bits = 64, each = "{A}")]
+    pub coefs: [i128; 6],
     /// Evaluations started since reset (for the waveform's skip keys).
+    #[wave(skip)]
     pub starts: u64,
     /// The chip-local coefficients A_k .. F_k each EMC's shift chains were loaded with at the
     /// last START (see the module documentation).
+    #[wave(skip)]
     local: Box<[[i128; 6]; NUM_EMCS]>,
     /// The bit-serial tree the chains feed.
+    #[wave(skip)]
     tree: Box<Tree>,
 }
 

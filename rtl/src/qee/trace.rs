@@ -2,7 +2,6 @@
 //! selected EMCs, `emc[k].qee` (configuration register, shift chains, the root pixel's tree
 //! bit).
 
-use super::arith::QeeMode;
 use super::{Qee, TRACE_BIT_MAX};
 use crate::emc_array::NUM_EMCS;
 use crate::trace::{Traced, Tracer, Wave};
@@ -24,22 +23,6 @@ struct EmcQee {
     #[wave(bits = 8)]
     tree_bit_index: u32,
     tree_bit: bool,
-}
-
-/// The `qee` scope: the mode, the bit index, the latency counter and the coefficients.
-#[derive(Wave)]
-struct QeeWave {
-    #[wave(name)]
-    mode: QeeMode,
-    delivering: bool,
-    #[wave(bits = 8)]
-    bit: u32,
-    #[wave(bits = 4)]
-    delay: u32,
-    #[wave(bits = 5)]
-    fbits: u32,
-    #[wave(bits = 64, each = "{A}")]
-    coefs: [i128; 6],
 }
 
 impl Qee {
@@ -94,16 +77,8 @@ impl Qee {
 }
 
 impl Traced for Qee {
-    /// The `qee` scope: one record ([`QeeWave`]).
+    /// The `qee` scope: the registers, one record.
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        QeeWave {
-            mode: self.mode,
-            delivering: self.delivering(),
-            bit: self.bit.min(TRACE_BIT_MAX),
-            delay: self.delay.min(15),
-            fbits: self.fbits,
-            coefs: self.coefs,
-        }
-        .record(t, "qee");
+        self.record(t, "qee");
     }
 }

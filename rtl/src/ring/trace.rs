@@ -1,9 +1,8 @@
 //! The Ring side of the ports in the waveform: the receiver's signals (`ring_valid`,
 //! `ring_word`, `ring_sop`, `RxReady` in the port's scope, `level`, `empty`, `overrun` in its
-//! `rxfifo` scope) and the transmitter's (scope `tx`).
+//! `rxfifo` scope); the transmitter's registers are their own record part (scope `tx`).
 
 use super::receiver::Receiver;
-use super::tx::{MsgKind, Transmitter};
 use crate::trace::Wave;
 
 /// The receiver's Ring input, in the port's scope.
@@ -38,33 +37,5 @@ impl Receiver {
             overrun: self.overrun,
         };
         (ring, fifo)
-    }
-}
-
-/// The transmitter (scope `tx`).
-#[derive(Wave)]
-pub(crate) struct TxWave {
-    #[wave(rename = "TxReady")]
-    tx_ready: bool,
-    #[wave(name, none = "IDLE", before(busy: 1 = kind.is_some()))]
-    kind: Option<MsgKind>,
-    valid: bool,
-    sop: bool,
-    word: u32,
-    #[wave(bits = 15)]
-    remaining: usize,
-}
-
-impl Transmitter {
-    /// The transmitter as the waveform shows it.
-    pub(crate) fn wave(&self) -> TxWave {
-        TxWave {
-            tx_ready: self.tx_ready,
-            kind: self.kind(),
-            valid: self.valid,
-            sop: self.sop,
-            word: self.word,
-            remaining: self.remaining,
-        }
     }
 }

@@ -9,7 +9,7 @@
 //! it goes, as the hardware's serial port does.
 
 use super::PortId;
-use crate::trace::WaveEnum;
+use crate::trace::{Wave, WaveEnum};
 
 /// What kind of message a port sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, WaveEnum)]
@@ -55,23 +55,30 @@ impl OutMessage {
     }
 }
 
-/// The transmitter's registers.
-#[derive(Clone, Debug)]
+/// The transmitter's registers, in the order the waveform shows them (scope `tx`).
+#[derive(Clone, Debug, Wave)]
+#[wave(part)]
 pub struct Transmitter {
-    port: PortId,
-    /// The message being sent (`None`: idle).
-    cur: Option<OutMessage>,
-    /// Words still to send of the current message, the one in flight included.
-    pub(super) remaining: usize,
     /// TxReady from the Ring this cycle.
+    #[wave(rename = "TxReady")]
     pub tx_ready: bool,
+    /// The message being sent (`None`: idle), shown as its kind.
+    #[wave(name, none = "IDLE", rename = "kind", ty = Option<MsgKind>, get = self.kind())]
+    #[wave(before(busy: 1 = cur.is_some()))]
+    cur: Option<OutMessage>,
     /// A word went out this cycle (for the waveform).
     pub valid: bool,
-    /// The word that went out this cycle (held).
-    pub word: u32,
     /// The word that went out is a destination word.
     pub sop: bool,
+    /// The word that went out this cycle (held).
+    pub word: u32,
+    /// Words still to send of the current message, the one in flight included.
+    #[wave(bits = 15)]
+    pub(super) remaining: usize,
+    #[wave(skip)]
+    port: PortId,
     /// Words sent since reset.
+    #[wave(skip)]
     pub words_sent: u64,
 }
 
