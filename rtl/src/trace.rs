@@ -183,17 +183,21 @@ pub const fn check_words(bits: u32, words: usize) {
     );
 }
 
-/// The mask of a `width`-bit value (1..=64).
+/// The mask of a `width`-bit value (all ones from 64 bits).
 #[inline(always)]
-const fn low(width: u32) -> u64 {
-    u64::MAX >> (64 - width)
+pub const fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
 }
 
 /// The part of word `k` of the low `width` bits of `v` put from bit `at` (0 if none of
 /// them is in word `k`).
 #[inline(always)]
 pub const fn part(v: u64, at: u32, width: u32, k: usize) -> u64 {
-    let (i, s, v) = ((at / 64) as usize, at % 64, v & low(width));
+    let (i, s, v) = ((at / 64) as usize, at % 64, v & mask(width));
     if i == k {
         v << s
     } else if i + 1 == k && s + width > 64 {
@@ -230,7 +234,7 @@ pub fn get(w: &[u64], at: u32, width: u32) -> u64 {
     if s + width > 64 {
         v |= w.get(i + 1).map_or(0, |x| x << (64 - s));
     }
-    v & low(width)
+    v & mask(width)
 }
 
 /// Shorthand for a 1-bit signal.
@@ -280,13 +284,9 @@ impl Tracer for Recorder {
         self.scope.pop();
     }
     fn bits(&mut self, name: &str, width: u32, value: u64) {
-        let mask = if width >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << width) - 1
-        };
         let p = self.path(name);
-        self.signals.push((p, width, value & mask, String::new()));
+        self.signals
+            .push((p, width, value & mask(width), String::new()));
     }
     fn text(&mut self, name: &str, value: &str) {
         let p = self.path(name);

@@ -581,13 +581,3 @@ impl Declaration {
             .is_some_and(|es| es.iter().all(|e| e.slot == NOT_SELECTED))
     }
 }
-
-/// The mask of a `width`-bit value.
-#[inline]
-pub(crate) fn mask(width: u32) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    }
-}

@@ -6,8 +6,8 @@
 //! those with the values it wrote last. The changes come out in slot order, so the file is
 //! the same as if the block had walked its signals.
 
-use super::declare::{mask, Declaration, Shows, NOT_SELECTED};
-use pp5_rtl::trace::Tracer;
+use super::declare::{Declaration, Shows, NOT_SELECTED};
+use pp5_rtl::trace::{mask, Tracer};
 use std::io;
 
 /// A record's place in the frame of words ([`Decoder::decode_frame`]) and in the walk.
