@@ -81,12 +81,13 @@ pub trait Tracer: AsDynTracer {
 
     /// Scope `name` whose whole content is `decode(words, t)`: the block copies its
     /// registers (packed into a few words) instead of walking its signals. The same as
-    /// `t.push_scope(name); decode(words, t); t.pop_scope()`, which is what the default
-    /// does; a waveform writer instead keeps the words and runs `decode` on its writer
+    /// `t.push_scope(name); t.record_group(words, decode); t.pop_scope()`, which is what
+    /// the default does; a waveform writer keeps the words and runs `decode` on its writer
     /// thread when they changed, so the clocked thread pays for a copy only.
+    #[inline(always)]
     fn record(&mut self, name: &str, words: &[u64], decode: Decode) {
         self.push_scope(name);
-        decode(words, self.as_dyn_tracer());
+        self.record_group(words, decode);
         self.pop_scope();
     }
 

@@ -216,11 +216,6 @@ impl Tracer for Collector {
             None => self.unbalanced = true,
         }
     }
-    fn record(&mut self, name: &str, words: &[u64], decode: Decode) {
-        self.push_scope(name);
-        self.record_group(words, decode);
-        self.pop_scope();
-    }
     fn record_group(&mut self, words: &[u64], decode: Decode) {
         if self.in_record > 0 {
             decode(words, self);

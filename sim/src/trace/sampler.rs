@@ -147,11 +147,6 @@ impl<const CHECK: bool> Tracer for Sampler<'_, CHECK> {
 
     fn end_group(&mut self) {}
 
-    #[inline(always)]
-    fn record(&mut self, _name: &str, words: &[u64], decode: Decode) {
-        self.record_group(words, decode);
-    }
-
     /// The record's words go to its place in the frame. (Its decode function is the
     /// declaration's: the writer thread keeps that one.)
     #[inline(always)]
