@@ -91,13 +91,6 @@ struct Top {
     led_extra: u32,
 }
 
-/// The IGC timeout counter: counts while a command waits, so its own record.
-#[derive(Wave)]
-struct Timeout {
-    #[wave(bits = 17)]
-    timeout_count: u64,
-}
-
 /// A probe pixel's EMC and flow-control view.
 #[derive(Wave)]
 struct ProbePlace {
@@ -130,8 +123,8 @@ impl Renderer {
             led_extra: self.led_extra(),
         }
         .record_group(t);
-        let timeout_count = self.timeout_count;
-        Timeout { timeout_count }.record_group(t);
+        // The IGC timeout counter counts while a command waits: walked alone.
+        t.bits("timeout_count", 17, self.timeout_count);
         self.igc_port.trace(t);
         self.bs_port.trace(t);
         self.bs_sem.record(t, "bs_sem");
