@@ -54,12 +54,6 @@ fn node_parent(n: usize) -> (usize, usize) {
     (n - (1 << t), t)
 }
 
-/// Spread the lowest bit of each byte lane over the whole lane (0 → 0x00, 1 → 0xff).
-#[inline(always)]
-fn spread_bytes(v: u64) -> u64 {
-    (v << 8).wrapping_sub(v)
-}
-
 /// The bit-serial tree of all 64 EMCs.
 #[derive(Clone)]
 pub struct Tree {
@@ -74,10 +68,10 @@ pub struct Tree {
     /// Carries of the y-tree and x-tree nodes (node 0 has no adder).
     y_carry: [u64; Y_NODES],
     x_carry: [u64; X_NODES],
-    /// Carries of the leaf adders (`Y + X`) and of the quadratic adders (`+ Z`), half-major
-    /// (see [`leaves`]: word `64·r + 32·h + ly` is plane word `64·r + 2·ly + h`).
-    leaf_carry: Box<AlignedPlane>,
-    z_carry: Box<AlignedPlane>,
+    /// Carries of the leaf adders (`Y + X`) and of the quadratic adders (`+ Z`), column-major
+    /// (see [`leaves`]).
+    leaf_carry: Box<LeafCarries>,
+    z_carry: Box<LeafCarries>,
     /// The last step's output: bit `next - 1` of every pixel's `V`.
     out: Box<AlignedPlane>,
     /// The next step to take (the chains' position).
@@ -101,8 +95,8 @@ impl Default for Tree {
             quad: false,
             y_carry: [0; Y_NODES],
             x_carry: [0; X_NODES],
-            leaf_carry: Box::new(AlignedPlane::ZERO),
-            z_carry: Box::new(AlignedPlane::ZERO),
+            leaf_carry: Box::new(LeafCarries::ZERO),
+            z_carry: Box::new(LeafCarries::ZERO),
             out: Box::new(AlignedPlane::ZERO),
             next: 0,
             settled: None,
@@ -155,9 +149,9 @@ impl Tree {
     fn restart(&mut self) {
         self.y_carry = [0; Y_NODES];
         self.x_carry = [0; X_NODES];
-        **self.leaf_carry = [0; crate::emc_array::plane::PLANE_WORDS];
+        *self.leaf_carry = LeafCarries::ZERO;
         if self.quad {
-            **self.z_carry = [0; crate::emc_array::plane::PLANE_WORDS];
+            *self.z_carry = LeafCarries::ZERO;
         }
         self.next = 0;
         self.settled = None;
@@ -237,18 +231,15 @@ impl Tree {
         // The x sums in byte lanes: word j, lane i, bit lx = X_{8j+i}(lx), for the plane
         // words whose 8 EMCs are 8j .. 8j+8.
         let xw = byte_lane_columns(&x);
-        // The row sums for each half, the second shifted by one: plane words 2·ly + h of an
-        // EMC row take row ly's sums of the EMCs in tree bits 2r + h + 8i.
-        let yh: [[u64; Y_NODES]; 2] = [y, y.map(|v| v >> 1)];
-        let (carry, out) = (&mut **self.leaf_carry, &mut **self.out);
+        let (carry, out) = (&mut *self.leaf_carry, &mut **self.out);
         changed |= if QUAD {
             let zrow: [u64; Y_NODES] = std::array::from_fn(|ly| {
                 let g = self.z[ly / 8].word(s);
                 ((g >> (8 * (ly % 8))) & 0xff).wrapping_mul(BYTE_LSBS)
             });
-            leaves::<true, TRACK, OUT>(&yh, &xw, &zrow, carry, &mut self.z_carry[..], out)
+            leaves::<true, TRACK, OUT>(&y, &xw, &zrow, carry, &mut self.z_carry, out)
         } else {
-            leaves::<false, TRACK, OUT>(&yh, &xw, &[0; Y_NODES], carry, &mut [], out)
+            leaves::<false, TRACK, OUT>(&y, &xw, &[0; Y_NODES], carry, &mut self.z_carry, out)
         };
         changed != 0
     }
@@ -304,64 +295,151 @@ fn tree_level<const TRACK: bool, const T: usize>(
     changed
 }
 
+/// Plane words per chunk of the leaf carries: one 32-byte vector.
+const CHUNK_WORDS: usize = 4;
+/// Bytes per chunk of the leaf carries.
+const CHUNK_BYTES: usize = 8 * CHUNK_WORDS;
+/// Chunks per run of the leaf carries (a run: the 32 rows of one plane-word column `j`).
+const CHUNKS_PER_RUN: usize = Y_NODES / CHUNK_WORDS;
+/// Chunks of the leaf carries: one bit per pixel.
+const CHUNKS: usize = PLANE_WORDS / CHUNK_WORDS;
+
+/// The carries of 16384 leaf adders, byte-addressed: chunk `8·j + q` holds plane words
+/// `64·r + 2·ly + h` (`j = 2r + h`) of rows `ly = 4q .. 4q+4`, each word's 8 bytes being its 8
+/// EMCs' 8 columns (see [`leaves`]).
+#[derive(Clone)]
+#[repr(C, align(64))]
+struct LeafCarries([[u8; CHUNK_BYTES]; CHUNKS]);
+
+impl LeafCarries {
+    const ZERO: LeafCarries = LeafCarries([[0; CHUNK_BYTES]; CHUNKS]);
+}
+
+/// The bytes of 4 words, little-endian (word `k` is bytes `8k .. 8k+8`).
+#[inline(always)]
+fn chunk_bytes(w: [u64; CHUNK_WORDS]) -> [u8; CHUNK_BYTES] {
+    std::array::from_fn(|b| w[b / 8].to_le_bytes()[b % 8])
+}
+
+/// The 4 words of 32 bytes ([`chunk_bytes`] inverted).
+#[inline(always)]
+fn chunk_words(b: [u8; CHUNK_BYTES]) -> [u64; CHUNK_WORDS] {
+    std::array::from_fn(|k| u64::from_le_bytes(std::array::from_fn(|i| b[8 * k + i])))
+}
+
+/// One clock of 32 bytes of leaf adders (`Y + X`) whose `Y` bit is the same across each
+/// byte: the top bit of `sel[b]`. `x`: the `X` bits. With `want_sum` (a constant where it is
+/// inlined), the sum bits go to `sum`; with `TRACK`, the carries' changes are ORed into
+/// `changed`.
+///
+/// With `Y` all zeros or all ones in a byte, the carry is `X | c` or `X & c` and the sum
+/// `!(X ^ c)` or `X ^ c`: a byte select (the compiler makes it one blend per 32 bytes).
+#[inline(always)]
+fn leaf_chunk<const TRACK: bool>(
+    want_sum: bool,
+    c: &mut [u8; CHUNK_BYTES],
+    sel: &[u8; CHUNK_BYTES],
+    x: &[u8; CHUNK_BYTES],
+    sum: &mut [u8; CHUNK_BYTES],
+    changed: &mut [u8; CHUNK_BYTES],
+) {
+    for b in 0..CHUNK_BYTES {
+        let one = (sel[b] as i8) < 0;
+        let old = c[b];
+        if want_sum {
+            let t = old ^ x[b];
+            sum[b] = if one { !t } else { t };
+        }
+        let new = if one { old | x[b] } else { old & x[b] };
+        if TRACK {
+            changed[b] |= old ^ new;
+        }
+        c[b] = new;
+    }
+}
+
+/// One clock of 32 bytes of full adders `v + z` (the quadratic adders), their carries in
+/// `c`: `v` becomes the sum. With `TRACK`, the carries' changes are ORed into `changed`.
+#[inline(always)]
+fn full_add_chunk<const TRACK: bool>(
+    v: &mut [u8; CHUNK_BYTES],
+    z: &[u8; CHUNK_BYTES],
+    c: &mut [u8; CHUNK_BYTES],
+    changed: &mut [u8; CHUNK_BYTES],
+) {
+    for b in 0..CHUNK_BYTES {
+        let (a, old) = (v[b], c[b]);
+        let t = a ^ z[b];
+        v[b] = t ^ old;
+        let new = (a & z[b]) | (old & t);
+        if TRACK {
+            changed[b] |= old ^ new;
+        }
+        c[b] = new;
+    }
+}
+
 /// The leaf adders, `Y + X` at every pixel, and with `QUAD` the quadratic adders, `(Y + X) +
 /// Z`. Plane word `w` is row `w / 2` (EMC row `r = w / 64`, local row `ly`), half `h = w %
-/// 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`; `yh[h][ly]` holds their row sums in
-/// tree bits `2r + 8i`, `xw[j]` their column sums, and `zrow[ly]` the tile's row `ly` in every
-/// byte lane. The carries are kept half-major (word `64·r + 32·h + ly`), so each half's
-/// adders are one run of words with the same column sums (no per-word select); the sums go
-/// to `out` in plane order. With `TRACK`, returns the OR of the carries' changes (else 0).
-/// With `OUT`, writes the sums to `out` (else only the carries move).
+/// 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`; `y[ly]` holds their row sums in tree
+/// bits `j + 8i` (byte `i`), `xw[j]` their column sums, and `zrow[ly]` the tile's row `ly` in
+/// every byte lane. The carries are kept column-major ([`LeafCarries`]: the 32 rows of one
+/// `j` in a run of chunks), so a chunk's row-sum bits are 4 words of `y` shifted left by `7 -
+/// j` (each EMC's bit at the top of its byte) and its column sums one word; the sums go to
+/// `out` in plane order. With `TRACK`, returns the OR of the carries' changes (else 0). With
+/// `OUT`, writes the sums to `out` (else only the carries move).
 #[inline(always)]
 fn leaves<const QUAD: bool, const TRACK: bool, const OUT: bool>(
-    yh: &[[u64; Y_NODES]; 2],
+    y: &[u64; Y_NODES],
     xw: &[u64; LANES],
     zrow: &[u64; Y_NODES],
-    carry: &mut Plane,
-    z_carry: &mut [u64],
+    carry: &mut LeafCarries,
+    z_carry: &mut LeafCarries,
     out: &mut Plane,
 ) -> u64 {
-    let mut changed = 0;
+    let mut changed = [0u8; CHUNK_BYTES];
     for r in 0..PLANE_WORDS / WORDS_PER_EMC_ROW {
-        let mut sums = [[0u64; Y_NODES]; 2];
-        for (h, half) in sums.iter_mut().enumerate() {
-            let words =
-                r * WORDS_PER_EMC_ROW + h * Y_NODES..r * WORDS_PER_EMC_ROW + (h + 1) * Y_NODES;
-            let c = &mut carry[words.clone()];
-            let zc = if QUAD {
-                &mut z_carry[words]
-            } else {
-                &mut [][..]
-            };
-            let xv = xw[2 * r + h];
-            for ly in 0..Y_NODES {
-                let ys = spread_bytes((yh[h][ly] >> (2 * r)) & BYTE_LSBS);
-                let before = c[ly];
-                let mut v = full_add(ys, xv, &mut c[ly]);
-                if TRACK {
-                    changed |= before ^ c[ly];
-                }
+        for q in 0..CHUNKS_PER_RUN {
+            let rows = CHUNK_WORDS * q..CHUNK_WORDS * (q + 1);
+            let mut sums = [[0u64; CHUNK_WORDS]; 2];
+            for (h, half) in sums.iter_mut().enumerate() {
+                let j = 2 * r + h;
+                let sel: [u64; CHUNK_WORDS] =
+                    std::array::from_fn(|k| y[rows.start + k] << (LANES - 1 - j));
+                let chunk = CHUNKS_PER_RUN * j + q;
+                let mut sum = [0u8; CHUNK_BYTES];
+                leaf_chunk::<TRACK>(
+                    OUT || QUAD,
+                    &mut carry.0[chunk],
+                    &chunk_bytes(sel),
+                    &chunk_bytes([xw[j]; CHUNK_WORDS]),
+                    &mut sum,
+                    &mut changed,
+                );
                 if QUAD {
-                    let before = zc[ly];
-                    v = full_add(v, zrow[ly], &mut zc[ly]);
-                    if TRACK {
-                        changed |= before ^ zc[ly];
-                    }
+                    let z: [u64; CHUNK_WORDS] = std::array::from_fn(|k| zrow[rows.start + k]);
+                    full_add_chunk::<TRACK>(
+                        &mut sum,
+                        &chunk_bytes(z),
+                        &mut z_carry.0[chunk],
+                        &mut changed,
+                    );
                 }
                 if OUT {
-                    half[ly] = v;
+                    *half = chunk_words(sum);
                 }
             }
-        }
-        if OUT {
-            let o = &mut out[r * WORDS_PER_EMC_ROW..(r + 1) * WORDS_PER_EMC_ROW];
-            for (ly, pair) in o.chunks_exact_mut(2).enumerate() {
-                pair[0] = sums[0][ly];
-                pair[1] = sums[1][ly];
+            if OUT {
+                let first = r * WORDS_PER_EMC_ROW + 2 * rows.start;
+                let o = &mut out[first..first + 2 * CHUNK_WORDS];
+                for (k, pair) in o.chunks_exact_mut(2).enumerate() {
+                    pair[0] = sums[0][k];
+                    pair[1] = sums[1][k];
+                }
             }
         }
     }
-    changed
+    changed.iter().fold(0, |acc, &b| acc | u64::from(b))
 }
 
 #[cfg(test)]
@@ -401,13 +479,6 @@ mod tests {
                 .fold(0u64, |w, (lx, v)| w | ((v >> j) & BYTE_LSBS) << lx);
             assert_eq!(*g, want, "column {j}");
         }
-    }
-
-    #[test]
-    fn spreading_fills_each_byte_lane_from_its_low_bit() {
-        assert_eq!(spread_bytes(0), 0);
-        assert_eq!(spread_bytes(BYTE_LSBS), u64::MAX);
-        assert_eq!(spread_bytes(0x0100_0000_0000_0001), 0xff00_0000_0000_00ff);
     }
 
     #[test]
