@@ -34,6 +34,58 @@ pub fn full_add(a: u64, b: u64, carry: &mut u64) -> u64 {
     s
 }
 
+/// Zero words a [`SlicedChain`] keeps before its bit 0: reads of its output delayed by up to
+/// this many bits ([`SlicedChain::delayed`]) need no test of the index.
+pub const LEAD: usize = 8;
+/// Sign words a [`SlicedChain`] keeps after its last bit, for the same reads past it.
+const TAIL: usize = 8;
+/// Words a [`SlicedChain`] stores.
+const CHAIN_WORDS: usize = LEAD + SERIAL_BITS + TAIL;
+
+/// Words per [`Chunk`].
+pub const CHUNK_WORDS: usize = 4;
+/// Bytes per [`Chunk`].
+pub const CHUNK_BYTES: usize = 8 * CHUNK_WORDS;
+
+/// Four words as 32 bytes (word `k` is bytes `8k .. 8k+8`, little-endian): the unit of the
+/// tree's vector work. A loop over a chunk's bytes is one 256-bit operation that the compiler
+/// vectorises (AVX2); the same work on four `u64`s it leaves scalar.
+pub type Chunk = [u8; CHUNK_BYTES];
+
+/// The chunk of 4 words.
+#[inline(always)]
+pub fn chunk_of(w: [u64; CHUNK_WORDS]) -> Chunk {
+    std::array::from_fn(|b| w[b / 8].to_le_bytes()[b % 8])
+}
+
+/// The 4 words of a chunk ([`chunk_of`] inverted).
+#[inline(always)]
+pub fn words_of(b: &Chunk) -> [u64; CHUNK_WORDS] {
+    std::array::from_fn(|k| u64::from_le_bytes(std::array::from_fn(|i| b[8 * k + i])))
+}
+
+/// [`full_add`] on 256 serial adders: the sums of `a + b + carry`, the carries for the next
+/// clock left in `carry`. With `TRACK`, the carries' changes are ORed into `changed`.
+#[inline(always)]
+pub fn full_add_chunk<const TRACK: bool>(
+    a: &Chunk,
+    b: &Chunk,
+    carry: &mut Chunk,
+    changed: &mut Chunk,
+) -> Chunk {
+    let mut sum = [0; CHUNK_BYTES];
+    for i in 0..CHUNK_BYTES {
+        let (old, t) = (carry[i], a[i] ^ b[i]);
+        sum[i] = t ^ old;
+        let new = (a[i] & b[i]) | (old & t);
+        if TRACK {
+            changed[i] |= old ^ new;
+        }
+        carry[i] = new;
+    }
+    sum
+}
+
 /// 64 serial values of up to [`SERIAL_BITS`] bits, bit-sliced: `word(s)` holds bit `s` of
 /// each (two's complement, sign-extended without limit; zero for `s < 0`, before the value's
 /// first bit). Value `i` (in the caller's lane order) is bit `i` of every word.
@@ -42,10 +94,9 @@ pub fn full_add(a: u64, b: u64, carry: &mut u64) -> u64 {
 /// the chain's output in clock `s` is `word(s)`, and "shifting" is moving the index.
 #[derive(Clone)]
 pub struct SlicedChain {
-    words: [u64; SERIAL_BITS],
-    /// Words stored: 64 when every value fits 64 bits (then word 63 is the sign word), else
-    /// 128.
-    len: usize,
+    /// `words[LEAD + s]` is bit `s` for `s` in `-LEAD .. SERIAL_BITS + TAIL`: zeros before bit
+    /// 0, the sign word after bit 127 (and after bit 63 when every value fits 64 bits).
+    words: [u64; CHAIN_WORDS],
     /// From this bit on every word is the sign word: the widest value's width.
     width: usize,
 }
@@ -53,8 +104,7 @@ pub struct SlicedChain {
 impl Default for SlicedChain {
     fn default() -> Self {
         SlicedChain {
-            words: [0; SERIAL_BITS],
-            len: 64,
+            words: [0; CHAIN_WORDS],
             width: 0,
         }
     }
@@ -74,40 +124,50 @@ impl SlicedChain {
                 .fold(0u128, |m, &v| m | (v ^ (v >> 127)) as u128)
         };
         self.width = SERIAL_BITS - magnitude.leading_zeros() as usize;
-        // Below 64 bits wide, word 63 is the sign word and the high words are not needed.
-        self.len = if self.width < 64 { 64 } else { SERIAL_BITS };
+        let bits = &mut self.words[LEAD..LEAD + SERIAL_BITS];
         if same {
             // One value in every lane (a coefficient no EMC re-bases): each word is all
             // zeros or all ones.
             let halves = [first as u64, (first >> 64) as u64];
-            for (half, words) in halves
-                .iter()
-                .zip(self.words[..self.len].chunks_exact_mut(64))
-            {
+            for (half, words) in halves.iter().zip(bits.chunks_exact_mut(64)) {
                 for (s, w) in words.iter_mut().enumerate() {
                     *w = 0u64.wrapping_sub((half >> s) & 1);
                 }
             }
-            return;
+        } else {
+            let mut block: [u64; 64] = std::array::from_fn(|i| values[i] as u64);
+            transpose64(&mut block);
+            let (low, high) = bits.split_at_mut(64);
+            low.copy_from_slice(&block);
+            if self.width < 64 {
+                // Word 63 is the sign word.
+                high.fill(block[63]);
+            } else {
+                let mut block: [u64; 64] = std::array::from_fn(|i| (values[i] >> 64) as u64);
+                transpose64(&mut block);
+                high.copy_from_slice(&block);
+            }
         }
-        let mut block: [u64; 64] = std::array::from_fn(|i| values[i] as u64);
-        transpose64(&mut block);
-        self.words[..64].copy_from_slice(&block);
-        if self.len > 64 {
-            let mut high: [u64; 64] = std::array::from_fn(|i| (values[i] >> 64) as u64);
-            transpose64(&mut high);
-            self.words[64..].copy_from_slice(&high);
-        }
+        let sign = self.words[LEAD + SERIAL_BITS - 1];
+        self.words[LEAD + SERIAL_BITS..].fill(sign);
     }
 
     /// Bit `s` of every value (`s < 0`: zero).
     #[inline(always)]
     pub fn word(&self, s: i64) -> u64 {
-        if s < 0 {
-            0
-        } else {
-            self.words[(s as usize).min(self.len - 1)]
-        }
+        self.words[s
+            .saturating_add(LEAD as i64)
+            .clamp(0, CHAIN_WORDS as i64 - 1) as usize]
+    }
+
+    /// Bits `s, s - 1, .., s - (N - 1)` of every value: the chain's output at step `s` and
+    /// delayed by 1 .. N - 1 bits (`N` at most [`LEAD`]).
+    #[inline(always)]
+    pub fn delayed<const N: usize>(&self, s: u64) -> [u64; N] {
+        // Past the last bit every word is the sign word, and the TAIL words keep it.
+        let top = (s.min(CHAIN_WORDS as u64) as usize + LEAD).min(CHAIN_WORDS - 1);
+        let run = &self.words[top + 1 - N..=top];
+        std::array::from_fn(|t| run[N - 1 - t])
     }
 
     /// From this bit on, `word` returns the sign word.
@@ -118,7 +178,7 @@ impl SlicedChain {
     /// Below this bit every word is zero: every value is a multiple of 2 to this power
     /// (`usize::MAX` when every value is zero).
     pub fn zero_bits(&self) -> usize {
-        self.words[..self.len]
+        self.words[LEAD..LEAD + SERIAL_BITS]
             .iter()
             .position(|&w| w != 0)
             .unwrap_or(usize::MAX)
@@ -200,10 +260,19 @@ mod tests {
                 assert_eq!((w >> i) & 1 != 0, want, "value {i} bit {s}");
             }
         }
-        // Values of 64 bits or fewer keep only the low words.
+        // Values of 64 bits or fewer: the sign word from bit 64 on too.
         c.load(&[-7; 64]);
-        assert_eq!((c.len, c.width()), (64, 3));
+        assert_eq!(c.width(), 3);
         assert_eq!(c.word(1000), u64::MAX);
+        assert_eq!(c.delayed::<3>(130), [u64::MAX; 3]);
+        assert_eq!(c.delayed::<5>(2), [0, 0, u64::MAX, 0, 0], "-7 = ...11001");
+        let mut v = [0i128; 64];
+        v[1] = 5;
+        v[2] = -2;
+        c.load(&v);
+        assert_eq!(c.delayed::<4>(64), [0b100, 0b100, 0b100, 0b100]);
+        assert_eq!(c.delayed::<4>(2), [0b110, 0b100, 0b010, 0]);
+        assert_eq!(c.delayed::<4>(1000), [0b100; 4]);
         c.load(&[0; 64]);
         assert_eq!((c.word(0), c.word(99), c.width()), (0, 0, 0));
         assert_eq!(c.zero_bits(), usize::MAX, "all zero");

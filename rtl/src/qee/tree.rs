@@ -21,7 +21,10 @@
 //! and the chains' position (the step index); the output of a step is the bit plane of bit `s`
 //! of every pixel's `V`.
 
-use super::bitslice::{full_add, SlicedChain, BYTE_LSBS};
+use super::bitslice::{
+    chunk_of, full_add, full_add_chunk, words_of, Chunk, SlicedChain, BYTE_LSBS, CHUNK_BYTES,
+    CHUNK_WORDS,
+};
 use crate::emc_array::plane::{AlignedPlane, Plane, PLANE_WORDS};
 use crate::emc_array::{EMC_COLS, EMC_ROWS, NUM_EMCS};
 
@@ -65,9 +68,9 @@ pub struct Tree {
     z: [SlicedChain; Z_GROUPS],
     /// The tile is not all zero (quadratic mode with a D, E or F): the second leaf adder runs.
     quad: bool,
-    /// Carries of the y-tree and x-tree nodes (node 0 has no adder).
-    y_carry: [u64; Y_NODES],
-    x_carry: [u64; X_NODES],
+    /// Carries of the y-tree and x-tree nodes, four per chunk (node 0 has no adder).
+    y_carry: [Chunk; Y_CHUNKS],
+    x_carry: [Chunk; X_CHUNKS],
     /// Carries of the leaf adders (`Y + X`) and of the quadratic adders (`+ Z`), column-major
     /// (see [`leaves`]).
     leaf_carry: Box<LeafCarries>,
@@ -93,8 +96,8 @@ impl Default for Tree {
             c: SlicedChain::default(),
             z: Default::default(),
             quad: false,
-            y_carry: [0; Y_NODES],
-            x_carry: [0; X_NODES],
+            y_carry: [[0; CHUNK_BYTES]; Y_CHUNKS],
+            x_carry: [[0; CHUNK_BYTES]; X_CHUNKS],
             leaf_carry: Box::new(LeafCarries::ZERO),
             z_carry: Box::new(LeafCarries::ZERO),
             out: Box::new(AlignedPlane::ZERO),
@@ -147,8 +150,8 @@ impl Tree {
 
     /// Back to the state right after START: carries clear, chains at bit 0.
     fn restart(&mut self) {
-        self.y_carry = [0; Y_NODES];
-        self.x_carry = [0; X_NODES];
+        self.y_carry = [[0; CHUNK_BYTES]; Y_CHUNKS];
+        self.x_carry = [[0; CHUNK_BYTES]; X_CHUNKS];
         *self.leaf_carry = LeafCarries::ZERO;
         if self.quad {
             *self.z_carry = LeafCarries::ZERO;
@@ -193,6 +196,7 @@ impl Tree {
     /// changed. The output plane is written when `last` (the bit asked for) or when the step
     /// may turn out to be the fixed point (the inputs constant): in a step that is neither,
     /// the caller steps on and overwrites it, so only the carries move.
+    #[inline(never)]
     fn step(&mut self, s: u64, last: bool) -> bool {
         // Whether the carries changed matters only once the inputs are constant (before that
         // the tree cannot be at its fixed point).
@@ -210,39 +214,108 @@ impl Tree {
     /// not (`TRACK`: else it returns false), writing the output plane or not (`OUT`).
     #[inline(always)]
     fn step_with<const QUAD: bool, const TRACK: bool, const OUT: bool>(&mut self, s: u64) -> bool {
-        let s = s.min(i64::MAX as u64) as i64;
-        let mut changed = 0u64;
-        // The y tree: Y(0) = C, Y(n) = Y(n - 2^t) + 2^t·B, level by level (the nodes of
-        // level t, 2^t .. 2^(t+1), add the same input to the nodes before them).
-        let mut y = [0u64; Y_NODES];
-        y[0] = self.c.word(s);
-        let (b, yc) = (&self.b, &mut self.y_carry);
-        changed |= tree_level::<TRACK, 0>(&mut y, yc, b.word(s));
-        changed |= tree_level::<TRACK, 1>(&mut y, yc, b.word(s - 1));
-        changed |= tree_level::<TRACK, 2>(&mut y, yc, b.word(s - 2));
-        changed |= tree_level::<TRACK, 3>(&mut y, yc, b.word(s - 3));
-        changed |= tree_level::<TRACK, 4>(&mut y, yc, b.word(s - 4));
-        // The x tree: X(0) = 0, X(n) = X(n - 2^t) + 2^t·A.
-        let mut x = [0u64; X_NODES];
-        let (a, xc) = (&self.a, &mut self.x_carry);
-        changed |= tree_level::<TRACK, 0>(&mut x, xc, a.word(s));
-        changed |= tree_level::<TRACK, 1>(&mut x, xc, a.word(s - 1));
-        changed |= tree_level::<TRACK, 2>(&mut x, xc, a.word(s - 2));
+        let mut changed = [0; CHUNK_BYTES];
+        let [c] = self.c.delayed::<1>(s);
+        let y = y_tree::<TRACK>(c, self.b.delayed(s), &mut self.y_carry, &mut changed);
+        let x = x_tree::<TRACK>(self.a.delayed(s), &mut self.x_carry, &mut changed);
         // The x sums in byte lanes: word j, lane i, bit lx = X_{8j+i}(lx), for the plane
         // words whose 8 EMCs are 8j .. 8j+8.
         let xw = byte_lane_columns(&x);
         let (carry, out) = (&mut *self.leaf_carry, &mut **self.out);
-        changed |= if QUAD {
+        if QUAD {
             let zrow: [u64; Y_NODES] = std::array::from_fn(|ly| {
-                let g = self.z[ly / 8].word(s);
+                let [g] = self.z[ly / 8].delayed::<1>(s);
                 ((g >> (8 * (ly % 8))) & 0xff).wrapping_mul(BYTE_LSBS)
             });
-            leaves::<true, TRACK, OUT>(&y, &xw, &zrow, carry, &mut self.z_carry, out)
+            let zc = &mut self.z_carry;
+            leaves::<true, TRACK, OUT>(&y, &xw, &zrow, carry, zc, out, &mut changed);
         } else {
-            leaves::<false, TRACK, OUT>(&y, &xw, &[0; Y_NODES], carry, &mut self.z_carry, out)
-        };
-        changed != 0
+            let zc = &mut self.z_carry;
+            leaves::<false, TRACK, OUT>(&y, &xw, &[0; Y_NODES], carry, zc, out, &mut changed);
+        }
+        changed != [0; CHUNK_BYTES]
     }
+}
+
+/// Levels 0 and 1 of a tree, word adders: nodes `[v0, v0 + i0, v0 + i1, (v0 + i0) + i1]`
+/// (`i0`, `i1`: the input and the input delayed one bit), their carries words 1 .. 4 of
+/// `carry` (node 0 has no adder). With `TRACK`, the carries' changes are ORed into `changed`.
+#[inline(always)]
+fn first_levels<const TRACK: bool>(
+    v0: u64,
+    [i0, i1]: [u64; 2],
+    carry: &mut Chunk,
+    changed: &mut Chunk,
+) -> [u64; CHUNK_WORDS] {
+    let before = words_of(carry);
+    let mut c = before;
+    let v1 = full_add(v0, i0, &mut c[1]);
+    let v2 = full_add(v0, i1, &mut c[2]);
+    let v3 = full_add(v1, i1, &mut c[3]);
+    *carry = chunk_of(c);
+    if TRACK {
+        let d = chunk_of(std::array::from_fn(|k| before[k] ^ c[k]));
+        for (ch, d) in changed.iter_mut().zip(d) {
+            *ch |= d;
+        }
+    }
+    [v0, v1, v2, v3]
+}
+
+/// The y tree: `Y(0) = C`, `Y(n) = Y(n - 2^t) + 2^t·B` (`t` the top bit of `n`), `b[t]`
+/// being the B chain's output delayed `t` bits. Levels 0 and 1 (nodes 1 .. 4) are word
+/// adders; level `t` from 2 on adds `b[t]` to chunks `0 .. 2^(t-2)` of the nodes, giving
+/// chunks `2^(t-2) .. 2^(t-1)`. Returns the 32 row sums, four per chunk; with `TRACK`, the
+/// carries' changes are ORed into `changed`.
+#[inline(always)]
+fn y_tree<const TRACK: bool>(
+    c: u64,
+    b: [u64; Y_LEVELS],
+    carry: &mut [Chunk; Y_CHUNKS],
+    changed: &mut Chunk,
+) -> [Chunk; Y_CHUNKS] {
+    let mut y = [[0; CHUNK_BYTES]; Y_CHUNKS];
+    y[0] = chunk_of(first_levels::<TRACK>(
+        c,
+        [b[0], b[1]],
+        &mut carry[0],
+        changed,
+    ));
+    for (t, &inc) in b.iter().enumerate().skip(2) {
+        let inc = chunk_of([inc; CHUNK_WORDS]);
+        let first = 1 << (t - 2);
+        for q in 0..first {
+            let sum = full_add_chunk::<TRACK>(&y[q], &inc, &mut carry[first + q], changed);
+            y[first + q] = sum;
+        }
+    }
+    y
+}
+
+/// The x tree: `X(0) = 0`, `X(n) = X(n - 2^t) + 2^t·A`, `a[t]` being the A chain's output
+/// delayed `t` bits (nodes 1 .. 4 word adders, nodes 4 .. 8 one chunk). Returns the 8 column
+/// sums; with `TRACK`, the carries' changes are ORed into `changed`.
+#[inline(always)]
+fn x_tree<const TRACK: bool>(
+    a: [u64; X_LEVELS],
+    carry: &mut [Chunk; X_CHUNKS],
+    changed: &mut Chunk,
+) -> [u64; X_NODES] {
+    let low = first_levels::<TRACK>(0, [a[0], a[1]], &mut carry[0], changed);
+    let inc = chunk_of([a[2]; CHUNK_WORDS]);
+    let high = words_of(&full_add_chunk::<TRACK>(
+        &chunk_of(low),
+        &inc,
+        &mut carry[1],
+        changed,
+    ));
+    std::array::from_fn(|n| {
+        if n < CHUNK_WORDS {
+            low[n]
+        } else {
+            high[n - CHUNK_WORDS]
+        }
+    })
 }
 
 /// The x sums in byte lanes: `out[j]` has in bit `lx` of byte `i` bit `8i + j` of `x[lx]`
@@ -269,40 +342,18 @@ fn swap_rows<const K: usize>(m: &mut [u64; LANES], mask: u64) {
     }
 }
 
-/// Level `T` of a bit-serial adder tree: nodes `2^T .. 2^(T+1)` of `v` are their parents
-/// `0 .. 2^T` plus `inc` (the tree's input delayed `T` bits), with their carries in `carry`.
-/// With `TRACK`, returns the OR of the carries' changes (else 0).
-#[inline(always)]
-fn tree_level<const TRACK: bool, const T: usize>(
-    v: &mut [u64],
-    carry: &mut [u64],
-    inc: u64,
-) -> u64 {
-    let n = 1 << T;
-    let (parents, nodes) = v.split_at_mut(n);
-    let mut changed = 0;
-    for ((node, &parent), c) in nodes[..n]
-        .iter_mut()
-        .zip(parents.iter())
-        .zip(carry[n..2 * n].iter_mut())
-    {
-        let before = *c;
-        *node = full_add(parent, inc, c);
-        if TRACK {
-            changed |= before ^ *c;
-        }
-    }
-    changed
-}
-
-/// Plane words per chunk of the leaf carries: one 32-byte vector.
-const CHUNK_WORDS: usize = 4;
-/// Bytes per chunk of the leaf carries.
-const CHUNK_BYTES: usize = 8 * CHUNK_WORDS;
 /// Chunks per run of the leaf carries (a run: the 32 rows of one plane-word column `j`).
 const CHUNKS_PER_RUN: usize = Y_NODES / CHUNK_WORDS;
 /// Chunks of the leaf carries: one bit per pixel.
 const CHUNKS: usize = PLANE_WORDS / CHUNK_WORDS;
+/// Chunks of y-tree nodes: nodes `4q .. 4q+4` in chunk `q`.
+const Y_CHUNKS: usize = Y_NODES / CHUNK_WORDS;
+/// Chunks of x-tree nodes.
+const X_CHUNKS: usize = X_NODES / CHUNK_WORDS;
+/// Levels of the y tree: the B chain's output and its delays by 1 .. 4 bits.
+const Y_LEVELS: usize = Y_NODES.ilog2() as usize;
+/// Levels of the x tree.
+const X_LEVELS: usize = X_NODES.ilog2() as usize;
 
 /// The carries of 16384 leaf adders, byte-addressed: chunk `8·j + q` holds plane words
 /// `64·r + 2·ly + h` (`j = 2r + h`) of rows `ly = 4q .. 4q+4`, each word's 8 bytes being its 8
@@ -313,18 +364,6 @@ struct LeafCarries([[u8; CHUNK_BYTES]; CHUNKS]);
 
 impl LeafCarries {
     const ZERO: LeafCarries = LeafCarries([[0; CHUNK_BYTES]; CHUNKS]);
-}
-
-/// The bytes of 4 words, little-endian (word `k` is bytes `8k .. 8k+8`).
-#[inline(always)]
-fn chunk_bytes(w: [u64; CHUNK_WORDS]) -> [u8; CHUNK_BYTES] {
-    std::array::from_fn(|b| w[b / 8].to_le_bytes()[b % 8])
-}
-
-/// The 4 words of 32 bytes ([`chunk_bytes`] inverted).
-#[inline(always)]
-fn chunk_words(b: [u8; CHUNK_BYTES]) -> [u64; CHUNK_WORDS] {
-    std::array::from_fn(|k| u64::from_le_bytes(std::array::from_fn(|i| b[8 * k + i])))
 }
 
 /// One clock of 32 bytes of leaf adders (`Y + X`) whose `Y` bit is the same across each
@@ -358,27 +397,6 @@ fn leaf_chunk<const TRACK: bool>(
     }
 }
 
-/// One clock of 32 bytes of full adders `v + z` (the quadratic adders), their carries in
-/// `c`: `v` becomes the sum. With `TRACK`, the carries' changes are ORed into `changed`.
-#[inline(always)]
-fn full_add_chunk<const TRACK: bool>(
-    v: &mut [u8; CHUNK_BYTES],
-    z: &[u8; CHUNK_BYTES],
-    c: &mut [u8; CHUNK_BYTES],
-    changed: &mut [u8; CHUNK_BYTES],
-) {
-    for b in 0..CHUNK_BYTES {
-        let (a, old) = (v[b], c[b]);
-        let t = a ^ z[b];
-        v[b] = t ^ old;
-        let new = (a & z[b]) | (old & t);
-        if TRACK {
-            changed[b] |= old ^ new;
-        }
-        c[b] = new;
-    }
-}
-
 /// The leaf adders, `Y + X` at every pixel, and with `QUAD` the quadratic adders, `(Y + X) +
 /// Z`. Plane word `w` is row `w / 2` (EMC row `r = w / 64`, local row `ly`), half `h = w %
 /// 2`, so its EMCs are `8j .. 8j+8` with `j = 2r + h`; `y[ly]` holds their row sums in tree
@@ -389,48 +407,44 @@ fn full_add_chunk<const TRACK: bool>(
 /// `out` in plane order. With `TRACK`, returns the OR of the carries' changes (else 0). With
 /// `OUT`, writes the sums to `out` (else only the carries move).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn leaves<const QUAD: bool, const TRACK: bool, const OUT: bool>(
-    y: &[u64; Y_NODES],
+    y: &[Chunk; Y_CHUNKS],
     xw: &[u64; LANES],
     zrow: &[u64; Y_NODES],
     carry: &mut LeafCarries,
     z_carry: &mut LeafCarries,
     out: &mut Plane,
-) -> u64 {
-    let mut changed = [0u8; CHUNK_BYTES];
+    changed: &mut Chunk,
+) {
     for r in 0..PLANE_WORDS / WORDS_PER_EMC_ROW {
-        for q in 0..CHUNKS_PER_RUN {
-            let rows = CHUNK_WORDS * q..CHUNK_WORDS * (q + 1);
+        for (q, rows) in y.iter().enumerate() {
+            let rows = words_of(rows);
             let mut sums = [[0u64; CHUNK_WORDS]; 2];
             for (h, half) in sums.iter_mut().enumerate() {
                 let j = 2 * r + h;
-                let sel: [u64; CHUNK_WORDS] =
-                    std::array::from_fn(|k| y[rows.start + k] << (LANES - 1 - j));
+                let sel = rows.map(|v| v << (LANES - 1 - j));
                 let chunk = CHUNKS_PER_RUN * j + q;
                 let mut sum = [0u8; CHUNK_BYTES];
                 leaf_chunk::<TRACK>(
                     OUT || QUAD,
                     &mut carry.0[chunk],
-                    &chunk_bytes(sel),
-                    &chunk_bytes([xw[j]; CHUNK_WORDS]),
+                    &chunk_of(sel),
+                    &chunk_of([xw[j]; CHUNK_WORDS]),
                     &mut sum,
-                    &mut changed,
+                    changed,
                 );
                 if QUAD {
-                    let z: [u64; CHUNK_WORDS] = std::array::from_fn(|k| zrow[rows.start + k]);
-                    full_add_chunk::<TRACK>(
-                        &mut sum,
-                        &chunk_bytes(z),
-                        &mut z_carry.0[chunk],
-                        &mut changed,
-                    );
+                    let z: [u64; CHUNK_WORDS] = std::array::from_fn(|k| zrow[CHUNK_WORDS * q + k]);
+                    sum =
+                        full_add_chunk::<TRACK>(&sum, &chunk_of(z), &mut z_carry.0[chunk], changed);
                 }
                 if OUT {
-                    *half = chunk_words(sum);
+                    *half = words_of(&sum);
                 }
             }
             if OUT {
-                let first = r * WORDS_PER_EMC_ROW + 2 * rows.start;
+                let first = r * WORDS_PER_EMC_ROW + 2 * CHUNK_WORDS * q;
                 let o = &mut out[first..first + 2 * CHUNK_WORDS];
                 for (k, pair) in o.chunks_exact_mut(2).enumerate() {
                     pair[0] = sums[0][k];
@@ -439,7 +453,6 @@ fn leaves<const QUAD: bool, const TRACK: bool, const OUT: bool>(
             }
         }
     }
-    changed.iter().fold(0, |acc, &b| acc | u64::from(b))
 }
 
 #[cfg(test)]
