@@ -113,41 +113,59 @@ impl Default for SlicedChain {
 impl SlicedChain {
     /// Load the chains with `values` (`values[i]` into lane `i`).
     pub fn load(&mut self, values: &[i128; 64]) {
-        // The bits that differ from the sign, over all values: their top is the width.
         let first = values[0];
-        let same = values.iter().all(|&v| v == first);
-        let magnitude = if same {
-            (first ^ (first >> 127)) as u128
+        if values.iter().all(|&v| v == first) {
+            return self.load_uniform(first);
+        }
+        let low: [u64; 64] = std::array::from_fn(|i| values[i] as u64);
+        let high: [u64; 64] = std::array::from_fn(|i| (values[i] >> 64) as u64);
+        // The bits that differ from the sign, over all values: their top is the width. Values
+        // that fit 64 bits (their high words the sign of the low ones) are the usual case.
+        let sign_of = |w: u64| ((w as i64) >> 63) as u64;
+        let wide = low
+            .iter()
+            .zip(&high)
+            .fold(0, |m, (&l, &h)| m | (h ^ sign_of(l)));
+        self.width = if wide == 0 {
+            let magnitude = low.iter().fold(0, |m, &l| m | (l ^ sign_of(l)));
+            64 - magnitude.leading_zeros() as usize
         } else {
-            values
+            let magnitude = values
                 .iter()
-                .fold(0u128, |m, &v| m | (v ^ (v >> 127)) as u128)
+                .fold(0u128, |m, &v| m | (v ^ (v >> 127)) as u128);
+            SERIAL_BITS - magnitude.leading_zeros() as usize
         };
-        self.width = SERIAL_BITS - magnitude.leading_zeros() as usize;
-        let bits = &mut self.words[LEAD..LEAD + SERIAL_BITS];
-        if same {
-            // One value in every lane (a coefficient no EMC re-bases): each word is all
-            // zeros or all ones.
-            let halves = [first as u64, (first >> 64) as u64];
-            for (half, words) in halves.iter().zip(bits.chunks_exact_mut(64)) {
-                for (s, w) in words.iter_mut().enumerate() {
-                    *w = 0u64.wrapping_sub((half >> s) & 1);
-                }
-            }
+        let mut block = low;
+        transpose64(&mut block);
+        let (bits_low, bits_high) = self.words[LEAD..LEAD + SERIAL_BITS].split_at_mut(64);
+        bits_low.copy_from_slice(&block);
+        if self.width < 64 {
+            // Word 63 is the sign word.
+            bits_high.fill(block[63]);
         } else {
-            let mut block: [u64; 64] = std::array::from_fn(|i| values[i] as u64);
+            let mut block = high;
             transpose64(&mut block);
-            let (low, high) = bits.split_at_mut(64);
-            low.copy_from_slice(&block);
-            if self.width < 64 {
-                // Word 63 is the sign word.
-                high.fill(block[63]);
-            } else {
-                let mut block: [u64; 64] = std::array::from_fn(|i| (values[i] >> 64) as u64);
-                transpose64(&mut block);
-                high.copy_from_slice(&block);
+            bits_high.copy_from_slice(&block);
+        }
+        self.fill_tail();
+    }
+
+    /// Load every lane with `value` (a coefficient no EMC re-bases): each word is all zeros or
+    /// all ones.
+    pub fn load_uniform(&mut self, value: i128) {
+        self.width = SERIAL_BITS - ((value ^ (value >> 127)) as u128).leading_zeros() as usize;
+        let halves = [value as u64, (value >> 64) as u64];
+        let bits = &mut self.words[LEAD..LEAD + SERIAL_BITS];
+        for (half, words) in halves.iter().zip(bits.chunks_exact_mut(64)) {
+            for (s, w) in words.iter_mut().enumerate() {
+                *w = 0u64.wrapping_sub((half >> s) & 1);
             }
         }
+        self.fill_tail();
+    }
+
+    /// The words after bit 127: its sign word.
+    fn fill_tail(&mut self) {
         let sign = self.words[LEAD + SERIAL_BITS - 1];
         self.words[LEAD + SERIAL_BITS..].fill(sign);
     }

@@ -54,6 +54,13 @@ use tree::Tree;
 /// result is on the pixels' `tree` input (model choice, docs/model-choices.md "QEE timing").
 pub const QEE_LATENCY: u32 = 1;
 
+/// Below this magnitude a linear START's A and B times an origin coordinate (|ox|, |oy| <=
+/// 2^15) fit 61 bits...
+const NARROW_AB: u128 = 1 << 46;
+/// ... and with C below this one, C_k = A·ox + B·oy + C fits 63 bits: the START computes it
+/// in 64-bit words.
+const NARROW_C: u128 = 1 << 61;
+
 /// The bit index the waveform shows saturates here (`qee.bit`, `emc[k].qee.tree_bit_index`,
 /// 8 bits); every traced value is constant once the index passes it.
 pub const TRACE_BIT_MAX: u32 = 255;
@@ -83,10 +90,13 @@ pub struct Qee {
     /// Evaluations started since reset (for the waveform's skip keys).
     #[wave(skip)]
     pub starts: u64,
-    /// The chip-local coefficients A_k .. F_k each EMC's shift chains were loaded with at the
-    /// last START (see the module documentation).
+    /// The chip-local coefficients A_k, B_k, C_k each EMC's shift chains were loaded with at
+    /// the last START (see the module documentation).
     #[wave(skip)]
-    local: Box<[[i128; 6]; NUM_EMCS]>,
+    local: Box<[[i128; 3]; NUM_EMCS]>,
+    /// D, E, F of the last START (zero outside quadratic mode): the same in every EMC.
+    #[wave(skip)]
+    quad_coefs: [i128; 3],
     /// The bit-serial tree the chains feed.
     #[wave(skip)]
     tree: Box<Tree>,
@@ -110,7 +120,8 @@ impl Qee {
             bit: 0,
             active: false,
             starts: 0,
-            local: Box::new([[0; 6]; NUM_EMCS]),
+            local: Box::new([[0; 3]; NUM_EMCS]),
+            quad_coefs: [0; 3],
             tree: Box::default(),
         }
     }
@@ -152,17 +163,31 @@ impl Qee {
         let (a, b) = if lin { (a, b) } else { (0, 0) };
         let (d, e, f) = if quad { (d, e, f) } else { (0, 0, 0) };
         let c = if mode == QeeMode::None { 0 } else { c };
-        for (k, l) in self.local.iter_mut().enumerate() {
-            let (ox, oy) = self.config.origin(k);
-            let (ox, oy) = (ox as i128, oy as i128);
-            *l = [a, b, a * ox + b * oy + c, d, e, f];
-            if quad {
-                l[0] += 2 * d * ox + e * oy;
-                l[1] += e * ox + 2 * f * oy;
-                l[2] += d * ox * ox + e * ox * oy + f * oy * oy;
+        self.quad_coefs = [d, e, f];
+        if !quad
+            && a.unsigned_abs() < NARROW_AB
+            && b.unsigned_abs() < NARROW_AB
+            && c.unsigned_abs() < NARROW_C
+        {
+            // A_k = A, B_k = B, and C_k fits 64 bits: one word multiply per term.
+            let (a64, b64, c64) = (a as i64, b as i64, c as i64);
+            for (k, l) in self.local.iter_mut().enumerate() {
+                let (ox, oy) = self.config.origin(k);
+                *l = [a, b, i128::from(a64 * ox + b64 * oy + c64)];
+            }
+        } else {
+            for (k, l) in self.local.iter_mut().enumerate() {
+                let (ox, oy) = self.config.origin(k);
+                let (ox, oy) = (ox as i128, oy as i128);
+                *l = [a, b, a * ox + b * oy + c];
+                if quad {
+                    l[0] += 2 * d * ox + e * oy;
+                    l[1] += e * ox + 2 * f * oy;
+                    l[2] += d * ox * ox + e * ox * oy + f * oy * oy;
+                }
             }
         }
-        self.tree.load(&self.local);
+        self.tree.load(&self.local, self.quad_coefs, !quad);
     }
 
     /// The clock edge: the result advances by one bit once the latency has passed.
@@ -202,7 +227,7 @@ impl Qee {
     /// pixels read the tree).
     pub fn value_at(&self, x: usize, y: usize) -> i128 {
         let (x, y) = (x % ARRAY_DIM, y % ARRAY_DIM);
-        let [a, b, c, d, e, f] = self.local[emc_of(x, y)];
+        let [a, b, c, d, e, f] = self.local_coefs(emc_of(x, y));
         let (lx, ly) = ((x % EMC_COLS) as i128, (y % EMC_ROWS) as i128);
         let v = c + a * lx + b * ly + d * lx * lx + e * lx * ly + f * ly * ly;
         v >> self.fbits.min(arith::FBITS_MAX)
@@ -217,7 +242,8 @@ impl Qee {
     /// loaded with at the last START (fixed point, FBITS fractional bits; zero before the
     /// first START).
     pub fn local_coefs(&self, k: usize) -> [i128; 6] {
-        self.local[k % NUM_EMCS]
+        let ([a, b, c], [d, e, f]) = (self.local[k % NUM_EMCS], self.quad_coefs);
+        [a, b, c, d, e, f]
     }
 
     /// How far the shift chains have shifted: FBITS at START (the fractional bits, added in
@@ -243,7 +269,7 @@ impl Qee {
             return [0; 6];
         }
         let shift = self.chain_shift();
-        self.local[k % NUM_EMCS].map(|c| c >> shift)
+        self.local_coefs(k).map(|c| c >> shift)
     }
 
     /// The serial tree bit of EMC `k`'s root pixel this cycle (what the pixel at its local

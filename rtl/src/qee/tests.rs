@@ -197,3 +197,36 @@ fn the_tree_stops_stepping_at_its_fixed_point_and_reruns_for_an_earlier_bit() {
     assert!(!plane::get(&p, 1, 1), "0");
     assert_eq!(q.tree_position(), (5, None));
 }
+
+#[test]
+fn linear_starts_rebase_c_exactly_with_small_and_large_coefficients() {
+    // Small coefficients take the START's 64-bit path, large ones (A or B at or above 2^46,
+    // C at or above 2^61 in fixed point) the 128-bit one; both give C_k = A·ox + B·oy + C.
+    let mut q = Qee::new();
+    q.config.sepcfg(5, 32767 | (32767 << 16), 32);
+    q.config
+        .sepcfg(6, (-32768i16 as u16 as u32) | (32767 << 16), 32);
+    q.config
+        .sepcfg(7, 12345 | ((-32768i16 as u16 as u32) << 16), 32);
+    for (a, b, c, fbits) in [
+        (1.5f32, -2.25f32, 1000.0f32, 10),
+        (2f32.powi(35), -1.0, 3.0, 10),
+        (-1.0, 2f32.powi(36) * 1.5, -7.0, 10),
+        (3.0, 5.0, 2f32.powi(51), 10),
+        (2f32.powi(45) * 1.75, -(2f32.powi(45)), 2f32.powi(50), 0),
+    ] {
+        let raw = [a, b, c, 0.0, 0.0, 0.0].map(f32::to_bits);
+        q.start(QeeMode::Linear, &raw, fbits);
+        let [fa, fb, fc, ..] = q.coefs;
+        for k in 0..NUM_EMCS {
+            let (ox, oy) = q.config.origin(k);
+            let want = fa * ox as i128 + fb * oy as i128 + fc;
+            assert_eq!(
+                q.local_coefs(k),
+                [fa, fb, want, 0, 0, 0],
+                "EMC {k}, {a} {b} {c}"
+            );
+        }
+        check_every_pixel(&mut q, 80);
+    }
+}

@@ -110,14 +110,18 @@ impl Default for Tree {
 }
 
 impl Tree {
-    /// START: load the chains with each EMC's local coefficients `[A_k, B_k, C_k, D, E, F]`
-    /// (fixed point) and clear every carry.
-    pub fn load(&mut self, local: &[[i128; 6]; NUM_EMCS]) {
-        super::bitslice::load_emc_chain(&mut self.a, |k| local[k][0]);
-        super::bitslice::load_emc_chain(&mut self.b, |k| local[k][1]);
+    /// START: load the chains with each EMC's local coefficients `[A_k, B_k, C_k]` and `[D,
+    /// E, F]` (fixed point; `uniform`: A_k and B_k are the same in every EMC) and clear every
+    /// carry.
+    pub fn load(&mut self, local: &[[i128; 3]; NUM_EMCS], [d, e, f]: [i128; 3], uniform: bool) {
+        if uniform {
+            self.a.load_uniform(local[0][0]);
+            self.b.load_uniform(local[0][1]);
+        } else {
+            super::bitslice::load_emc_chain(&mut self.a, |k| local[k][0]);
+            super::bitslice::load_emc_chain(&mut self.b, |k| local[k][1]);
+        }
         super::bitslice::load_emc_chain(&mut self.c, |k| local[k][2]);
-        // D, E and F are the same in every EMC.
-        let [d, e, f] = [local[0][3], local[0][4], local[0][5]];
         self.quad = (d, e, f) != (0, 0, 0);
         let mut zeros = [&self.a, &self.b, &self.c]
             .map(SlicedChain::zero_bits)
