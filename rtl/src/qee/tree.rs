@@ -178,6 +178,15 @@ impl Tree {
         // Bounded: the tree settles within ADDER_DEPTH steps of its inputs becoming constant.
         let bound = self.inputs_constant + 8 * ADDER_DEPTH;
         while self.next <= s && self.settled.is_none() {
+            // Steps before the inputs are constant cannot be the fixed point: outside
+            // quadratic mode, up to BATCH of them go through the leaves together.
+            let plain = self.inputs_constant.min(s + 1).saturating_sub(self.next);
+            if !self.quad && plain >= 2 {
+                let n = plain.min(BATCH as u64);
+                self.steps(self.next, n as usize, self.next + n - 1 == s);
+                self.next += n;
+                continue;
+            }
             let changed = self.step(self.next, self.next == s);
             if self.next >= self.inputs_constant && !changed {
                 self.settled = Some(self.next);
@@ -219,12 +228,8 @@ impl Tree {
     #[inline(always)]
     fn step_with<const QUAD: bool, const TRACK: bool, const OUT: bool>(&mut self, s: u64) -> bool {
         let mut changed = [0; CHUNK_BYTES];
-        let [c] = self.c.delayed::<1>(s);
-        let y = y_tree::<TRACK>(c, self.b.delayed(s), &mut self.y_carry, &mut changed);
-        let x = x_tree::<TRACK>(self.a.delayed(s), &mut self.x_carry, &mut changed);
-        // The x sums in byte lanes: word j, lane i, bit lx = X_{8j+i}(lx), for the plane
-        // words whose 8 EMCs are 8j .. 8j+8.
-        let xw = byte_lane_columns(&x);
+        let (y, xw) = self.trees::<TRACK>(s, &mut changed);
+        let (ys, xws) = (&[y], &[xw]);
         let (carry, out) = (&mut *self.leaf_carry, &mut **self.out);
         if QUAD {
             let zrow: [u64; Y_NODES] = std::array::from_fn(|ly| {
@@ -232,12 +237,59 @@ impl Tree {
                 ((g >> (8 * (ly % 8))) & 0xff).wrapping_mul(BYTE_LSBS)
             });
             let zc = &mut self.z_carry;
-            leaves::<true, TRACK, OUT>(&y, &xw, &zrow, carry, zc, out, &mut changed);
+            leaves::<1, true, TRACK, OUT>(ys, xws, &zrow, carry, zc, out, &mut changed);
         } else {
             let zc = &mut self.z_carry;
-            leaves::<false, TRACK, OUT>(&y, &xw, &[0; Y_NODES], carry, zc, out, &mut changed);
+            let zrow = &[0; Y_NODES];
+            leaves::<1, false, TRACK, OUT>(ys, xws, zrow, carry, zc, out, &mut changed);
         }
         changed != [0; CHUNK_BYTES]
+    }
+
+    /// One clock of the y and x trees (bit `s`): the row sums, four per chunk, and the
+    /// column sums in byte lanes (word j, lane i, bit lx = X_{8j+i}(lx), for the plane words
+    /// whose 8 EMCs are 8j .. 8j+8). With `TRACK`, the carries' changes are ORed into
+    /// `changed`.
+    #[inline(always)]
+    fn trees<const TRACK: bool>(
+        &mut self,
+        s: u64,
+        changed: &mut Chunk,
+    ) -> ([Chunk; Y_CHUNKS], [u64; LANES]) {
+        let [c] = self.c.delayed::<1>(s);
+        let y = y_tree::<TRACK>(c, self.b.delayed(s), &mut self.y_carry, changed);
+        let x = x_tree::<TRACK>(self.a.delayed(s), &mut self.x_carry, changed);
+        (y, byte_lane_columns(&x))
+    }
+
+    /// Steps `first .. first + n` together (2 ≤ `n` ≤ [`BATCH`]), outside quadratic mode and
+    /// before the inputs are constant (no step can be the fixed point): the trees step `n`
+    /// times, then each chunk of leaves takes its `n` clocks with its carries in a register.
+    /// The output plane is written when `out` (the last step is the bit asked for).
+    #[inline(never)]
+    fn steps(&mut self, first: u64, n: usize, out: bool) {
+        match (n, out) {
+            (2, false) => self.steps_with::<2, false>(first),
+            (2, true) => self.steps_with::<2, true>(first),
+            (3, false) => self.steps_with::<3, false>(first),
+            (3, true) => self.steps_with::<3, true>(first),
+            (_, false) => self.steps_with::<4, false>(first),
+            (_, true) => self.steps_with::<4, true>(first),
+        }
+    }
+
+    /// [`Tree::steps`] for `N` steps, writing the output plane in the last or not (`OUT`).
+    #[inline(always)]
+    fn steps_with<const N: usize, const OUT: bool>(&mut self, first: u64) {
+        let mut unused = [0; CHUNK_BYTES];
+        let mut ys = [[[0; CHUNK_BYTES]; Y_CHUNKS]; N];
+        let mut xws = [[0; LANES]; N];
+        for (i, (y, xw)) in ys.iter_mut().zip(&mut xws).enumerate() {
+            (*y, *xw) = self.trees::<false>(first + i as u64, &mut unused);
+        }
+        let (carry, out, zc) = (&mut *self.leaf_carry, &mut **self.out, &mut self.z_carry);
+        let zrow = &[0; Y_NODES];
+        leaves::<N, false, false, OUT>(&ys, &xws, zrow, carry, zc, out, &mut unused);
     }
 }
 
@@ -285,15 +337,27 @@ fn y_tree<const TRACK: bool>(
         &mut carry[0],
         changed,
     ));
-    for (t, &inc) in b.iter().enumerate().skip(2) {
-        let inc = chunk_of([inc; CHUNK_WORDS]);
-        let first = 1 << (t - 2);
-        for q in 0..first {
-            let sum = full_add_chunk::<TRACK>(&y[q], &inc, &mut carry[first + q], changed);
-            y[first + q] = sum;
-        }
-    }
+    chunk_level::<TRACK, 1>(&mut y, b[2], carry, changed);
+    chunk_level::<TRACK, 2>(&mut y, b[3], carry, changed);
+    chunk_level::<TRACK, 4>(&mut y, b[4], carry, changed);
     y
+}
+
+/// A level of chunk adders of the y tree: chunks `FIRST .. 2·FIRST` of the nodes are chunks
+/// `0 .. FIRST` plus `inc`, their carries the same chunks of `carry` (a constant `FIRST`, so
+/// that the compiler unrolls the level).
+#[inline(always)]
+fn chunk_level<const TRACK: bool, const FIRST: usize>(
+    y: &mut [Chunk; Y_CHUNKS],
+    inc: u64,
+    carry: &mut [Chunk; Y_CHUNKS],
+    changed: &mut Chunk,
+) {
+    let inc = chunk_of([inc; CHUNK_WORDS]);
+    for q in 0..FIRST {
+        let sum = full_add_chunk::<TRACK>(&y[q], &inc, &mut carry[FIRST + q], changed);
+        y[FIRST + q] = sum;
+    }
 }
 
 /// The x tree: `X(0) = 0`, `X(n) = X(n - 2^t) + 2^t·A`, `a[t]` being the A chain's output
@@ -346,6 +410,8 @@ fn swap_rows<const K: usize>(m: &mut [u64; LANES], mask: u64) {
     }
 }
 
+/// Steps a catch-up takes through the leaves together at most ([`Tree::steps`]).
+const BATCH: usize = 4;
 /// Chunks per run of the leaf carries (a run: the 32 rows of one plane-word column `j`).
 const CHUNKS_PER_RUN: usize = Y_NODES / CHUNK_WORDS;
 /// Chunks of the leaf carries: one bit per pixel.
@@ -412,9 +478,9 @@ fn leaf_chunk<const TRACK: bool>(
 /// `OUT`, writes the sums to `out` (else only the carries move).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn leaves<const QUAD: bool, const TRACK: bool, const OUT: bool>(
-    y: &[Chunk; Y_CHUNKS],
-    xw: &[u64; LANES],
+fn leaves<const N: usize, const QUAD: bool, const TRACK: bool, const OUT: bool>(
+    ys: &[[Chunk; Y_CHUNKS]; N],
+    xws: &[[u64; LANES]; N],
     zrow: &[u64; Y_NODES],
     carry: &mut LeafCarries,
     z_carry: &mut LeafCarries,
@@ -422,27 +488,36 @@ fn leaves<const QUAD: bool, const TRACK: bool, const OUT: bool>(
     changed: &mut Chunk,
 ) {
     for r in 0..PLANE_WORDS / WORDS_PER_EMC_ROW {
-        for (q, rows) in y.iter().enumerate() {
-            let rows = words_of(rows);
+        for q in 0..CHUNKS_PER_RUN {
             let mut sums = [[0u64; CHUNK_WORDS]; 2];
             for (h, half) in sums.iter_mut().enumerate() {
                 let j = 2 * r + h;
-                let sel = rows.map(|v| v << (LANES - 1 - j));
                 let chunk = CHUNKS_PER_RUN * j + q;
+                // The chunk's carries stay in a register through the N steps.
+                let mut c = carry.0[chunk];
                 let mut sum = [0u8; CHUNK_BYTES];
-                leaf_chunk::<TRACK>(
-                    OUT || QUAD,
-                    &mut carry.0[chunk],
-                    &chunk_of(sel),
-                    &chunk_of([xw[j]; CHUNK_WORDS]),
-                    &mut sum,
-                    changed,
-                );
-                if QUAD {
-                    let z: [u64; CHUNK_WORDS] = std::array::from_fn(|k| zrow[CHUNK_WORDS * q + k]);
-                    sum =
-                        full_add_chunk::<TRACK>(&sum, &chunk_of(z), &mut z_carry.0[chunk], changed);
+                for (i, (y, xw)) in ys.iter().zip(xws).enumerate() {
+                    let sel = words_of(&y[q]).map(|v| v << (LANES - 1 - j));
+                    leaf_chunk::<TRACK>(
+                        (OUT && i == N - 1) || QUAD,
+                        &mut c,
+                        &chunk_of(sel),
+                        &chunk_of([xw[j]; CHUNK_WORDS]),
+                        &mut sum,
+                        changed,
+                    );
+                    if QUAD {
+                        let z: [u64; CHUNK_WORDS] =
+                            std::array::from_fn(|k| zrow[CHUNK_WORDS * q + k]);
+                        sum = full_add_chunk::<TRACK>(
+                            &sum,
+                            &chunk_of(z),
+                            &mut z_carry.0[chunk],
+                            changed,
+                        );
+                    }
                 }
+                carry.0[chunk] = c;
                 if OUT {
                     *half = words_of(&sum);
                 }
