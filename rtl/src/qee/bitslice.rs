@@ -305,6 +305,19 @@ mod tests {
         assert_eq!(c.zero_bits(), 70);
         c.load(&[-1; 64]);
         assert_eq!(c.zero_bits(), 0);
+        // Widths on both sides of 32 and 64.
+        for extreme in [-(1i128 << 31), (1 << 31) - 1, 1 << 31, -(1 << 31) - 1, 3 << 62] {
+            let mut v: [i128; 64] = std::array::from_fn(|i| (i as i128 * 0x9e37_79b9) % 1000);
+            v[17] = extreme;
+            c.load(&v);
+            for s in 0..140i64 {
+                let w = c.word(s);
+                for (i, v) in v.iter().enumerate() {
+                    let want = (v >> (s.min(127) as u32)) & 1 != 0;
+                    assert_eq!((w >> i) & 1 != 0, want, "{extreme}: value {i} bit {s}");
+                }
+            }
+        }
     }
 
     #[test]
