@@ -150,6 +150,19 @@ impl SlicedChain {
         self.fill_tail();
     }
 
+    /// Load the chains with `values` that fit 64 bits (`values[i]` into lane `i`).
+    pub fn load_narrow(&mut self, values: &[i64; 64]) {
+        let magnitude = values.iter().fold(0, |m, &v| m | (v ^ (v >> 63)) as u64);
+        self.width = 64 - magnitude.leading_zeros() as usize;
+        let mut block = values.map(|v| v as u64);
+        transpose64(&mut block);
+        let bits = &mut self.words[LEAD..LEAD + SERIAL_BITS];
+        bits[..64].copy_from_slice(&block);
+        // Word 63 is the sign word.
+        bits[64..].fill(block[63]);
+        self.fill_tail();
+    }
+
     /// Load every lane with `value` (a coefficient no EMC re-bases): each word is all zeros or
     /// all ones.
     pub fn load_uniform(&mut self, value: i128) {
@@ -306,7 +319,13 @@ mod tests {
         c.load(&[-1; 64]);
         assert_eq!(c.zero_bits(), 0);
         // Widths on both sides of 32 and 64.
-        for extreme in [-(1i128 << 31), (1 << 31) - 1, 1 << 31, -(1 << 31) - 1, 3 << 62] {
+        for extreme in [
+            -(1i128 << 31),
+            (1 << 31) - 1,
+            1 << 31,
+            -(1 << 31) - 1,
+            3 << 62,
+        ] {
             let mut v: [i128; 64] = std::array::from_fn(|i| (i as i128 * 0x9e37_79b9) % 1000);
             v[17] = extreme;
             c.load(&v);
@@ -315,6 +334,19 @@ mod tests {
                 for (i, v) in v.iter().enumerate() {
                     let want = (v >> (s.min(127) as u32)) & 1 != 0;
                     assert_eq!((w >> i) & 1 != 0, want, "{extreme}: value {i} bit {s}");
+                }
+            }
+            // Values that fit 64 bits load the same through load_narrow.
+            if let Ok(narrow) = v
+                .map(i64::try_from)
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()
+            {
+                let mut n = SlicedChain::default();
+                n.load_narrow(&narrow.try_into().unwrap());
+                assert_eq!((n.width(), n.zero_bits()), (c.width(), c.zero_bits()));
+                for s in -8..140i64 {
+                    assert_eq!(n.word(s), c.word(s), "{extreme}: bit {s}");
                 }
             }
         }

@@ -91,9 +91,13 @@ pub struct Qee {
     #[wave(skip)]
     pub starts: u64,
     /// The chip-local coefficients A_k, B_k, C_k each EMC's shift chains were loaded with at
-    /// the last START (see the module documentation).
+    /// the last START (see the module documentation); A_k and B_k from `uniform_ab` when it
+    /// is set (outside quadratic mode they are A and B in every EMC, and a START does not
+    /// write them per EMC).
     #[wave(skip)]
     local: Box<[[i128; 3]; NUM_EMCS]>,
+    #[wave(skip)]
+    uniform_ab: Option<[i128; 2]>,
     /// D, E, F of the last START (zero outside quadratic mode): the same in every EMC.
     #[wave(skip)]
     quad_coefs: [i128; 3],
@@ -121,6 +125,7 @@ impl Qee {
             active: false,
             starts: 0,
             local: Box::new([[0; 3]; NUM_EMCS]),
+            uniform_ab: None,
             quad_coefs: [0; 3],
             tree: Box::default(),
         }
@@ -164,17 +169,23 @@ impl Qee {
         let (d, e, f) = if quad { (d, e, f) } else { (0, 0, 0) };
         let c = if mode == QeeMode::None { 0 } else { c };
         self.quad_coefs = [d, e, f];
+        self.uniform_ab = (!quad).then_some([a, b]);
         if !quad
             && a.unsigned_abs() < NARROW_AB
             && b.unsigned_abs() < NARROW_AB
             && c.unsigned_abs() < NARROW_C
         {
-            // A_k = A, B_k = B, and C_k fits 64 bits: one word multiply per term.
+            // A_k = A, B_k = B, and C_k fits 64 bits: one word multiply per term, and the C
+            // chain's lanes built here, in the tree's lane order.
             let (a64, b64, c64) = (a as i64, b as i64, c as i64);
+            let mut lanes = [0i64; NUM_EMCS];
             for (k, l) in self.local.iter_mut().enumerate() {
                 let (ox, oy) = self.config.origin(k);
-                *l = [a, b, i128::from(a64 * ox + b64 * oy + c64)];
+                let ck = a64 * ox + b64 * oy + c64;
+                l[2] = i128::from(ck);
+                lanes[bitslice::emc_lane(k)] = ck;
             }
+            self.tree.load_linear([a, b], &lanes);
         } else {
             for (k, l) in self.local.iter_mut().enumerate() {
                 let (ox, oy) = self.config.origin(k);
@@ -186,8 +197,8 @@ impl Qee {
                     l[2] += d * ox * ox + e * ox * oy + f * oy * oy;
                 }
             }
+            self.tree.load(&self.local, self.quad_coefs, !quad);
         }
-        self.tree.load(&self.local, self.quad_coefs, !quad);
     }
 
     /// The clock edge: the result advances by one bit once the latency has passed.
@@ -243,6 +254,7 @@ impl Qee {
     /// first START).
     pub fn local_coefs(&self, k: usize) -> [i128; 6] {
         let ([a, b, c], [d, e, f]) = (self.local[k % NUM_EMCS], self.quad_coefs);
+        let [a, b] = self.uniform_ab.unwrap_or([a, b]);
         [a, b, c, d, e, f]
     }
 

@@ -123,19 +123,7 @@ impl Tree {
         }
         super::bitslice::load_emc_chain(&mut self.c, |k| local[k][2]);
         self.quad = (d, e, f) != (0, 0, 0);
-        let mut zeros = [&self.a, &self.b, &self.c]
-            .map(SlicedChain::zero_bits)
-            .into_iter()
-            .min()
-            .unwrap_or(usize::MAX);
-        let mut widths = [
-            self.c.width() as u64,
-            self.a.width() as u64 + X_DELAY_MAX,
-            self.b.width() as u64 + Y_DELAY_MAX,
-        ]
-        .into_iter()
-        .max()
-        .unwrap_or(0);
+        let (mut zeros, mut widths) = self.chain_bounds();
         if self.quad {
             for (g, chain) in self.z.iter_mut().enumerate() {
                 let tile: [i128; 64] = std::array::from_fn(|lane| {
@@ -147,9 +135,45 @@ impl Tree {
                 zeros = zeros.min(chain.zero_bits());
             }
         }
+        self.start_at(zeros, widths);
+    }
+
+    /// Below the first of these bits the A, B and C chains deliver zeros only; from the
+    /// second on, sign bits only (their outputs delayed as the trees delay them).
+    fn chain_bounds(&self) -> (usize, u64) {
+        let zeros = [&self.a, &self.b, &self.c]
+            .map(SlicedChain::zero_bits)
+            .into_iter()
+            .min()
+            .unwrap_or(usize::MAX);
+        let widths = [
+            self.c.width() as u64,
+            self.a.width() as u64 + X_DELAY_MAX,
+            self.b.width() as u64 + Y_DELAY_MAX,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        (zeros, widths)
+    }
+
+    /// The chains loaded: the steps whose inputs are all zero and the step from which they
+    /// are constant, and the state right after START.
+    fn start_at(&mut self, zeros: usize, widths: u64) {
         self.inputs_constant = widths;
         self.zero_steps = (zeros as u64).min(widths);
         self.restart();
+    }
+
+    /// START outside quadratic mode: A and B the same in every EMC, and every C_k fitting 64
+    /// bits (`lanes`, in the tree's lane order).
+    pub fn load_linear(&mut self, [a, b]: [i128; 2], lanes: &[i64; NUM_EMCS]) {
+        self.a.load_uniform(a);
+        self.b.load_uniform(b);
+        self.c.load_narrow(lanes);
+        self.quad = false;
+        let (zeros, widths) = self.chain_bounds();
+        self.start_at(zeros, widths);
     }
 
     /// Back to the state right after START: carries clear, chains at bit 0.
