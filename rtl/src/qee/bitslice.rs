@@ -4,6 +4,7 @@
 //! - [`emc_lane`]: where EMC `k`'s serial value sits in a word of the per-EMC trees;
 //! - [`SlicedChain`]: 64 shift chains (or any 64 serial values loaded at START), bit-sliced;
 //! - [`full_add`]: one clock of 64 bit-serial adders;
+//! - [`Chunk`]: four words as 32 bytes, the unit of the tree's vector work ([`full_add_chunk`]);
 //! - [`transpose64`]: the 64×64 bit transpose that loads a [`SlicedChain`].
 
 /// The low bit of every byte lane of a word.

@@ -43,6 +43,20 @@ const LANES: usize = 8;
 /// Plane words per EMC row of the array (32 rows × 2 words).
 const WORDS_PER_EMC_ROW: usize = 2 * EMC_ROWS;
 
+/// Steps a catch-up takes through the leaves together at most ([`Tree::steps`]).
+const BATCH: usize = 4;
+/// Chunks per run of the leaf carries (a run: the 32 rows of one plane-word column `j`).
+const CHUNKS_PER_RUN: usize = Y_NODES / CHUNK_WORDS;
+/// Chunks of the leaf carries: one bit per pixel.
+const CHUNKS: usize = PLANE_WORDS / CHUNK_WORDS;
+/// Chunks of y-tree nodes: nodes `4q .. 4q+4` in chunk `q`.
+const Y_CHUNKS: usize = Y_NODES / CHUNK_WORDS;
+/// Chunks of x-tree nodes.
+const X_CHUNKS: usize = X_NODES / CHUNK_WORDS;
+/// Levels of the y tree: the B chain's output and its delays by 1 .. 4 bits.
+const Y_LEVELS: usize = Y_NODES.ilog2() as usize;
+/// Levels of the x tree.
+const X_LEVELS: usize = X_NODES.ilog2() as usize;
 /// Longest chain of adders from a chain output to a leaf: 5 y-tree levels, the leaf and the
 /// quadratic adder. Once every input is constant, each adder's carry is constant one step
 /// after its inputs are, so the tree reaches its fixed point within this many steps (plus
@@ -433,21 +447,6 @@ fn swap_rows<const K: usize>(m: &mut [u64; LANES], mask: u64) {
         }
     }
 }
-
-/// Steps a catch-up takes through the leaves together at most ([`Tree::steps`]).
-const BATCH: usize = 4;
-/// Chunks per run of the leaf carries (a run: the 32 rows of one plane-word column `j`).
-const CHUNKS_PER_RUN: usize = Y_NODES / CHUNK_WORDS;
-/// Chunks of the leaf carries: one bit per pixel.
-const CHUNKS: usize = PLANE_WORDS / CHUNK_WORDS;
-/// Chunks of y-tree nodes: nodes `4q .. 4q+4` in chunk `q`.
-const Y_CHUNKS: usize = Y_NODES / CHUNK_WORDS;
-/// Chunks of x-tree nodes.
-const X_CHUNKS: usize = X_NODES / CHUNK_WORDS;
-/// Levels of the y tree: the B chain's output and its delays by 1 .. 4 bits.
-const Y_LEVELS: usize = Y_NODES.ilog2() as usize;
-/// Levels of the x tree.
-const X_LEVELS: usize = X_NODES.ilog2() as usize;
 
 /// The carries of 16384 leaf adders, byte-addressed: chunk `8·j + q` holds plane words
 /// `64·r + 2·ly + h` (`j = 2r + h`) of rows `ly = 4q .. 4q+4`, each word's 8 bytes being its 8
