@@ -65,6 +65,17 @@ const NARROW_C: u128 = 1 << 61;
 /// 8 bits); every traced value is constant once the index passes it.
 pub const TRACE_BIT_MAX: u32 = 255;
 
+/// The chip-local coefficients of a START: `[A_k, B_k, C_k]` per EMC (A_k and B_k from
+/// `uniform_ab` when it is set: outside quadratic mode they are A and B in every EMC, and a
+/// START does not write them per EMC) and D, E, F (zero outside quadratic mode), the same in
+/// every EMC.
+#[derive(Clone)]
+struct LocalCoefs {
+    abc: [[i128; 3]; NUM_EMCS],
+    uniform_ab: Option<[i128; 2]>,
+    quad: [i128; 3],
+}
+
 /// The clocked evaluator (all 64 EMCs' trees, seen together), its registers in the order
 /// the waveform's `qee` scope shows them (the bit index and the latency counter saturated).
 #[derive(Clone, Wave)]
@@ -90,17 +101,10 @@ pub struct Qee {
     /// Evaluations started since reset (for the waveform's skip keys).
     #[wave(skip)]
     pub starts: u64,
-    /// The chip-local coefficients A_k, B_k, C_k each EMC's shift chains were loaded with at
-    /// the last START (see the module documentation); A_k and B_k from `uniform_ab` when it
-    /// is set (outside quadratic mode they are A and B in every EMC, and a START does not
-    /// write them per EMC).
+    /// The chip-local coefficients each EMC's shift chains were loaded with at the last
+    /// START (see the module documentation).
     #[wave(skip)]
-    local: Box<[[i128; 3]; NUM_EMCS]>,
-    #[wave(skip)]
-    uniform_ab: Option<[i128; 2]>,
-    /// D, E, F of the last START (zero outside quadratic mode): the same in every EMC.
-    #[wave(skip)]
-    quad_coefs: [i128; 3],
+    local: Box<LocalCoefs>,
     /// The bit-serial tree the chains feed.
     #[wave(skip)]
     tree: Box<Tree>,
@@ -124,9 +128,11 @@ impl Qee {
             bit: 0,
             active: false,
             starts: 0,
-            local: Box::new([[0; 3]; NUM_EMCS]),
-            uniform_ab: None,
-            quad_coefs: [0; 3],
+            local: Box::new(LocalCoefs {
+                abc: [[0; 3]; NUM_EMCS],
+                uniform_ab: None,
+                quad: [0; 3],
+            }),
             tree: Box::default(),
         }
     }
@@ -168,8 +174,9 @@ impl Qee {
         let (a, b) = if lin { (a, b) } else { (0, 0) };
         let (d, e, f) = if quad { (d, e, f) } else { (0, 0, 0) };
         let c = if mode == QeeMode::None { 0 } else { c };
-        self.quad_coefs = [d, e, f];
-        self.uniform_ab = (!quad).then_some([a, b]);
+        let local = &mut *self.local;
+        local.quad = [d, e, f];
+        local.uniform_ab = (!quad).then_some([a, b]);
         if !quad
             && a.unsigned_abs() < NARROW_AB
             && b.unsigned_abs() < NARROW_AB
@@ -179,7 +186,7 @@ impl Qee {
             // chain's lanes built here, in the tree's lane order.
             let (a64, b64, c64) = (a as i64, b as i64, c as i64);
             let mut lanes = [0i64; NUM_EMCS];
-            for (k, l) in self.local.iter_mut().enumerate() {
+            for (k, l) in local.abc.iter_mut().enumerate() {
                 let (ox, oy) = self.config.origin(k);
                 let ck = a64 * ox + b64 * oy + c64;
                 l[2] = i128::from(ck);
@@ -187,7 +194,7 @@ impl Qee {
             }
             self.tree.load_linear([a, b], &lanes);
         } else {
-            for (k, l) in self.local.iter_mut().enumerate() {
+            for (k, l) in local.abc.iter_mut().enumerate() {
                 let (ox, oy) = self.config.origin(k);
                 let (ox, oy) = (ox as i128, oy as i128);
                 *l = [a, b, a * ox + b * oy + c];
@@ -197,7 +204,7 @@ impl Qee {
                     l[2] += d * ox * ox + e * ox * oy + f * oy * oy;
                 }
             }
-            self.tree.load(&self.local, self.quad_coefs, !quad);
+            self.tree.load(&local.abc, local.quad, !quad);
         }
     }
 
@@ -253,8 +260,9 @@ impl Qee {
     /// loaded with at the last START (fixed point, FBITS fractional bits; zero before the
     /// first START).
     pub fn local_coefs(&self, k: usize) -> [i128; 6] {
-        let ([a, b, c], [d, e, f]) = (self.local[k % NUM_EMCS], self.quad_coefs);
-        let [a, b] = self.uniform_ab.unwrap_or([a, b]);
+        let local = &*self.local;
+        let ([a, b, c], [d, e, f]) = (local.abc[k % NUM_EMCS], local.quad);
+        let [a, b] = local.uniform_ab.unwrap_or([a, b]);
         [a, b, c, d, e, f]
     }
 
