@@ -1,13 +1,21 @@
 //! Bit-sliced kernels of the array step, specialised per truth table.
 //!
 //! A cycle's truth tables are constants, so instead of evaluating a generic 3-input table on
-//! every word we match the table once per cycle against the functions microcode uses most
-//! and run a loop monomorphised for that function (the compiler vectorises it); any other
-//! table falls back to the generic [`Lut`] evaluator. `kernel_arms_match_their_tables`
-//! checks every arm against its table.
+//! every word we run a loop monomorphised for the function ([`lut3`]: the functions
+//! microcode uses most, in as few word operations as they take; the compiler vectorises the
+//! loop); any other table falls back to the generic [`Lut`] evaluator. The fast kernels
+//! ([`fused_kernel`], [`carry_kernel`]) do a whole cycle in one pass and are chosen once per
+//! kind of operation (`step.rs`); the general passes ([`carry_plane`], [`result_plane`]) pick
+//! their function per call. `kernel_arms_match_their_tables` and
+//! `fused_kernels_match_their_tables` check every kernel against its tables.
+//!
+//! The kernels are plain loops over the plane's words. Loops over fixed-size chunks of a
+//! plane took fewer instructions at AVX2 width (the chunk loop unrolled), but built for a host
+//! with AVX-512 the compiler vectorised *across* chunks with gathers and scatters: three
+//! times slower (docs/timing.md).
 
 use super::alu::{enable_eval, Lut};
-use super::plane::{Plane, PLANE_WORDS, ZERO_PLANE};
+use super::plane::{Plane, PLANE_WORDS};
 
 /// Call `$body` with `$k` bound to a closure `Fn(u64, u64, u64) -> u64` computing the truth
 /// table `$table` (index `(a<<2)|(b<<1)|c`), specialised for common tables.
@@ -15,127 +23,127 @@ macro_rules! with_lut {
     ($table:expr, $k:ident => $body:expr) => {{
         match $table {
             0x00 => {
-                let $k = |_a: u64, _b: u64, _c: u64| 0u64;
+                let $k = lut3::<0x00>;
                 $body
             }
             0xff => {
-                let $k = |_a: u64, _b: u64, _c: u64| !0u64;
+                let $k = lut3::<0xff>;
                 $body
             }
             0xf0 => {
-                let $k = |a: u64, _b: u64, _c: u64| a;
+                let $k = lut3::<0xf0>;
                 $body
             }
             0xcc => {
-                let $k = |_a: u64, b: u64, _c: u64| b;
+                let $k = lut3::<0xcc>;
                 $body
             }
             0xaa => {
-                let $k = |_a: u64, _b: u64, c: u64| c;
+                let $k = lut3::<0xaa>;
                 $body
             }
             0x0f => {
-                let $k = |a: u64, _b: u64, _c: u64| !a;
+                let $k = lut3::<0x0f>;
                 $body
             }
             0x33 => {
-                let $k = |_a: u64, b: u64, _c: u64| !b;
+                let $k = lut3::<0x33>;
                 $body
             }
             0x55 => {
-                let $k = |_a: u64, _b: u64, c: u64| !c;
+                let $k = lut3::<0x55>;
                 $body
             }
             0x3c => {
-                let $k = |a: u64, b: u64, _c: u64| a ^ b;
+                let $k = lut3::<0x3c>;
                 $body
             }
             0x5a => {
-                let $k = |a: u64, _b: u64, c: u64| a ^ c;
+                let $k = lut3::<0x5a>;
                 $body
             }
             0x66 => {
-                let $k = |_a: u64, b: u64, c: u64| b ^ c;
+                let $k = lut3::<0x66>;
                 $body
             }
             0xc3 => {
-                let $k = |a: u64, b: u64, _c: u64| !(a ^ b);
+                let $k = lut3::<0xc3>;
                 $body
             }
             0xa5 => {
-                let $k = |a: u64, _b: u64, c: u64| !(a ^ c);
+                let $k = lut3::<0xa5>;
                 $body
             }
             0x99 => {
-                let $k = |_a: u64, b: u64, c: u64| !(b ^ c);
+                let $k = lut3::<0x99>;
                 $body
             }
             0x96 => {
-                let $k = |a: u64, b: u64, c: u64| a ^ b ^ c;
+                let $k = lut3::<0x96>;
                 $body
             }
             0x69 => {
-                let $k = |a: u64, b: u64, c: u64| !(a ^ b ^ c);
+                let $k = lut3::<0x69>;
                 $body
             }
             0xe8 => {
-                let $k = |a: u64, b: u64, c: u64| (a & b) | (c & (a | b));
+                let $k = lut3::<0xe8>;
                 $body
             }
             0x8e => {
-                let $k = |a: u64, b: u64, c: u64| (!a & b) | (c & (!a | b));
+                let $k = lut3::<0x8e>;
                 $body
             }
             0xb2 => {
-                let $k = |a: u64, b: u64, c: u64| (a & !b) | (c & (a | !b));
+                let $k = lut3::<0xb2>;
                 $body
             }
             0xc0 => {
-                let $k = |a: u64, b: u64, _c: u64| a & b;
+                let $k = lut3::<0xc0>;
                 $body
             }
             0xa0 => {
-                let $k = |a: u64, _b: u64, c: u64| a & c;
+                let $k = lut3::<0xa0>;
                 $body
             }
             0x88 => {
-                let $k = |_a: u64, b: u64, c: u64| b & c;
+                let $k = lut3::<0x88>;
                 $body
             }
             0x0a => {
-                let $k = |a: u64, _b: u64, c: u64| !a & c;
+                let $k = lut3::<0x0a>;
                 $body
             }
             0x0c => {
-                let $k = |a: u64, b: u64, _c: u64| !a & b;
+                let $k = lut3::<0x0c>;
                 $body
             }
             0x50 => {
-                let $k = |a: u64, _b: u64, c: u64| a & !c;
+                let $k = lut3::<0x50>;
                 $body
             }
             0x22 => {
-                let $k = |_a: u64, b: u64, c: u64| !b & c;
+                let $k = lut3::<0x22>;
                 $body
             }
             0x30 => {
-                let $k = |a: u64, b: u64, _c: u64| a & !b;
+                let $k = lut3::<0x30>;
                 $body
             }
             0x44 => {
-                let $k = |_a: u64, b: u64, c: u64| b & !c;
+                let $k = lut3::<0x44>;
                 $body
             }
             0xfc => {
-                let $k = |a: u64, b: u64, _c: u64| a | b;
+                let $k = lut3::<0xfc>;
                 $body
             }
             0xfa => {
-                let $k = |a: u64, _b: u64, c: u64| a | c;
+                let $k = lut3::<0xfa>;
                 $body
             }
             0xee => {
-                let $k = |_a: u64, b: u64, c: u64| b | c;
+                let $k = lut3::<0xee>;
                 $body
             }
             t => {
@@ -206,129 +214,199 @@ pub fn result_plane(table: u8, out: &mut Plane, a: &Plane, b: &Plane, c: &Plane)
     with_lut!(table, k => map3(out, a, b, c, k))
 }
 
-/// Where the fused pass reads port A from.
-#[derive(Clone, Copy)]
-pub enum PortA<'a> {
-    /// A plane other than the written one.
-    Plane(&'a Plane),
-    /// The written plane itself (`dst = f(dst, b)`, e.g. MEMplusseqMEM): each word is read
-    /// before it is written, so one pass is still exact.
-    Dest,
+/// A fast kernel: `(w, a, b, carry, en)`, one pass over the planes (see [`fused`]).
+pub type Kernel = fn(&mut Plane, &Plane, &Plane, &mut Plane, &Plane);
+
+/// The truth table `T` (index `(a<<2)|(b<<1)|c`) in few word operations, for the tables
+/// [`fused_kernel`] has kernels for (any other `T` evaluates as a [`Lut`]). `T` is a
+/// constant, so each kernel's loop holds only its own function.
+#[inline(always)]
+fn lut3<const T: u8>(a: u64, b: u64, c: u64) -> u64 {
+    match T {
+        0x00 => 0,
+        0xff => !0,
+        0xf0 => a,
+        0xcc => b,
+        0xaa => c,
+        0x0f => !a,
+        0x33 => !b,
+        0x55 => !c,
+        0x3c => a ^ b,
+        0x5a => a ^ c,
+        0x66 => b ^ c,
+        0xc3 => !(a ^ b),
+        0xa5 => !(a ^ c),
+        0x99 => !(b ^ c),
+        0x96 => a ^ b ^ c,
+        0x69 => !(a ^ b ^ c),
+        // The majorities pick between two inputs on `a ^ b` (three operations, not four).
+        // maj(a, b, c): `c` where a != b, else `a`.
+        0xe8 => a ^ ((a ^ b) & (a ^ c)),
+        // maj(!a, b, c) (borrow of a - b): `b` where a != b, else `c`.
+        0x8e => c ^ ((a ^ b) & (b ^ c)),
+        // maj(a, !b, c) (borrow of b - a): `a` where a != b, else `c`.
+        0xb2 => c ^ ((a ^ b) & (a ^ c)),
+        0xc0 => a & b,
+        0xa0 => a & c,
+        0x88 => b & c,
+        0x0a => !a & c,
+        0x0c => !a & b,
+        0x50 => a & !c,
+        0x22 => !b & c,
+        0x30 => a & !b,
+        0x44 => b & !c,
+        0xfc => a | b,
+        0xfa => a | c,
+        0xee => b | c,
+        t => Lut::new(t).eval(a, b, c),
+    }
 }
 
-/// One pass for the common case "write `r` to a memory plane that port B does not read,
-/// Enable not written": computes `r`, the optional new Carry (in place), and the write.
-/// `A_IS_W`: port A reads the written plane (its old value).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn fused_write<FR, FC, const CRY: bool, const ALL: bool, const A_IS_W: bool>(
-    fr: FR,
-    fc: FC,
+/// One pass for the common cases with every PE active and Enable not written:
+/// - `WRITE`: write `r = TR(x, b, carry)` to the memory plane `w` (everywhere with `ALL`,
+///   else where Enable is set), and with `CRY` the new Carry `TC(x, b, carry)` in place;
+///   `x` is port A's plane, or with `A_IS_W` the written plane's old value (each word is read
+///   before it is written, so one pass is exact);
+/// - not `WRITE`: only the new Carry (`w` is not touched).
+///
+/// Port B is never the written plane (the caller exchanges the ports when it is).
+#[inline(never)]
+fn fused<
+    const TR: u8,
+    const TC: u8,
+    const WRITE: bool,
+    const CRY: bool,
+    const ALL: bool,
+    const A_IS_W: bool,
+>(
     w: &mut Plane,
     a: &Plane,
     b: &Plane,
     carry: &mut Plane,
     en: &Plane,
-) where
-    FR: Fn(u64, u64, u64) -> u64,
-    FC: Fn(u64, u64, u64) -> u64,
-{
+) {
     for i in 0..PLANE_WORDS {
         let old = w[i];
         let (x, y, c) = (if A_IS_W { old } else { a[i] }, b[i], carry[i]);
-        let r = fr(x, y, c);
         if CRY {
-            carry[i] = fc(x, y, c);
+            carry[i] = lut3::<TC>(x, y, c);
         }
-        w[i] = if ALL { r } else { (r & en[i]) | (old & !en[i]) };
+        if WRITE {
+            let r = lut3::<TR>(x, y, c);
+            w[i] = if ALL { r } else { old ^ ((r ^ old) & en[i]) };
+        }
     }
 }
 
-/// The fused fast path; returns false (doing nothing) when the tables are not ones it has a
-/// specialised loop for, so the caller runs the general passes.
-#[allow(clippy::too_many_arguments)]
-pub fn try_fused_write(
-    tr: u8,
-    tc: Option<u8>,
-    wr_all: bool,
-    w: &mut Plane,
-    a: PortA<'_>,
-    b: &Plane,
-    carry: &mut Plane,
-    en: &Plane,
-) -> bool {
-    let (a, a_is_w) = match a {
-        PortA::Plane(p) => (p, false),
-        PortA::Dest => (&ZERO_PLANE, true),
+/// Call `$m!(table)` for the tables with specialised kernels, as a `match` on `$t` (`None`
+/// for any other table).
+macro_rules! special_tables {
+    ($t:expr, $m:ident) => {
+        match $t {
+            0x00 => Some($m!(0x00)),
+            0xff => Some($m!(0xff)),
+            0xf0 => Some($m!(0xf0)),
+            0xcc => Some($m!(0xcc)),
+            0xaa => Some($m!(0xaa)),
+            0x0f => Some($m!(0x0f)),
+            0x33 => Some($m!(0x33)),
+            0x55 => Some($m!(0x55)),
+            0x3c => Some($m!(0x3c)),
+            0x5a => Some($m!(0x5a)),
+            0x66 => Some($m!(0x66)),
+            0xc3 => Some($m!(0xc3)),
+            0xa5 => Some($m!(0xa5)),
+            0x99 => Some($m!(0x99)),
+            0x96 => Some($m!(0x96)),
+            0x69 => Some($m!(0x69)),
+            0xe8 => Some($m!(0xe8)),
+            0x8e => Some($m!(0x8e)),
+            0xb2 => Some($m!(0xb2)),
+            0xc0 => Some($m!(0xc0)),
+            0xa0 => Some($m!(0xa0)),
+            0x88 => Some($m!(0x88)),
+            0x0a => Some($m!(0x0a)),
+            0x0c => Some($m!(0x0c)),
+            0x50 => Some($m!(0x50)),
+            0x22 => Some($m!(0x22)),
+            0x30 => Some($m!(0x30)),
+            0x44 => Some($m!(0x44)),
+            0xfc => Some($m!(0xfc)),
+            0xfa => Some($m!(0xfa)),
+            0xee => Some($m!(0xee)),
+            _ => None,
+        }
     };
-    macro_rules! go {
-        ($fr:expr, $fc:expr, $cry:expr) => {{
+}
+
+/// The fused kernel writing `tr` to memory (and `tc` to Carry when given), with the write
+/// everywhere (`wr_all`) or under Enable, port A reading the written plane (`a_is_w`) or
+/// its own; `None` when there is no specialised kernel for the tables (the caller runs the
+/// general passes).
+pub fn fused_kernel(tr: u8, tc: Option<u8>, wr_all: bool, a_is_w: bool) -> Option<Kernel> {
+    macro_rules! four {
+        ($tr:expr, $tc:expr, $cry:expr) => {
             match (wr_all, a_is_w) {
-                (true, false) => {
-                    fused_write::<_, _, $cry, true, false>($fr, $fc, w, a, b, carry, en)
-                }
-                (false, false) => {
-                    fused_write::<_, _, $cry, false, false>($fr, $fc, w, a, b, carry, en)
-                }
-                (true, true) => fused_write::<_, _, $cry, true, true>($fr, $fc, w, a, b, carry, en),
-                (false, true) => {
-                    fused_write::<_, _, $cry, false, true>($fr, $fc, w, a, b, carry, en)
-                }
+                (true, false) => fused::<{ $tr }, { $tc }, true, $cry, true, false> as Kernel,
+                (false, false) => fused::<{ $tr }, { $tc }, true, $cry, false, false>,
+                (true, true) => fused::<{ $tr }, { $tc }, true, $cry, true, true>,
+                (false, true) => fused::<{ $tr }, { $tc }, true, $cry, false, true>,
             }
-            true
-        }};
+        };
     }
-    let none = |_: u64, _: u64, _: u64| 0u64;
+    macro_rules! result_only {
+        ($tr:expr) => {
+            four!($tr, 0, false)
+        };
+    }
     match tc {
-        None => with_lut!(tr, k => go!(k, none, false)),
+        None => special_tables!(tr, result_only),
         // Full adder and subtractors (borrow chains), increment, decrement, negate.
-        Some(0xe8) if tr == 0x96 => go!(
-            |a: u64, b: u64, c: u64| a ^ b ^ c,
-            |a: u64, b: u64, c: u64| (a & b) | (c & (a | b)),
-            true
-        ),
-        Some(0x8e) if tr == 0x96 => go!(
-            |a: u64, b: u64, c: u64| a ^ b ^ c,
-            |a: u64, b: u64, c: u64| (!a & b) | (c & (!a | b)),
-            true
-        ),
-        Some(0xb2) if tr == 0x96 => go!(
-            |a: u64, b: u64, c: u64| a ^ b ^ c,
-            |a: u64, b: u64, c: u64| (a & !b) | (c & (a | !b)),
-            true
-        ),
-        Some(0xa0) if tr == 0x5a => go!(
-            |a: u64, _b: u64, c: u64| a ^ c,
-            |a: u64, _b: u64, c: u64| a & c,
-            true
-        ),
-        Some(0x0a) if tr == 0x5a => go!(
-            |a: u64, _b: u64, c: u64| a ^ c,
-            |a: u64, _b: u64, c: u64| !a & c,
-            true
-        ),
-        Some(0x0a) if tr == 0xa5 => go!(
-            |a: u64, _b: u64, c: u64| !(a ^ c),
-            |a: u64, _b: u64, c: u64| !a & c,
-            true
-        ),
-        _ => false,
+        Some(0xe8) if tr == 0x96 => Some(four!(0x96, 0xe8, true)),
+        Some(0x8e) if tr == 0x96 => Some(four!(0x96, 0x8e, true)),
+        Some(0xb2) if tr == 0x96 => Some(four!(0x96, 0xb2, true)),
+        Some(0xa0) if tr == 0x5a => Some(four!(0x5a, 0xa0, true)),
+        Some(0x0a) if tr == 0x5a => Some(four!(0x5a, 0x0a, true)),
+        Some(0x0a) if tr == 0xa5 => Some(four!(0xa5, 0x0a, true)),
+        _ => None,
     }
+}
+
+/// The kernel of an operation that writes no register.
+pub fn nothing(_: &mut Plane, _: &Plane, _: &Plane, _: &mut Plane, _: &Plane) {}
+
+/// The kernel writing Carry only (`carry = tc(a, b, carry)`, in place: each word is read
+/// before it is written); `None` when `tc` has no specialised kernel.
+pub fn carry_kernel(tc: u8) -> Option<Kernel> {
+    macro_rules! carry_only {
+        ($tc:expr) => {
+            fused::<0, { $tc }, false, true, true, false> as Kernel
+        };
+    }
+    special_tables!(tc, carry_only)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emc_array::plane::ZERO_PLANE;
 
-    #[test]
-    fn kernel_arms_match_their_tables() {
-        // Planes holding all 8 input combinations in bits 0..8 of word 0.
-        let (mut a, mut b, mut c) = (ZERO_PLANE, ZERO_PLANE, ZERO_PLANE);
+    /// Planes holding all 8 input combinations in bits 0..8 of word 0, and Enable set on bits
+    /// 0..8 of word 0 except bit 5 (and 0 in every other word).
+    fn inputs() -> (Plane, Plane, Plane, Plane) {
+        let (mut a, mut b, mut c, mut en) = (ZERO_PLANE, ZERO_PLANE, ZERO_PLANE, ZERO_PLANE);
         for i in 0..8u64 {
             a[0] |= ((i >> 2) & 1) << i;
             b[0] |= ((i >> 1) & 1) << i;
             c[0] |= (i & 1) << i;
         }
+        en[0] = 0xdf;
+        (a, b, c, en)
+    }
+
+    #[test]
+    fn kernel_arms_match_their_tables() {
+        let (a, b, c, _) = inputs();
         for t in 0..=255u8 {
             let mut out = ZERO_PLANE;
             carry_plane(t, &mut out, &a, &b, &c);
@@ -336,6 +414,66 @@ mod tests {
             let mut out = ZERO_PLANE;
             result_plane(t, &mut out, &a, &b, &c);
             assert_eq!(out[0] & 0xff, t as u64, "result kernel for table {t:#04x}");
+        }
+    }
+
+    /// Every fused kernel writes its tables' values: the result where it writes (everywhere
+    /// or under Enable), the old value elsewhere, and Carry when it writes Carry.
+    #[test]
+    fn fused_kernels_match_their_tables() {
+        let (a, b, c, en) = inputs();
+        let old = 0x5a_u64;
+        let pairs = (0..=255u8).map(|t| (t, None)).chain(
+            [
+                (0x96, 0xe8),
+                (0x96, 0x8e),
+                (0x96, 0xb2),
+                (0x5a, 0xa0),
+                (0x5a, 0x0a),
+                (0xa5, 0x0a),
+            ]
+            .map(|(r, c)| (r, Some(c))),
+        );
+        let mut n = 0;
+        for (tr, tc) in pairs {
+            for wr_all in [false, true] {
+                // Port A reading its own plane; port A reading the written plane (which then
+                // holds A's bits).
+                for a_is_w in [false, true] {
+                    let Some(k) = fused_kernel(tr, tc, wr_all, a_is_w) else {
+                        continue;
+                    };
+                    n += 1;
+                    let mut w = ZERO_PLANE;
+                    w[0] = if a_is_w { a[0] } else { old };
+                    let before = w[0];
+                    let mut carry = c;
+                    k(
+                        &mut w,
+                        if a_is_w { &ZERO_PLANE } else { &a },
+                        &b,
+                        &mut carry,
+                        &en,
+                    );
+                    let mask = if wr_all { 0xff } else { en[0] };
+                    let want = (tr as u64 & mask) | (before & !mask & 0xff);
+                    assert_eq!(
+                        w[0] & 0xff,
+                        want,
+                        "result {tr:#04x} {tc:?} {wr_all} {a_is_w}"
+                    );
+                    let want_c = tc.map_or(c[0], u64::from);
+                    assert_eq!(carry[0] & 0xff, want_c, "carry {tr:#04x} {tc:?}");
+                }
+            }
+        }
+        assert_eq!(n, (31 + 6) * 4);
+        for tc in 0..=255u8 {
+            let Some(k) = carry_kernel(tc) else { continue };
+            let (mut w, mut carry) = (ZERO_PLANE, c);
+            k(&mut w, &a, &b, &mut carry, &en);
+            assert_eq!(carry[0] & 0xff, tc as u64, "carry only {tc:#04x}");
+            assert_eq!(w, ZERO_PLANE);
         }
     }
 }

@@ -149,6 +149,8 @@ pub struct EmcArray {
     /// everywhere, without the blend; the whole plane is scanned once per change of Enable,
     /// not in every such cycle.
     enable_full: Option<bool>,
+    /// The fast kernel of the last operation kind (`step.rs`).
+    fast: step::FastPlan,
 }
 
 impl Default for EmcArray {
@@ -174,6 +176,7 @@ impl EmcArray {
             rbuf: Box::new(AlignedPlane::ZERO),
             counts: Counts::default(),
             enable_full: None,
+            fast: step::FastPlan::default(),
         }
     }
 
