@@ -105,8 +105,7 @@ impl Renderer {
     /// the cycle its BS port sends the message's last word (which ends the BS_TRANSMIT), the
     /// cycle the transfer makes its last step (its `done` pulse, a VBSlater's V, the IGC's
     /// BSWAIT ending).
-    pub fn background_before_change(&self, n: u64) -> u64 {
-        let mut n = n;
+    pub fn background_before_change(&self, mut n: u64) -> u64 {
         if self.bs_port_sends() {
             let left = self.bs_port.tx.remaining() as u64;
             if left == 0 {

@@ -79,9 +79,10 @@ impl Sim {
             return 0;
         }
         // Still, or still but for the background units (the BS port sending with TxReady
-        // high, a transfer running: the deadlock watch does not settle then, they move). Not when the run is over, or when the next
-        // tick would fire a Ring reset that waits for the board to settle: the cycles up to
-        // the next input are still only while input is to come.
+        // high, a transfer running: the deadlock watch does not settle then, they move). Not
+        // when the run is over, or when the next tick would fire a Ring reset that waits for
+        // the board to settle: the cycles up to the next input are still only while input is
+        // to come.
         let background = match (self.board.stillness(), self.settled.is_some()) {
             (Stillness::Still, true) => false,
             (Stillness::Background, _) => true,

@@ -158,16 +158,19 @@ fn input_waits(full: &FrameRun) -> Vec<u64> {
 /// derived from the full frame instead). They can run beside the full system's frame
 /// ([`simulate`]), their cycles handed to [`Bounds::new`].
 pub fn unconditional(feed: Feed) -> Vec<Option<Feed>> {
-    let mut runs = vec![None];
-    if let Some((g, mops)) = feed.gps {
-        runs.extend(SENSITIVITY.iter().filter(|&&m| m < 1.0).map(|&m| {
-            Some(Feed {
-                gps: Some((g, mops * m)),
-                ..feed
-            })
-        }));
-    }
-    runs
+    let slower = SENSITIVITY.iter().filter(|&&m| m < 1.0);
+    let rates = slower.filter_map(|&m| at_rate(feed, m)).map(Some);
+    std::iter::once(None).chain(rates).collect()
+}
+
+/// `feed` with its GPs at `m` times their rate (`None` without GPs): one expression, so that
+/// the frames run early ([`unconditional`]) are found again by equality in [`Bounds::new`].
+fn at_rate(feed: Feed, m: f64) -> Option<Feed> {
+    let (g, mops) = feed.gps?;
+    Some(Feed {
+        gps: Some((g, mops * m)),
+        ..feed
+    })
 }
 
 /// The frame's cycles on `spec` with each of `feeds` (`None`: the Renderers alone), the
@@ -234,15 +237,11 @@ impl Bounds {
             .map(|_| want(Some(Feed { ring: None, ..feed })));
         let alone = want(None);
         let rates: Vec<(f64, Option<usize>)> = match feed.gps {
-            Some((g, mops)) => SENSITIVITY
+            Some((_, mops)) => SENSITIVITY
                 .iter()
                 .map(|&m| {
-                    let f = Feed {
-                        gps: Some((g, mops * m)),
-                        ..feed
-                    };
                     let same = m == 1.0 || (m > 1.0 && gps_idle);
-                    (mops * m, (!same).then(|| want(Some(f))))
+                    (mops * m, (!same).then(|| want(at_rate(feed, m))))
                 })
                 .collect(),
             None => Vec::new(),
