@@ -250,8 +250,14 @@ def test_a_slurm_cluster_through_dask_jobqueue(alone, tmp_path, monkeypatch):
         assert "#SBATCH -p normal" in script and "#SBATCH -A myproject" in script, script
         assert "export RAYON_NUM_THREADS=1" in script
         cluster.scale(jobs=2)
-        df = pp5.sweep(GRID, cluster, progress=False)
+        # scale() submits from the cluster's event loop: wait for both submissions, or a
+        # fast sweep can end on the first job before the second sbatch has run.
+        deadline = time.monotonic() + 60
+        while len(list(jobs.glob("*.log"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert len(list(jobs.glob("*.log"))) == 2, "two jobs submitted"
+        df = pp5.sweep(GRID, cluster, progress=False)
+        assert len(list(jobs.glob("*.log"))) == 2, "two jobs submitted, no more"
         assert df["error"].isna().all(), list(df["error"])
         for (_, row), expected in zip(df.iterrows(), alone):
             same(row, expected)
