@@ -235,6 +235,10 @@ pub struct StudyFigure {
     /// one, and passed at once as still cycles.
     pub stepped: u64,
     pub still: u64,
+    /// The study's other frames: replayed from the full system's frame, and run in full
+    /// (docs/rendering.md, "Which rows are simulated, which derived").
+    pub frames_replayed: usize,
+    pub frames_full: usize,
 }
 
 /// Run the study of each of `scenes` once on one thread ([`StudyFigure`]).
@@ -260,12 +264,15 @@ pub fn bench_study(scenes: &[String]) -> Result<Vec<StudyFigure>, String> {
             .map(|x| x.cycles + x.boot_cycles)
             .sum();
         let still: u64 = r.run.renderers.iter().map(|x| x.still_cycles).sum();
+        let frames = r.bounds.as_ref().map(|b| b.frames).unwrap_or_default();
         out.push(StudyFigure {
             scene: scene.clone(),
             seconds,
             frame_cycles: r.run.cycles,
             stepped: all - still,
             still,
+            frames_replayed: frames.replayed,
+            frames_full: frames.full,
         });
     }
     Ok(out)

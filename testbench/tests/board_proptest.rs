@@ -9,7 +9,10 @@
 //!    names exactly the blocks that wait, and each of them really waits (and stays frozen when
 //!    stepped further); error bits come with error messages; the semaphores hold what the V's
 //!    and P's performed since the last reset leave; every cycle of every block has one cause.
-//! 2. `synchronised_transfers_match_a_plain_reference_model`: BS_RECEIVE, BSLOAD, BSSTORE and
+//! 2. `a_replay_at_other_times_gives_the_full_run_or_says_it_cannot`: the timing study's
+//!    replay (docs/rendering.md) of a recorded run, with every arrival time moved, against
+//!    the full run at those times.
+//! 3. `synchronised_transfers_match_a_plain_reference_model`: BS_RECEIVE, BSLOAD, BSSTORE and
 //!    BS_TRANSMIT, synchronised with VBSlater/BS_PBS and BS_VIGC/PIGC as seed §III.4.1-4
 //!    describes, against a plain Rust model of 128 sectors and pixel-memory bits 0-31.
 
@@ -1035,5 +1038,82 @@ proptest! {
         for (k, (got, want)) in sent.iter().zip(&model.sent).enumerate() {
             prop_assert!(*got == want, "transmitted message {} differs", k);
         }
+    }
+}
+
+// -------------------------------------------------------------------------------------------
+// A run replayed from another run of the same commands at other times (issue 36: the timing
+// study's replay, docs/rendering.md "Which rows are simulated, which derived")
+
+/// What a replay must give as a full run does: every record and report, the outgoing
+/// messages' times and lengths (a replay does not keep pixels, so the BS port's data words
+/// are not compared; the IGC port's status and error messages are), the board's control
+/// state.
+fn timing_records(tb: &Testbench) -> String {
+    let s = &tb.sim;
+    let b = &s.board;
+    let tx: Vec<_> =
+        s.tx.iter()
+            .map(|m| {
+                let words = (m.port == PortId::Igc).then(|| m.words.clone());
+                (m.port, m.kind, m.start, m.end, m.words.len(), words)
+            })
+            .collect();
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{tx:?}\n{:?}\n{:?}\n{:?}\ncycle {} status {:#x} timeout {} key {:?}",
+        &*s.commands,
+        &*s.bs_commands,
+        s.transfers,
+        s.causes,
+        &*s.diagnostics,
+        s.input_progress(),
+        s.ring.resets_done,
+        s.profile,
+        b.cycle,
+        b.status(),
+        b.timeout_count,
+        &b.progress_key()[..10],
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 40,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Random two-port streams (ALU, QEE and flow-control commands, transfers, semaphores,
+    /// status messages, TxReady changes, Ring resets, garbage) recorded, then run again
+    /// with every arrival time moved: replaying the record gives what running in full gives
+    /// (the records, the messages' times, the control state), or says it is not the
+    /// recorded run.
+    #[test]
+    fn a_replay_at_other_times_gives_the_full_run_or_says_it_cannot(
+        items in prop::collection::vec(item_from(&ALU.iter().chain(&QEE_AND_FLOW).copied().collect::<Vec<_>>()), 1..10),
+        shift in 1u64..5_000,
+    ) {
+        let booted = booted_default();
+        let base = booted.sim.board.cycle;
+        let run = |shift: u64, tap: &dyn Fn(&mut Testbench)| {
+            let mut tb = booted.clone();
+            tap(&mut tb);
+            let (text, shape) = render(&items, base + shift);
+            let stream = tb.parse(&text);
+            let o = tb.run(&stream, cap(&stream, &shape, base) + shift);
+            (tb, o.stop, text)
+        };
+        let (mut recorded, _, _) = run(0, &|tb| tb.sim.board.record_data());
+        let Some(log) = recorded.sim.board.take_data_log().filter(|l| l.replayable()) else {
+            return Ok(());
+        };
+        let log = std::sync::Arc::new(log);
+        let (full, full_stop, text) = run(shift, &|_| {});
+        let (replayed, stop, _) = run(shift, &|tb| tb.sim.board.replay_data(log.clone()));
+        if replayed.sim.board.replay_error(true).is_some() {
+            return Ok(());
+        }
+        prop_assert_eq!(&stop, &full_stop, "stops differ\nstream:\n{}", text);
+        prop_assert_eq!(timing_records(&replayed), timing_records(&full), "replay / full\nstream:\n{}", text);
     }
 }

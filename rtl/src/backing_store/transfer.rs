@@ -108,6 +108,18 @@ impl TransferUnit {
                 }
             }
         }
+        self.count_step()
+    }
+
+    /// [`TransferUnit::clock`] without moving the words (the timing study's replay, which
+    /// does not keep pixels: `renderer::replay`).
+    pub fn advance(&mut self) -> bool {
+        self.done = false;
+        self.active.is_some() && self.count_step()
+    }
+
+    /// One step done: the transfer completes after [`XFER_STEPS`].
+    fn count_step(&mut self) -> bool {
         self.step += 1;
         if self.step >= XFER_STEPS {
             self.active = None;

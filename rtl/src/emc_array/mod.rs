@@ -199,6 +199,12 @@ impl EmcArray {
         x.wrapping_mul(0x0102_0408) >> 24 & 0xf
     }
 
+    /// Set the stripe ORs from [`EmcArray::stripe_bits`]'s form (a replay, which does not
+    /// compute Enable: `renderer::replay`).
+    pub fn set_stripe_bits(&mut self, bits: u32) {
+        self.stripes = std::array::from_fn(|k| bits >> k & 1 != 0);
+    }
+
     /// Recompute the stripe ORs from the Enable plane (after a direct write by a testbench).
     pub fn refresh_aeo(&mut self) {
         self.counts = Counts::default();

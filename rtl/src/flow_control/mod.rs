@@ -14,6 +14,7 @@
 
 pub mod instruction;
 pub mod pe_state;
+pub mod replay;
 pub mod stacks;
 mod step;
 mod trace;
@@ -185,6 +186,9 @@ pub struct FlowControl {
     /// A flow-control instruction ran since the last reset (the per-PE planes may differ
     /// from their reset values; a command without one leaves them as they were).
     touched: bool,
+    /// The data tap of the timing study's replay ([`replay`]; `None`: neither recording nor
+    /// replaying).
+    pub tap: Option<Box<replay::FcTap>>,
 }
 
 impl Default for FlowControl {
@@ -198,6 +202,7 @@ impl Default for FlowControl {
             last: LastFc::default(),
             want: Box::new(ONES_PLANE),
             touched: false,
+            tap: None,
         }
     }
 }

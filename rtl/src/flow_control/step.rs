@@ -5,14 +5,15 @@
 //! RETURN). Each construct family has its own function below.
 
 use super::instruction::{AOp, BOp, FcInstr, FcOp};
+use super::replay::FcDecision;
 use super::stacks::LoopKind;
 use super::{FcError, FcOutcome, FcRequest, FlowControl, LastFc};
 use crate::emc_array::alu::Lut;
 use crate::emc_array::plane::{Plane, PLANE_WORDS};
 
 /// How the PEs voted on one instruction (after B_ELSE).
-#[derive(Clone, Copy, Debug)]
-struct Vote {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Vote {
     /// Every participating PE wants to jump (the JUMP_ALL decision).
     all_want: bool,
     /// Some participating PE wants to jump (the JUMP_ANY decision).
@@ -45,16 +46,33 @@ impl FlowControl {
         if matches!(ins.op, FcOp::EndLoop | FcOp::EndRep) {
             self.resume_continued();
         }
-        let vote = self.vote(req, carry, pred, enable);
+        // Replaying (docs/rendering.md): what the PEs' data decided comes from the log.
+        let replayed = self.tap.as_mut().and_then(|t| t.replayed(pc));
+        let vote = match replayed {
+            Some(d) => d.vote,
+            None => self.vote(req, carry, pred, enable),
+        };
         let jump = self.decide(req, &vote);
-        self.branch_counters(ins, jump, pc, errors);
+        let overflow_pes = replayed.map(|d| d.overflow_pes);
+        let overflow_pes = self.branch_counters(ins, jump, pc, errors, overflow_pes);
         self.loop_stack(req, jump, errors);
         let target = if jump {
             self.address_stack(ins, req.target, pc, errors)
         } else {
             req.target
         };
-        self.all_active = self.pe.active.iter().all(|&w| w == u64::MAX);
+        self.all_active = match replayed {
+            Some(d) => d.all_active,
+            None => self.pe.active.iter().all(|&w| w == u64::MAX),
+        };
+        if let Some(t) = &mut self.tap {
+            t.record(FcDecision {
+                pc,
+                vote,
+                overflow_pes,
+                all_active: self.all_active,
+            });
+        }
         self.last = LastFc {
             valid: true,
             req: *req,
@@ -186,15 +204,26 @@ impl FlowControl {
     }
 
     /// Branch counters (IF/ELSE/ENDIF): B_OP1 if jumping, B_OP0 if staying. "Decided to
-    /// jump" = wanted.
+    /// jump" = wanted. Returns the PEs whose counter overflowed (`replayed`: their number
+    /// as recorded, when replaying).
     #[inline]
-    fn branch_counters(&mut self, ins: FcInstr, jump: bool, pc: u16, errors: &mut Vec<FcError>) {
+    fn branch_counters(
+        &mut self,
+        ins: FcInstr,
+        jump: bool,
+        pc: u16,
+        errors: &mut Vec<FcError>,
+        replayed: Option<u32>,
+    ) -> u32 {
         match if jump { ins.b_op1 } else { ins.b_op0 } {
-            BOp::None => {}
-            BOp::Decr => self.pe.decrement(ins.b_pop_cnt as u32),
+            BOp::None => 0,
+            BOp::Decr => {
+                self.pe.decrement(ins.b_pop_cnt as u32);
+                0
+            }
             BOp::Incr => {
                 let over = self.pe.increment(self.bcnt_max());
-                let pes: u32 = over.iter().map(|w| w.count_ones()).sum();
+                let pes = replayed.unwrap_or_else(|| over.iter().map(|w| w.count_ones()).sum());
                 if pes > 0 {
                     errors.push(FcError::BranchCounterOverflow { pc, pes });
                 }
@@ -203,6 +232,7 @@ impl FlowControl {
                     let disagree = if jump { !self.want[w] } else { self.want[w] };
                     self.pe.deactivate_branch(w, disagree);
                 }
+                pes
             }
         }
     }

@@ -88,6 +88,9 @@ pub struct StreamParser {
     /// Messages flushed since reset.
     #[wave(skip)]
     pub flushed: u64,
+    /// Conditional messages (destination bit 0 set: flushed when AEO) since reset.
+    #[wave(skip)]
+    pub conditional: u64,
 }
 
 impl Default for StreamParser {
@@ -111,6 +114,7 @@ impl StreamParser {
             fifo_read: false,
             word: 0,
             flushed: 0,
+            conditional: 0,
         }
     }
 
@@ -164,6 +168,7 @@ impl StreamParser {
                 )));
             }
             self.dest = word;
+            self.conditional += (word & 1) as u64;
             self.state = if word & 1 == 1 && aeo {
                 self.flushed += 1;
                 events.push(ParserEvent::Flushed { dest: word });

@@ -153,10 +153,16 @@ impl Qee {
         loaded_fbits: &[u32; 6],
         fbits: u32,
     ) {
+        self.coefs = std::array::from_fn(|k| coef_to_fixed(raw[k], loaded_fbits[k]));
+        self.start_counters(mode, fbits);
+        self.load_chains();
+    }
+
+    /// A START's mode and counters, without the evaluation (the timing study's replay, which
+    /// does not keep pixels: `renderer::replay`; [`Qee::start_with`] does both).
+    pub fn start_counters(&mut self, mode: QeeMode, fbits: u32) {
         self.mode = mode;
         self.fbits = fbits;
-        self.coefs = std::array::from_fn(|k| coef_to_fixed(raw[k], loaded_fbits[k]));
-        self.load_chains();
         // Started in this cycle: bit 0 is on the tree input QEE_LATENCY cycles later.
         self.delay = QEE_LATENCY.saturating_sub(1);
         self.bit = 0;

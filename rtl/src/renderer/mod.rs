@@ -7,6 +7,7 @@
 //! - `trace`: the board in the waveform.
 
 pub mod cycle;
+pub mod replay;
 mod step;
 mod still;
 mod trace;
@@ -132,6 +133,10 @@ pub struct Renderer {
     last_strobe: bool,
     /// What the last cycle did beyond its registers (see [`CycleRecord`]).
     pub record: CycleRecord,
+    /// The timing study's data tap ([`replay`]; `None`: the board computes everything).
+    tap: Option<Box<replay::DataTap>>,
+    /// What the tap saw last of the Stream Parser and the IGC.
+    tap_seen: replay::TapSeen,
 }
 
 impl Renderer {
@@ -166,6 +171,8 @@ impl Renderer {
             error_strobe: 0,
             last_strobe: false,
             record: CycleRecord::default(),
+            tap: None,
+            tap_seen: replay::TapSeen::default(),
         }
     }
 
@@ -207,11 +214,16 @@ impl Renderer {
             error_strobe,
             last_strobe,
             record,
+            tap: _,
+            tap_seen,
         } = self;
         *igc_port = IgcPort::new(config.rxfifo_words);
         *llpr = Llpr::default();
         let store = std::mem::replace(&mut igc.store, McStore::empty());
+        // A replay's or a recording's tap outlives the reset, like the board's own tap.
+        let fc_tap = igc.fc.tap.take();
         *igc = Igc::with_store(store);
+        igc.fc.tap = fc_tap;
         *qee = Qee::new();
         *transfer = TransferUnit::default();
         *bs_port = BsPort::new(config.rxfifo_words);
@@ -230,6 +242,8 @@ impl Renderer {
         bs_ev.clear();
         *error_strobe = 0;
         *last_strobe = false;
+        // The new Stream Parser and IGC have seen nothing.
+        *tap_seen = replay::TapSeen::default();
         // The array's last operation stays, like the array.
         record.fc_changed = false;
     }

@@ -27,6 +27,16 @@ struct CommandBefore {
 impl Renderer {
     /// One 40 MHz cycle.
     pub fn step(&mut self) {
+        if self.tap.is_none() {
+            self.step_with::<false>()
+        } else {
+            self.step_with::<true>()
+        }
+    }
+
+    /// [`Renderer::step`], `TAPPED`: with the timing study's data tap ([`super::replay`]).
+    #[inline(always)]
+    fn step_with<const TAPPED: bool>(&mut self) {
         let slot = ring_enable(self.cycle);
         let aeo = self.array.aeo();
         self.ring_ports();
@@ -36,7 +46,12 @@ impl Renderer {
         };
         let op = self.igc_step(before.go, aeo);
         self.stream_parser(aeo);
-        self.emc_array(&op);
+        if TAPPED {
+            self.control_tapped();
+            self.emc_array_tapped(&op);
+        } else {
+            self.emc_array(&op);
+        }
         self.qee_step();
         let (v_bs, p_igc) = self.igc_handshakes();
         let v_bs = v_bs + self.transfer_unit();
@@ -114,7 +129,7 @@ impl Renderer {
     /// The EMC array executes `op` on the PEs the flow-control unit leaves active; the cycle's
     /// record says what it did.
     #[inline]
-    fn emc_array(&mut self, op: &ArrayOp) {
+    pub(super) fn emc_array(&mut self, op: &ArrayOp) {
         // The tree plane is only built in cycles that read it.
         let tree = if op.b == BSource::Tree {
             self.qee.tree_plane()
@@ -156,6 +171,10 @@ impl Renderer {
     fn qee_start(&mut self, mode_bits: u32) {
         let mode = QeeMode::from_bits(mode_bits);
         let fb = self.igc.fbits as u32;
+        if self.replaying() {
+            // A replay does not evaluate: the QEE's counters run, its tree stays.
+            return self.qee.start_counters(mode, fb);
+        }
         let loaded = self.igc.coef_fbits.map(|f| f.map_or(fb, u32::from));
         self.qee.start_with(mode, &self.igc.coef, &loaded, fb)
     }
@@ -223,10 +242,7 @@ impl Renderer {
     fn transfer_step(&mut self) -> u8 {
         let mut v_bs = 0u8;
         let xfer = self.transfer.active;
-        if self
-            .transfer
-            .clock(&mut self.backing_store, &mut self.array.mem)
-        {
+        if self.transfer_clock() {
             if std::mem::take(&mut self.transfer.vbs_later) {
                 v_bs += 1;
             }
@@ -235,6 +251,17 @@ impl Renderer {
             }
         }
         v_bs
+    }
+
+    /// The transfer unit's clock: one step's words moved (a replay moves none: its pixels
+    /// are not kept). Returns whether the transfer completed.
+    #[inline]
+    pub(super) fn transfer_clock(&mut self) -> bool {
+        if self.replaying() {
+            return self.transfer.advance();
+        }
+        self.transfer
+            .clock(&mut self.backing_store, &mut self.array.mem)
     }
 
     /// The BS port's parser and transmitter (`slot`: the Ring's 20 MHz enable). Returns what
@@ -341,10 +368,12 @@ impl Renderer {
     /// strobes they stand for.
     #[inline(never)]
     fn collect_events(&mut self) {
+        let mut conflict = false;
         for ev in self.igc_ev.drain(..) {
             match &ev {
                 IgcEvent::FormatError(_) => self.error_strobe |= 1 << ST_IGC_FORMAT,
                 IgcEvent::Flow(e) if e.is_error() => self.error_strobe |= 1 << ST_FC_ERROR,
+                IgcEvent::XferConflict { .. } => conflict = true,
                 _ => {}
             }
             self.events.push(BoardEvent::Igc(ev));
@@ -354,6 +383,9 @@ impl Renderer {
                 self.error_strobe |= 1 << ST_IGC_FORMAT;
             }
             self.events.push(BoardEvent::Parser(ev));
+        }
+        if conflict {
+            self.tap_conflict();
         }
     }
 

@@ -138,9 +138,7 @@ impl Renderer {
                 self.bs_port.ring_cycle(None, self.tx_ready_bs);
             }
             if xfer {
-                let done = self
-                    .transfer
-                    .clock(&mut self.backing_store, &mut self.array.mem);
+                let done = self.transfer_clock();
                 debug_assert!(!done);
             }
             if sends {

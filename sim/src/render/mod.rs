@@ -140,11 +140,18 @@ pub fn render_system(
         feed,
         profile: opts.profile,
     };
-    // The full system's frame, and beside it the study's frames that do not depend on it.
-    let early = feed.map(system::bounds::unconditional).unwrap_or_default();
+    // The full system's frame; its study's other frames replay what it recorded, after it
+    // (docs/rendering.md, "Which rows are simulated, which derived"). Without the replay,
+    // the study's frames that do not depend on the full system's run beside it.
+    let replay = feed.is_some() && system::replay_by_default();
+    let (taps, early) = match feed {
+        Some(_) if replay => (system::DataTaps::Record, Vec::new()),
+        Some(f) => (system::DataTaps::Compute, system::bounds::unconditional(f)),
+        None => (system::DataTaps::Compute, Vec::new()),
+    };
     let (run, done) = rayon::join(
-        || system::run_frame(&frame, &shading, image, &spec, progress),
-        || system::bounds::simulate(&frame, &shading, image, &spec, &early),
+        || system::run_frame_tapped(&frame, &shading, image, &spec, progress, taps),
+        || system::bounds::simulate(&frame, &shading, image, &spec, &early, None),
     );
     let sim_err = |e: system::SystemError| RenderError::Sim(e.to_string());
     let run = run.map_err(sim_err)?;

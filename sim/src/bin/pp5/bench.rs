@@ -116,24 +116,27 @@ pub fn run(args: BenchArgs) -> Result<u8, Fail> {
 /// The study figures: seconds, and the Renderer cycles stepped and passed at once.
 fn print_studies(studies: &[pp5_sim::bench::StudyFigure]) -> Result<(), Fail> {
     outln!(
-        "\n{:<28} {:>10} {:>12} {:>14} {:>14} {:>7}",
+        "\n{:<28} {:>10} {:>12} {:>14} {:>14} {:>7} {:>9}",
         "study (one thread)",
         "seconds",
         "frame cycles",
         "stepped",
         "still",
-        "still %"
+        "still %",
+        "replayed"
     );
     for s in studies {
         let all = (s.stepped + s.still).max(1);
         outln!(
-            "{:<28} {:>10.2} {:>12} {:>14} {:>14} {:>6.1}%",
+            "{:<28} {:>10.2} {:>12} {:>14} {:>14} {:>6.1}% {:>5} of {}",
             s.scene,
             s.seconds,
             s.frame_cycles,
             s.stepped,
             s.still,
-            100.0 * s.still as f64 / all as f64
+            100.0 * s.still as f64 / all as f64,
+            s.frames_replayed,
+            s.frames_replayed + s.frames_full
         );
     }
     Ok(())

@@ -9,15 +9,17 @@ use crate::render::region::FRAME_BUFFER;
 use pp5_rtl::cause::Cause;
 use pp5_rtl::emc_array::plane::ARRAY_DIM;
 
-/// Turn the finished boards into the frame and its timing.
+/// Turn the finished boards into the frame and its timing (`with_pixels` false: the
+/// timing alone, the boards' pixels not computed).
 pub(super) fn assemble(
     frame: &Frame,
     boards: Vec<Board>,
     width: u32,
     height: u32,
+    with_pixels: bool,
 ) -> Result<FrameRun, SystemError> {
     let (w, h) = (width as usize, height as usize);
-    let mut pixels = vec![[0u8; 3]; w * h];
+    let mut pixels = vec![[0u8; 3]; if with_pixels { w * h } else { 0 }];
     let mut regions = Vec::new();
     let mut renderers = Vec::new();
     let mut prim_cycles = Vec::new();
@@ -59,7 +61,7 @@ pub(super) fn assemble(
                 .take(ARRAY_DIM * ARRAY_DIM)
             {
                 let (x, y) = (ox + (i % ARRAY_DIM) as i64, oy + (i / ARRAY_DIM) as i64);
-                if x < width as i64 && y < height as i64 {
+                if with_pixels && x < width as i64 && y < height as i64 {
                     pixels[y as usize * w + x as usize] =
                         [*word as u8, (word >> 8) as u8, (word >> 16) as u8];
                 }
@@ -111,5 +113,6 @@ pub(super) fn assemble(
         streams,
         feed: None,
         profile,
+        recorded: None,
     })
 }

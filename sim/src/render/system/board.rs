@@ -68,6 +68,9 @@ pub(super) struct Board<'f> {
     /// The longest a command waited in the LLPR registers for the IGC to take it, in 20 MHz
     /// cycles: the IGC timeout's count at its highest (status bit 30 at 65,536).
     pub longest_command_wait: u64,
+    /// When the board replays a recorded frame: that frame's regions on this Renderer, in
+    /// order (the replay must send the same).
+    pub replay_regions: Option<std::sync::Arc<[usize]>>,
 }
 
 /// An ended command's timing: its first cycle, its cycles, and of them the cycles its IGC
@@ -100,6 +103,7 @@ impl<'f> Board<'f> {
             boot_end: 0,
             waits: None,
             longest_command_wait: 0,
+            replay_regions: None,
         }
     }
 
@@ -158,6 +162,7 @@ impl<'f> Board<'f> {
         r: usize,
         shading: &Shading,
     ) -> Result<(Stream, usize), SystemError> {
+        self.replay_region(r)?;
         let (s, counts) = self
             .stream
             .region(frame, r, shading)
@@ -255,6 +260,9 @@ impl<'f> Board<'f> {
             self.note_wait();
             let tick = self.sim.tick();
             self.watch_timeout();
+            if self.replay_regions.is_some() {
+                self.replay_check(false)?;
+            }
             match tick {
                 None => {}
                 Some(StopReason::Done) => return Ok(()),

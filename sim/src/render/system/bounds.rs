@@ -11,7 +11,7 @@
 use super::feed::{ready_times, Feed, FB_PACKET};
 use super::gp_cost::GpSchedule;
 use super::ring::{Node, Ring};
-use super::{run_frame, FrameRun, RendererRun, SystemError, SystemSpec};
+use super::{run_frame_tapped, DataTaps, FrameRun, Recorded, RendererRun, SystemError, SystemSpec};
 use crate::asm::microcode::McImage;
 use crate::render::gp::Frame;
 use crate::render::region::RendererStream;
@@ -74,6 +74,17 @@ pub struct Bounds {
     /// first served: faster GPs reorder the Ring's grants; docs/rendering.md, "Small
     /// anomalies"): shown as simulated, marked.
     pub sensitivity_anomalies: Vec<f64>,
+    /// The study's frames that replayed the full system's frame, and those run in full
+    /// (docs/rendering.md, "Which rows are simulated, which derived"; not in the report).
+    #[serde(skip)]
+    pub frames: FramesRun,
+}
+
+/// How a study's frames were simulated ([`Bounds::frames`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FramesRun {
+    pub replayed: usize,
+    pub full: usize,
 }
 
 /// The rates of a sensitivity table whose frame is longer than at some slower rate.
@@ -176,13 +187,16 @@ fn at_rate(feed: Feed, m: f64) -> Option<Feed> {
 /// The frame's cycles on `spec` with each of `feeds` (`None`: the Renderers alone), the
 /// frames in parallel, each on one thread: a frame's Renderers are stepped in turn, as
 /// their rounds on the Ring are short (docs/rendering.md, "Which rows are simulated").
+/// With `recorded` (the full system's frame recorded), each frame replays it, and runs in
+/// full only when the replay is not the recorded frame ([`DataTaps::Replay`]).
 pub fn simulate(
     frame: &Frame,
     shading: &Shading,
     image: &McImage,
     spec: &SystemSpec,
     feeds: &[Option<Feed>],
-) -> Result<Vec<(Option<Feed>, u64)>, SystemError> {
+    recorded: Option<&Recorded>,
+) -> Result<Vec<Simulated>, SystemError> {
     feeds
         .par_iter()
         .map(|&f| {
@@ -192,9 +206,30 @@ pub fn simulate(
                 profile: false,
                 ..*spec
             };
-            Ok((f, run_frame(frame, shading, image, &s, &|_| {})?.cycles))
+            let run = |taps| run_frame_tapped(frame, shading, image, &s, &|_| {}, taps);
+            let replayed = recorded.map(|r| run(DataTaps::Replay(r)));
+            let (cycles, replayed) = match replayed {
+                Some(Ok(r)) => (r.cycles, true),
+                _ => (run(DataTaps::Compute)?.cycles, false),
+            };
+            Ok(Simulated {
+                feed: f,
+                cycles,
+                replayed,
+            })
         })
         .collect()
+}
+
+/// A study's frame simulated ([`simulate`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Simulated {
+    /// Its GPs and Ring (`None`: the Renderers alone).
+    pub feed: Option<Feed>,
+    /// Its cycles.
+    pub cycles: u64,
+    /// It replayed the full system's frame (otherwise it ran in full).
+    pub replayed: bool,
 }
 
 impl Bounds {
@@ -207,7 +242,7 @@ impl Bounds {
         spec: &SystemSpec,
         feed: Feed,
         full: &FrameRun,
-        done: &[(Option<Feed>, u64)],
+        done: &[Simulated],
     ) -> Result<Bounds, SystemError> {
         let prims = frame.stats.prims;
         let frame_cycles = full.cycles.max(1);
@@ -248,15 +283,16 @@ impl Bounds {
         };
         let left: Vec<Option<Feed>> = runs
             .iter()
-            .filter(|f| !done.iter().any(|(d, _)| d == *f))
+            .filter(|f| !done.iter().any(|d| d.feed == **f))
             .copied()
             .collect();
-        let simulated = simulate(frame, shading, image, spec, &left)?;
+        let simulated = simulate(frame, shading, image, spec, &left, full.recorded.as_ref())?;
+        let frames: Vec<&Simulated> = done.iter().chain(&simulated).collect();
         let cycles: Vec<u64> = runs
             .iter()
             .map(|f| {
-                let run = done.iter().chain(&simulated).find(|(d, _)| d == f);
-                run.map(|&(_, c)| c)
+                let run = frames.iter().find(|d| d.feed == *f);
+                run.map(|d| d.cycles)
                     .ok_or_else(|| SystemError(format!("the study's frame {f:?} was not run")))
             })
             .collect::<Result<_, SystemError>>()?;
@@ -314,6 +350,10 @@ impl Bounds {
             verdict,
             sensitivity,
             sensitivity_anomalies,
+            frames: FramesRun {
+                replayed: frames.iter().filter(|d| d.replayed).count(),
+                full: frames.iter().filter(|d| !d.replayed).count(),
+            },
         })
     }
 

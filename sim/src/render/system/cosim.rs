@@ -233,6 +233,9 @@ impl<'f> Unit<'f> {
             }
             let tick = self.board.sim.tick();
             self.board.watch_timeout();
+            if self.board.replay_regions.is_some() {
+                self.board.replay_check(false)?;
+            }
             match tick {
                 None => {}
                 Some(StopReason::Done) => {

@@ -17,6 +17,7 @@ pub mod bounds;
 mod cosim;
 pub mod feed;
 pub mod gp_cost;
+mod replay;
 pub mod ring;
 pub mod system_wave;
 pub mod timeline;
@@ -31,6 +32,7 @@ use board::Board;
 pub use feed::Feed;
 use gp_cost::GpSchedule;
 use rayon::prelude::*;
+pub use replay::{replay_by_default, DataTaps, Recorded};
 use ring::Ring;
 
 /// The most Renderers a Pixel-Planes 5 system has (SIGGRAPH 1989).
@@ -137,7 +139,8 @@ pub struct FrameRun {
     pub renderers: Vec<RendererRun>,
     /// Cycles of every primitive-in-a-region (the commands that draw it there).
     pub prim_cycles: Vec<u64>,
-    /// The frame as the frame buffer received it, row-major RGB.
+    /// The frame as the frame buffer received it, row-major RGB (empty for a replayed
+    /// frame, [`DataTaps::Replay`], which computes timing only).
     pub pixels: Vec<[u8; 3]>,
     /// The frame's cycles: the last Renderer's.
     pub cycles: u64,
@@ -149,6 +152,9 @@ pub struct FrameRun {
     /// Every Renderer's microcode profile added together, when asked for
     /// ([`SystemSpec::profile`]): the boot and the frame, for the coverage of the microcode.
     pub profile: Option<MicrocodeProfile>,
+    /// What its Renderers' data decided, when recorded ([`DataTaps::Record`]) and
+    /// replayable: the study's other frames replay it.
+    pub recorded: Option<Recorded>,
 }
 
 /// The Graphics Processors and the Ring over a frame.
@@ -210,26 +216,42 @@ pub fn run_frame(
     system: &SystemSpec,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<FrameRun, SystemError> {
-    let SystemSpec {
-        renderers: n,
-        policy,
-        width,
-        height,
-        keep_streams,
-        feed,
-        profile,
-    } = *system;
+    run_frame_tapped(frame, shading, image, system, progress, DataTaps::Compute)
+}
+
+/// [`run_frame`], the Renderers' data recorded or replayed as `taps` says (a replay that
+/// is not the recorded frame is an error: run the frame with [`DataTaps::Compute`] then).
+pub fn run_frame_tapped(
+    frame: &Frame,
+    shading: &Shading,
+    image: &McImage,
+    system: &SystemSpec,
+    progress: &(dyn Fn(usize) + Sync),
+    taps: DataTaps,
+) -> Result<FrameRun, SystemError> {
+    let mut boards = boot_boards(image, system)?;
+    taps.install(&mut boards);
+    let (mut boards, feed_run) = run_boards(frame, shading, image, system, boards, progress)?;
+    let recorded = taps.finish(&mut boards)?;
+    let replayed = matches!(taps, DataTaps::Replay(_));
+    let mut run = assemble::assemble(frame, boards, system.width, system.height, !replayed)?;
+    if let Some(f) = feed_run {
+        run.cycles = run.cycles.max(f.fb_end);
+        run.feed = Some(f);
+    }
+    run.recorded = recorded;
+    Ok(run)
+}
+
+/// Every Renderer of `system` booted, its prologue queued.
+fn boot_boards<'f>(image: &'f McImage, system: &SystemSpec) -> Result<Vec<Board<'f>>, SystemError> {
+    let n = system.renderers;
     if !(1..=MAX_RENDERERS).contains(&n) {
         return Err(SystemError(format!(
             "{n} Renderers: a system has 1..={MAX_RENDERERS}"
         )));
     }
-    let opts = SimOptions {
-        probes: Vec::new(),
-        max_cycles: u64::MAX,
-        profile,
-        ..SimOptions::default()
-    };
+    let opts = board_options(system);
     // Every board boots the same microcode with the same options, so one boot serves all:
     // the others are copies of it, cycle for cycle what booting each would give.
     let mut booted = Sim::new(&opts, image.table.clone());
@@ -239,10 +261,10 @@ pub fn run_frame(
         stop => return Err(SystemError(format!("Renderer boot: {stop:?}"))),
     }
     let boot_end = booted.board.cycle;
-    let mut boards: Vec<Board> = (0..n)
+    (0..n)
         .map(|index| {
             let stream = RendererStream::new(&image.table);
-            let mut b = Board::new(index, booted.clone(), stream, keep_streams);
+            let mut b = Board::new(index, booted.clone(), stream, system.keep_streams);
             b.boot_end = boot_end;
             let prologue = b
                 .stream
@@ -251,14 +273,25 @@ pub fn run_frame(
             b.queue(prologue);
             Ok(b)
         })
-        .collect::<Result<_, SystemError>>()?;
-    if let Some(f) = feed {
+        .collect()
+}
+
+/// Run the booted `boards` through the frame: with the GPs and the Ring in front
+/// (`system.feed`, whose run is returned too), or the Renderers alone.
+fn run_boards<'f>(
+    frame: &'f Frame,
+    shading: &Shading,
+    image: &McImage,
+    system: &SystemSpec,
+    mut boards: Vec<Board<'f>>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<(Vec<Board<'f>>, Option<FeedRun>), SystemError> {
+    let (n, policy) = (boards.len(), system.policy);
+    if let Some(f) = system.feed {
         let (boards, feed_run) = cosim::run(frame, shading, boards, policy, f, progress)?;
-        let mut run = assemble::assemble(frame, boards, width, height)?;
-        run.cycles = run.cycles.max(feed_run.fb_end);
-        run.feed = Some(feed_run);
-        return Ok(run);
+        return Ok((boards, Some(feed_run)));
     }
+    let opts = board_options(system);
     let regions = frame.bins.regions.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     match policy {
@@ -306,7 +339,17 @@ pub fn run_frame(
                 .try_for_each(|b| b.run(frame, shading, true))?;
         }
     }
-    assemble::assemble(frame, boards, width, height)
+    Ok((boards, None))
+}
+
+/// The simulator's options for every Renderer of `system`.
+fn board_options(system: &SystemSpec) -> SimOptions {
+    SimOptions {
+        probes: Vec::new(),
+        max_cycles: u64::MAX,
+        profile: system.profile,
+        ..SimOptions::default()
+    }
 }
 
 /// The IGC cycles of a region without primitives on a fresh board whose array is already
