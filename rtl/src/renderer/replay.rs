@@ -161,12 +161,13 @@ impl Renderer {
         if let Some(d) = diverged {
             return Some(d.clone());
         }
+        // The flow-control unit's log: diverged, or (at the end) not all given back.
         let fc = self.igc.fc.tap.as_deref();
-        if let Some(e) = fc.and_then(|t| if ended { t.replay_error() } else { None }) {
+        if let Some(e) = fc
+            .filter(|t| ended || t.diverged())
+            .and_then(FcTap::replay_error)
+        {
             return Some(e);
-        }
-        if fc.is_some_and(FcTap::diverged) {
-            return fc.and_then(FcTap::replay_error);
         }
         if ended && *commands != log.commands.len() {
             return Some(format!(
