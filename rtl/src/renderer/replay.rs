@@ -195,11 +195,19 @@ impl Renderer {
         }
     }
 
+    /// The tap's part of a cycle (after the IGC and the Stream Parser, in place of the
+    /// array's part, which executes `op`): what the data decided is logged or replayed.
+    #[inline(never)]
+    pub(super) fn tapped(&mut self, op: &ArrayOp) {
+        self.control_tapped();
+        self.emc_array_tapped(op);
+    }
+
     /// The IGC's and the Stream Parser's part of a cycle while tapped: the command the IGC
     /// took, and a conditional message's flush (AEO as the parser sampled it), are logged
     /// or compared with the log.
     #[inline]
-    pub(super) fn control_tapped(&mut self) {
+    fn control_tapped(&mut self) {
         let now = self.seen_now();
         if now.commands != self.tap_seen.commands {
             self.command_tapped();
@@ -260,8 +268,8 @@ impl Renderer {
     /// stripes are logged when they change; replaying, the stripes are set from the log.
     /// An array event is a cycle whose operation writes something or in which the
     /// flow-control unit changed (the cycles in which AEO can change).
-    #[inline(never)]
-    pub(super) fn emc_array_tapped(&mut self, op: &ArrayOp) {
+    #[inline]
+    fn emc_array_tapped(&mut self, op: &ArrayOp) {
         let event = !op.is_nop() || self.igc.fc_changed;
         if !self.replaying() {
             self.emc_array(op);

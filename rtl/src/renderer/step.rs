@@ -27,16 +27,6 @@ struct CommandBefore {
 impl Renderer {
     /// One 40 MHz cycle.
     pub fn step(&mut self) {
-        if self.tap.is_none() {
-            self.step_with::<false>()
-        } else {
-            self.step_with::<true>()
-        }
-    }
-
-    /// [`Renderer::step`], `TAPPED`: with the timing study's data tap ([`super::replay`]).
-    #[inline(always)]
-    fn step_with<const TAPPED: bool>(&mut self) {
         let slot = ring_enable(self.cycle);
         let aeo = self.array.aeo();
         self.ring_ports();
@@ -46,9 +36,9 @@ impl Renderer {
         };
         let op = self.igc_step(before.go, aeo);
         self.stream_parser(aeo);
-        if TAPPED {
-            self.control_tapped();
-            self.emc_array_tapped(&op);
+        if self.tap.is_some() {
+            // The timing study's data tap (out of line: one test here when it is off).
+            self.tapped(&op);
         } else {
             self.emc_array(&op);
         }
@@ -128,7 +118,9 @@ impl Renderer {
 
     /// The EMC array executes `op` on the PEs the flow-control unit leaves active; the cycle's
     /// record says what it did.
-    #[inline]
+    /// (`inline(always)`: the tap's recording calls it too, and the step must keep it
+    /// inlined.)
+    #[inline(always)]
     pub(super) fn emc_array(&mut self, op: &ArrayOp) {
         // The tree plane is only built in cycles that read it.
         let tree = if op.b == BSource::Tree {
