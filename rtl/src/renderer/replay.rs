@@ -197,10 +197,12 @@ impl Renderer {
 
     /// The tap's part of a cycle (after the IGC and the Stream Parser, in place of the
     /// array's part, which executes `op`): what the data decided is logged or replayed.
+    /// (Cold: the untapped step's code is laid out without it.)
+    #[cold]
     #[inline(never)]
-    pub(super) fn tapped(&mut self, op: &ArrayOp) {
+    pub(super) fn tapped(&mut self, op: ArrayOp) {
         self.control_tapped();
-        self.emc_array_tapped(op);
+        self.emc_array_tapped(&op);
     }
 
     /// The IGC's and the Stream Parser's part of a cycle while tapped: the command the IGC

@@ -38,7 +38,7 @@ impl Renderer {
         self.stream_parser(aeo);
         if self.tap.is_some() {
             // The timing study's data tap (out of line: one test here when it is off).
-            self.tapped(&op);
+            self.tapped(op);
         } else {
             self.emc_array(&op);
         }
