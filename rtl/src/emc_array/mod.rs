@@ -14,11 +14,12 @@
 pub mod alu;
 mod kernel;
 pub mod plane;
+mod probe;
 mod step;
 mod trace;
 
 use plane::{AlignedPlane, Plane};
-pub use trace::{probe_bits, Probe, ProbeInputs};
+pub use probe::{probe_bits, Probe, ProbeInputs};
 
 /// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
 pub const MEM_BITS: usize = 208;
@@ -246,7 +247,7 @@ impl EmcArray {
 
 #[cfg(test)]
 mod tests {
-    use super::trace::probe_outputs;
+    use super::probe::probe_outputs;
     use super::{alu::Lut, probe_bits, ArrayOp, BSource, EmcArray, Probe};
     use crate::emc_array::plane::{Plane, ZERO_PLANE};
 

@@ -13,11 +13,12 @@
 
 pub mod llpr;
 pub mod microinstruction;
+mod names;
 pub mod opcode;
 mod plan;
 pub mod store;
 mod trace;
-pub use self::trace::{IgcNames, UinstNames};
+pub use self::names::{IgcNames, UinstNames};
 
 use crate::backing_store::XFER_BITS;
 use crate::emc_array::plane::ZERO_PLANE;

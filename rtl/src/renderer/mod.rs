@@ -4,17 +4,18 @@
 //!
 //! - `cycle`: the board's record of the cycle it just stepped.
 //! - `step`: [`Renderer::step`], the cycle block by block.
-//! - `trace`: the board in the waveform.
+//! - `trace`: the board in the waveform; `trace_ctx`: the waveform's context beside it.
 
 pub mod cycle;
 pub mod replay;
 mod step;
 mod still;
 mod trace;
+mod trace_ctx;
 
 pub use self::cycle::CycleRecord;
 pub use self::still::Stillness;
-pub use self::trace::{TraceCtx, TraceView};
+pub use self::trace_ctx::{TraceCtx, TraceView};
 use crate::backing_store::transfer::{TransferUnit, XferDir};
 use crate::backing_store::BackingStore;
 use crate::bs_port::{BsEvent, BsPort};
