@@ -16,7 +16,7 @@
 //! is documented).
 
 use crate::flow_control::instruction::{FcInstr, FC_FLAG};
-use crate::trace::WaveEnum;
+use crate::trace::{Wave, WaveEnum};
 use std::fmt;
 
 /// Store words per microinstruction.
@@ -262,36 +262,57 @@ impl Misc {
     }
 }
 
-/// A decoded microinstruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A decoded microinstruction. Its first fields are the waveform's `renderer.igc.uinst` in
+/// its order (`#[derive(Wave)]`; decoded from the fetched words on the waveform writer's
+/// thread, `igc/trace.rs`), the others are not shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Wave)]
+#[wave(part)]
 pub struct Microinstruction {
+    #[wave(name)]
+    pub seq: Seq,
+    #[wave(name)]
+    pub misc: Misc,
+    #[wave(bits = 11)]
+    pub target: u16,
     pub lut_r: u8,
     pub lut_c: u8,
+    #[wave(bits = 4)]
     pub lut_e: u8,
-    pub en_we: bool,
-    pub cry_we: bool,
     pub mem_we: bool,
+    pub cry_we: bool,
+    pub en_we: bool,
     pub wr_all: bool,
+    #[wave(name)]
     pub b_src: BSrc,
+    #[wave(skip)]
     pub b_ext: BExt,
+    #[wave(skip)]
     pub qee: QeeOp,
+    #[wave(skip)]
     pub a: AddrGen,
+    #[wave(skip)]
     pub b: AddrGen,
+    #[wave(skip)]
     pub w: AddrGen,
+    #[wave(skip)]
     pub b_lim: u8,
     /// Port B's index offset: `(register, negative)`: the index becomes `idx ± OPR[reg]`
     /// (`reg` = IMM8 bits 2:0); a negative index reads 0, and B_EXT compares this index.
+    #[wave(skip)]
     pub b_off: Option<(u8, bool)>,
-    pub seq: Seq,
-    pub target: u16,
+    #[wave(skip)]
     pub l_load: LLoad,
+    #[wave(skip)]
     pub i_op: IOp,
-    pub misc: Misc,
+    #[wave(skip)]
     pub imm: u8,
     /// A flow-control instruction (W3 with the FC flag): the unit decides the next PC.
+    #[wave(skip)]
     pub fc: Option<FcInstr>,
     /// FC_BOOL and FC_CONST: which boolean and loop constant it uses.
+    #[wave(skip)]
     pub fc_bool: u8,
+    #[wave(skip)]
     pub fc_const: u8,
 }
 

@@ -2,10 +2,10 @@
 //! latched command's name, the counters, the executed microinstruction `uinst`) and the
 //! flow-control unit's `fc`. The registers are records, decoded on the writer's thread.
 
-use super::microinstruction;
+use super::microinstruction::{self, Microinstruction};
 use super::opcode::OpcodeWord;
 use super::{Igc, IgcNames, IgcState};
-use crate::trace::{get, part, Tracer, Wave, WaveEnum};
+use crate::trace::{get, part, words as words_of, Tracer, Wave};
 
 /// `state`, `rmode`, `pc`, `upc`: the registers that change every cycle.
 #[derive(Wave)]
@@ -51,33 +51,23 @@ struct Uinst {
     store: [u32; 4],
 }
 
-/// A microinstruction's words, shown as its fields.
+/// A microinstruction's words, shown as its fields: decoded on the writer's thread, and
+/// shown as [`Microinstruction`]'s record.
 struct Fetched([u32; 4]);
 
 impl Wave for Fetched {
     const BITS: u32 = 128;
     #[inline(always)]
     fn word(&self, at: u32, k: usize) -> u64 {
-        let [a, b, c, d] = self.0.map(u64::from);
-        part(a, at, 32, k)
-            | part(b, at + 32, 32, k)
-            | part(c, at + 64, 32, k)
-            | part(d, at + 96, 32, k)
+        (0..4).fold(0, |w, i| {
+            w | part(self.0[i].into(), at + 32 * i as u32, 32, k)
+        })
     }
     fn show(w: &[u64], at: u32, _: &str, t: &mut dyn Tracer) {
         let words = std::array::from_fn(|k| get(w, at + 32 * k as u32, 32) as u32);
         let m = microinstruction::decode(&words).unwrap_or_default();
-        t.text_static("seq", m.seq.name());
-        t.text_static("misc", m.misc.name());
-        t.bits("target", 11, m.target.into());
-        t.bits("lut_r", 8, m.lut_r.into());
-        t.bits("lut_c", 8, m.lut_c.into());
-        t.bits("lut_e", 4, m.lut_e.into());
-        t.bits("mem_we", 1, m.mem_we.into());
-        t.bits("cry_we", 1, m.cry_we.into());
-        t.bits("en_we", 1, m.en_we.into());
-        t.bits("wr_all", 1, m.wr_all.into());
-        t.text_static("b_src", m.b_src.name());
+        const N: usize = (Microinstruction::BITS as usize).div_ceil(64);
+        Microinstruction::show(&words_of::<_, N>(&m), 0, "", t);
     }
 }
 
