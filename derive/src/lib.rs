@@ -28,6 +28,11 @@
 //! A struct with lifetime parameters may hold its parts by reference (`&'a T`, `T: Wave`): a
 //! record of several blocks' registers, none copied.
 //!
+//! `#[wave_view(T)]` instead of the derive: the struct's fields describe a record of a `T`'s
+//! registers (`self` in a `get` is the `T`; a field without one is `T`'s of its name), and the
+//! struct becomes `Name<'a>(pub &'a T)`: a block's records in orders of their own, with the
+//! values computed from its registers, built by `Name(&block)`, nothing copied.
+//!
 //! Compile-time checks: a width outside 1..=64 (an error at the attribute), a width wider
 //! than the field's type, a record wider than `#[wave(words = N)]` (const assertions).
 //!
@@ -52,6 +57,44 @@ pub fn derive_wave(input: TokenStream) -> TokenStream {
     wave_struct(&input)
         .unwrap_or_else(Error::into_compile_error)
         .into()
+}
+
+/// `#[wave_view(T)]` on a struct: a record of a `T`'s registers whose fields are only a
+/// description (each signal's name, type and attributes, as for `derive(Wave)`, in the
+/// waveform's order): the struct becomes `Name<'a>(pub &'a T)`, which derefs to `T`, so a
+/// field's value is `T`'s field of its name, or its `get` (of `self`, that is of `T`).
+/// A record of a block's registers and the values computed from them, without copying them
+/// into a struct, in an order of its own, one record of several per block.
+#[proc_macro_attribute]
+pub fn wave_view(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let target = parse_macro_input!(attr as Type);
+    let input = parse_macro_input!(item as DeriveInput);
+    wave_view_of(&target, input)
+        .unwrap_or_else(Error::into_compile_error)
+        .into()
+}
+
+fn wave_view_of(target: &Type, mut input: DeriveInput) -> syn::Result<Ts> {
+    if !input.generics.params.is_empty() {
+        return Err(Error::new(input.generics.span(), "wave_view: no generics"));
+    }
+    input.generics = syn::parse_quote!(<'a>);
+    let wave = wave_struct(&input)?;
+    let (vis, ident) = (&input.vis, &input.ident);
+    let docs = input.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    Ok(quote! {
+        #(#docs)*
+        #[derive(Clone, Copy)]
+        #vis struct #ident<'a>(pub &'a #target);
+        impl ::core::ops::Deref for #ident<'_> {
+            type Target = #target;
+            #[inline(always)]
+            fn deref(&self) -> &#target {
+                self.0
+            }
+        }
+        #wave
+    })
 }
 
 #[proc_macro_derive(WaveEnum, attributes(wave))]

@@ -156,7 +156,7 @@ pub trait WaveEnum: Sized {
 }
 
 pub use crate::recorder::Recorder;
-pub use pp5_derive::{Wave, WaveEnum};
+pub use pp5_derive::{wave_view, Wave, WaveEnum};
 
 /// The bits of codes `0..n` (at least 1).
 pub const fn bits_for(n: usize) -> u32 {

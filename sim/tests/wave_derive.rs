@@ -6,7 +6,7 @@ mod common;
 
 use common::{wave_changes, Scratch};
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
-use pp5_rtl::trace::{Traced, Tracer, Wave, WaveEnum};
+use pp5_rtl::trace::{wave_view, Traced, Tracer, Wave, WaveEnum};
 use pp5_sim::trace::{TraceConfig, WaveFormat, WaveWriter};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, WaveEnum)]
@@ -154,4 +154,42 @@ fn computed_signals_and_parts_by_reference() {
     assert_eq!(rec.value("port.regs.flag"), Some(1));
     assert_eq!(rec.text_value("port.regs.last"), Some("-"));
     assert_eq!(rec.signals.len(), 3);
+}
+
+/// A record of `Regs` in an order of its own, with a computed signal: a view, no copy.
+#[wave_view(Regs)]
+struct RegsView {
+    #[wave(bits = 16)]
+    added: u16,
+    #[wave(bits = 5, get = self.count + 1, then(odd: 1 = count_plus_one & 1))]
+    count_plus_one: u8,
+    #[wave(name)]
+    phase: Phase,
+}
+
+#[test]
+fn a_view_shows_its_blocks_registers_in_its_own_order() {
+    let r = Regs {
+        count: 15,
+        phase: Phase::RunFast,
+        added: 0xabcd,
+        ..Regs::default()
+    };
+    let mut rec = pp5_rtl::trace::Recorder::default();
+    RegsView(&r).record(&mut rec, "view");
+    let names: Vec<&str> = rec.signals.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "view.added",
+            "view.count_plus_one",
+            "view.odd",
+            "view.phase"
+        ]
+    );
+    assert_eq!(rec.value("view.added"), Some(0xabcd));
+    assert_eq!(rec.value("view.count_plus_one"), Some(16));
+    assert_eq!(rec.value("view.odd"), Some(0));
+    assert_eq!(rec.text_value("view.phase"), Some("RUN_FAST"));
+    assert_eq!(RegsView::WORDS, 1);
 }
