@@ -3,13 +3,13 @@
 
 use super::transfer::{TransferUnit, XferDir, XFER_PES_PER_STEP};
 use super::ARRAY_DIM;
-use crate::trace::{Tracer, Wave};
+use crate::trace::{wave_view, Tracer};
 
-#[derive(Wave)]
+#[wave_view(TransferUnit)]
 struct TransferWave {
-    #[wave(name, none = "IDLE", then(busy: 1 = state.is_some()))]
+    #[wave(name, none = "IDLE", get = self.active.map(|a| a.0), then(busy: 1 = state.is_some()))]
     state: Option<XferDir>,
-    #[wave(bits = 7)]
+    #[wave(bits = 7, get = self.active.map_or(0, |a| a.1))]
     sector: u8,
     #[wave(bits = 13, then(scanline: 7 = (step as usize * XFER_PES_PER_STEP / ARRAY_DIM).min(ARRAY_DIM - 1)))]
     step: u32,
@@ -22,14 +22,6 @@ struct TransferWave {
 impl TransferUnit {
     /// The unit as scope `transfer`.
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        TransferWave {
-            state: self.active.map(|a| a.0),
-            sector: self.active.map_or(0, |a| a.1),
-            step: self.step,
-            vbs_later: self.vbs_later,
-            done: self.done,
-            completed: self.completed,
-        }
-        .record(t, "transfer");
+        TransferWave(self).record(t, "transfer");
     }
 }

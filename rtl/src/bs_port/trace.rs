@@ -5,14 +5,14 @@ use super::{BsPort, BsState};
 use crate::cause::Cause;
 use crate::ring::trace::{RingInput, RxFifoWave};
 use crate::ring::tx::Transmitter;
-use crate::trace::{Tracer, Wave};
+use crate::trace::{wave_view, Tracer, Wave};
 
 #[derive(Wave)]
 struct BsPortWave<'a> {
     #[wave(flatten)]
     ring: RingInput,
     rxfifo: FifoWave,
-    parser: ParserWave,
+    parser: ParserWave<'a>,
     tx: &'a Transmitter,
 }
 
@@ -24,58 +24,54 @@ struct FifoWave {
 }
 
 /// The command being executed and its progress.
-#[derive(Wave)]
+#[wave_view(BsPort)]
 struct ParserWave {
     #[wave(name, then(command: text = state.command().unwrap_or("-")))]
     state: BsState,
     cause: Cause,
-    #[wave(bits = 7)]
+    #[wave(bits = 7, get = self.progress().0)]
     sector: u8,
-    #[wave(bits = 7)]
+    #[wave(bits = 7, get = self.progress().1)]
     scanline: u8,
-    #[wave(bits = 15)]
+    #[wave(bits = 15, get = self.progress().2)]
     words_done: u32,
-    #[wave(bits = 15)]
+    #[wave(bits = 15, get = self.progress().3)]
     words_total: u32,
     #[wave(bits = 32)]
     commands: u64,
 }
 
 impl BsPort {
-    /// The port as scope `bs_port` of the caller's (the board's) scope.
-    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let (ring, fifo) = self.rx.wave();
-        let ((sector, scanline), (words_done, words_total)) = match self.state {
+    /// The command's sector, scanline, words done and words in all (0 where it has none).
+    #[inline(always)]
+    fn progress(&self) -> (u8, u8, u32, u32) {
+        match self.state {
             BsState::Receive {
                 sector,
                 scanline,
                 total,
                 k,
-            } => ((sector, scanline), (k, total)),
+            } => (sector, scanline, k, total),
             BsState::TransmitAddr {
                 sector, scanline, ..
             }
             | BsState::Transmit {
                 sector, scanline, ..
-            } => ((sector, scanline), (0, 0)),
-            _ => ((0, 0), (0, 0)),
-        };
-        let parser = ParserWave {
-            state: self.state,
-            cause: self.cause,
-            sector,
-            scanline,
-            words_done,
-            words_total,
-            commands: self.commands,
-        };
+            } => (sector, scanline, 0, 0),
+            _ => (0, 0, 0, 0),
+        }
+    }
+
+    /// The port as scope `bs_port` of the caller's (the board's) scope.
+    pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
+        let (ring, fifo) = self.rx.wave();
         BsPortWave {
             ring,
             rxfifo: FifoWave {
                 fifo,
                 read: self.fifo_read,
             },
-            parser,
+            parser: ParserWave(self),
             tx: &self.tx,
         }
         .record(t, "bs_port");

@@ -4,7 +4,7 @@
 
 use super::probe::{probe_bits, probe_outputs, Probe};
 use super::{ArrayOp, BSource, EmcArray};
-use crate::trace::{Tracer, Wave};
+use crate::trace::{wave_view, Tracer, Wave};
 
 /// A probe pixel's Enable, Carry and ALU signals: the ALU sample (see [`probe_bits`]), from
 /// which the ALU's inputs and outputs and the memory write follow.
@@ -50,15 +50,19 @@ struct ArrayRegs {
 
 /// The operands of the last operation: the resolved addresses and sources the array used
 /// (the truth tables and write enables are in renderer.igc.uinst).
-#[derive(Wave)]
+#[wave_view(ArrayOp)]
 struct Operands {
+    #[wave(get = self.a.unwrap_or(0))]
     a_addr: u8,
+    #[wave(get = self.a.is_some())]
     a_en: bool,
-    #[wave(name)]
+    #[wave(name, get = self.b)]
     b_src: BSource,
+    #[wave(get = match self.b { BSource::Mem(b) => b, _ => 0 })]
     b_addr: u8,
-    #[wave(rename = "mem_we")]
+    #[wave(rename = "mem_we", get = self.w.is_some())]
     w_en: bool,
+    #[wave(get = self.w.unwrap_or(0))]
     w_addr: u8,
 }
 
@@ -72,20 +76,9 @@ impl EmcArray {
             stripes: std::array::from_fn(|k| stripes >> k & 1 != 0),
             enable_count: self.counts.enable(&self.enable),
         };
-        let operands = Operands {
-            a_addr: op.a.unwrap_or(0),
-            a_en: op.a.is_some(),
-            b_src: op.b,
-            b_addr: match op.b {
-                BSource::Mem(b) => b,
-                _ => 0,
-            },
-            w_en: op.w.is_some(),
-            w_addr: op.w.unwrap_or(0),
-        };
         t.push_scope("emc_array");
         regs.record_group(t);
-        operands.record_group(t);
+        Operands(op).record_group(t);
         t.pop_scope();
     }
 }

@@ -5,27 +5,28 @@
 use super::microinstruction::{self, Microinstruction};
 use super::opcode::OpcodeWord;
 use super::{Igc, IgcNames, IgcState};
-use crate::trace::{get, part, words as words_of, Tracer, Wave};
+use crate::trace::{get, part, wave_view, words as words_of, Tracer, Wave};
 
 /// `state`, `rmode`, `pc`, `upc`: the registers that change every cycle.
-#[derive(Wave)]
+#[wave_view(Igc)]
 struct Sequencer {
     #[wave(name, then(rmode: 1 = state == IgcState::RMode))]
     state: IgcState,
     #[wave(bits = 11)]
     pc: u16,
-    #[wave(bits = 11)]
+    #[wave(bits = 11, get = self.last_pc)]
     upc: u16,
 }
 
 /// The registers a command loads: they change at dispatch, not every cycle.
-#[derive(Wave)]
+#[wave_view(Igc)]
 struct Loaded {
     #[wave(bits = 32, before(cmd: 8 = opcode & 0xff))]
     opcode: u32,
     pword: u32,
     #[wave(bits = 8, each = "opr{}")]
     opr: [u32; 5],
+    #[wave(get = self.sca())]
     sca: u32,
     #[wave(bits = 5)]
     fbits: u8,
@@ -35,7 +36,7 @@ struct Loaded {
 }
 
 /// The bit counter and the loop counter.
-#[derive(Wave)]
+#[wave_view(Igc)]
 struct Counters {
     i: u8,
     l: u8,
@@ -78,29 +79,11 @@ impl Igc {
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, names: &IgcNames, fc_key: u64) {
         t.push_scope("igc");
         // Records, decoded on the waveform writer's thread (rtl/src/trace.rs).
-        Sequencer {
-            state: self.state,
-            pc: self.pc,
-            upc: self.last_pc,
-        }
-        .record_group(t);
-        Loaded {
-            opcode: self.opcode,
-            pword: self.pword,
-            opr: self.opr,
-            sca: self.sca(),
-            fbits: self.fbits,
-            indicator: self.indicator,
-            commands: self.commands,
-        }
-        .record_group(t);
+        Sequencer(self).record_group(t);
+        Loaded(self).record_group(t);
         // The latched command's name, by its dispatch index.
         t.record_with(&[u64::from(OpcodeWord(self.opcode).cmd())], &names.command);
-        Counters {
-            i: self.i,
-            l: self.l,
-        }
-        .record_group(t);
+        Counters(self).record_group(t);
         // No store write since the fetch: the store still holds the fetched words.
         let store = if self.last_fetch == Some(self.store.writes) {
             self.last_words

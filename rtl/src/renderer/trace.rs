@@ -8,14 +8,15 @@ use crate::clock::ring_enable;
 use crate::emc_array::Probe;
 use crate::flow_control::PeFlowState;
 use crate::status::ST_AEO_STRIPES;
-use crate::trace::{bit, Traced, Tracer, Wave};
+use crate::trace::{bit, wave_view, Traced, Tracer, Wave};
 
 /// The board's status word, LEDs and AEO: the status word and the inputs of the LEDs that
 /// are not in it.
-#[derive(Wave)]
+#[wave_view(Renderer)]
 struct Top {
+    #[wave(get = self.status())]
     status: u32,
-    #[wave(bits = 8, hide, then(
+    #[wave(bits = 8, hide, get = self.led_extra(), then(
         leds: 16 = leds_from(status as u32, led_extra as u32),
         aeo: 1 = status >> ST_AEO_STRIPES & 0xf == 0,
     ))]
@@ -49,11 +50,7 @@ impl Renderer {
         t.bits("cycle", ctx.cycle_bits(), self.cycle);
         // Changes every other cycle: cheaper walked than in the record.
         bit(t, "clk20_en", ring_enable(self.cycle.wrapping_sub(1)));
-        Top {
-            status: self.status(),
-            led_extra: self.led_extra(),
-        }
-        .record_group(t);
+        Top(self).record_group(t);
         // The IGC timeout counter counts while a command waits: walked alone.
         t.bits("timeout_count", 17, self.timeout_count);
         self.igc_port.trace(t);
