@@ -10,16 +10,16 @@ use crate::trace::{wave_view, Tracer, Wave};
 #[derive(Wave)]
 struct BsPortWave<'a> {
     #[wave(flatten)]
-    ring: RingInput,
-    rxfifo: FifoWave,
+    ring: RingInput<'a>,
+    rxfifo: FifoWave<'a>,
     parser: ParserWave<'a>,
     tx: &'a Transmitter,
 }
 
 #[derive(Wave)]
-struct FifoWave {
+struct FifoWave<'a> {
     #[wave(flatten)]
-    fifo: RxFifoWave,
+    fifo: RxFifoWave<'a>,
     read: bool,
 }
 
@@ -64,11 +64,10 @@ impl BsPort {
 
     /// The port as scope `bs_port` of the caller's (the board's) scope.
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
-        let (ring, fifo) = self.rx.wave();
         BsPortWave {
-            ring,
+            ring: RingInput(&self.rx),
             rxfifo: FifoWave {
-                fifo,
+                fifo: RxFifoWave(&self.rx),
                 read: self.fifo_read,
             },
             parser: ParserWave(self),

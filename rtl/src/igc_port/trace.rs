@@ -12,8 +12,8 @@ use crate::trace::{Traced, Tracer, Wave};
 #[derive(Wave)]
 struct Receive<'a> {
     #[wave(flatten)]
-    ring: RingInput,
-    rxfifo: RxFifoWave,
+    ring: RingInput<'a>,
+    rxfifo: RxFifoWave<'a>,
     parser: &'a StreamParser,
 }
 
@@ -28,12 +28,10 @@ impl Traced for IgcPort {
     /// message unit, two records.
     fn trace<T: Tracer + ?Sized>(&self, t: &mut T) {
         t.push_scope("igc_port");
-        let (ring, rxfifo) = self.rx.wave();
-        let parser = &self.parser;
         Receive {
-            ring,
-            rxfifo,
-            parser,
+            ring: RingInput(&self.rx),
+            rxfifo: RxFifoWave(&self.rx),
+            parser: &self.parser,
         }
         .record_group(t);
         let (messages, tx) = (&self.messages, &self.messages.tx);

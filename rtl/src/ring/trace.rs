@@ -3,39 +3,25 @@
 //! `rxfifo` scope); the transmitter's registers are their own record part (scope `tx`).
 
 use super::receiver::Receiver;
-use crate::trace::Wave;
+use crate::trace::wave_view;
 
 /// The receiver's Ring input, in the port's scope.
-#[derive(Wave)]
+#[wave_view(Receiver)]
 pub(crate) struct RingInput {
+    #[wave(get = self.valid)]
     ring_valid: bool,
+    #[wave(get = self.word)]
     ring_word: u32,
+    #[wave(get = self.sop)]
     ring_sop: bool,
-    #[wave(rename = "RxReady")]
+    #[wave(rename = "RxReady", get = self.rx_ready())]
     rx_ready: bool,
 }
 
 /// The receiver's RxFIFO (scope `rxfifo`).
-#[derive(Wave)]
+#[wave_view(Receiver)]
 pub(crate) struct RxFifoWave {
-    #[wave(bits = 13, then(empty: 1 = level == 0))]
+    #[wave(bits = 13, get = self.rxfifo.len(), then(empty: 1 = level == 0))]
     level: usize,
     overrun: bool,
-}
-
-impl Receiver {
-    /// The Ring input and the RxFIFO as the waveform shows them.
-    pub(crate) fn wave(&self) -> (RingInput, RxFifoWave) {
-        let ring = RingInput {
-            ring_valid: self.valid,
-            ring_word: self.word,
-            ring_sop: self.sop,
-            rx_ready: self.rx_ready(),
-        };
-        let fifo = RxFifoWave {
-            level: self.rxfifo.len(),
-            overrun: self.overrun,
-        };
-        (ring, fifo)
-    }
 }
