@@ -32,7 +32,6 @@ pub mod flow_control;
 pub mod igc;
 pub mod igc_port;
 pub mod qee;
-mod recorder;
 pub mod renderer;
 pub mod ring;
 pub mod semaphore;
