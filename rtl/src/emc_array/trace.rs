@@ -42,8 +42,14 @@ impl Probe {
 /// The AEO, the stripes and the Enable count: they change with Enable.
 #[wave_view(EmcArray)]
 struct ArrayRegs {
-    #[wave(bits = 1, each = "stripe{}", before(aeo: 1 = stripes == [0; 4]))]
-    stripes: [bool; 4],
+    #[wave(bits = 4, hide, get = self.stripe_bits(), then(
+        aeo: 1 = stripes == 0,
+        stripe0: 1 = stripes & 1,
+        stripe1: 1 = stripes >> 1 & 1,
+        stripe2: 1 = stripes >> 2 & 1,
+        stripe3: 1 = stripes >> 3 & 1,
+    ))]
+    stripes: u32,
     #[wave(bits = 15, get = self.counts.enable(&self.enable))]
     enable_count: u32,
 }
