@@ -66,7 +66,9 @@ impl FlowControl {
         FcWave(self).record(t, "fc");
     }
 
-    /// The loop stack's frames, bottom first ("-": none).
+    /// The loop stack's frames, bottom first ("-": none). (Inlined: the record takes one
+    /// element at a time.)
+    #[inline(always)]
     fn frames(&self) -> [Frame; 4] {
         std::array::from_fn(|k| {
             self.loops
@@ -81,6 +83,7 @@ impl FlowControl {
     }
 
     /// The address stack's entries, bottom first (0: none).
+    #[inline(always)]
     fn addr_entries(&self) -> [u16; 4] {
         std::array::from_fn(|k| self.addrs.entries().get(k).copied().unwrap_or(0))
     }
