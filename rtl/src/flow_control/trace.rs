@@ -6,30 +6,28 @@
 use super::instruction::FcOp;
 use super::stacks::{LoopKind, STACK_DEPTH};
 use super::{FlowControl, LastFc};
-use crate::trace::{wave_view, Tracer, Wave};
+use crate::trace::{Tracer, Wave};
 
-#[wave_view(FlowControl)]
+#[derive(Wave)]
 struct FcWave {
     full: bool,
     all_active: bool,
     /// The last instruction ("-": none yet), its fields and its decision.
-    #[wave(name, none = "-", get = self.last.valid.then_some(self.last.req.instr.op))]
+    #[wave(name, none = "-")]
     op: Option<FcOp>,
     #[wave(flatten)]
     last: LastFc,
-    #[wave(bits = 3, get = self.loops.depth())]
+    #[wave(bits = 3)]
     loop_depth: usize,
     // The R700 stack of our model (docs/flow-control.md, "The R700 stack"): its entries in
     // use, and whether the last instruction over- or underflowed it.
-    #[wave(bits = 3, get = self.addrs.depth(), then(r700_stack: 4 = loop_depth + addr_depth))]
+    #[wave(bits = 3, then(r700_stack: 4 = loop_depth + addr_depth))]
     addr_depth: usize,
-    #[wave(get = self.loops.top().is_some_and(|f| f.uncounted))]
     r700_uncounted: bool,
-    #[wave(get = self.addrs.waiting().iter().flatten().any(|&w| w != 0))]
     r700_call_waiting: bool,
-    #[wave(scope, each = "loop{}", get = self.frames())]
+    #[wave(scope, each = "loop{}")]
     loops: [Frame; 4],
-    #[wave(bits = 11, each = "addr{}", get = self.addr_entries())]
+    #[wave(bits = 11, each = "addr{}")]
     addrs: [u16; 4],
 }
 
@@ -55,22 +53,14 @@ impl FlowControl {
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, key: u64) {
         if t.group(key) {
-            self.record_fc(t);
+            self.wave().record(t, "fc");
             t.end_group();
         }
     }
 
-    /// The record, out of line: walked only in the cycles in which the unit changed.
     #[inline(never)]
-    fn record_fc<T: Tracer + ?Sized>(&self, t: &mut T) {
-        FcWave(self).record(t, "fc");
-    }
-
-    /// The loop stack's frames, bottom first ("-": none). (Inlined: the record takes one
-    /// element at a time.)
-    #[inline(always)]
-    fn frames(&self) -> [Frame; 4] {
-        std::array::from_fn(|k| {
+    fn wave(&self) -> FcWave {
+        let frame = |k: usize| {
             self.loops
                 .frames()
                 .get(k)
@@ -79,12 +69,20 @@ impl FlowControl {
                     count: f.count,
                     al: f.al.unwrap_or(0),
                 })
-        })
-    }
-
-    /// The address stack's entries, bottom first (0: none).
-    #[inline(always)]
-    fn addr_entries(&self) -> [u16; 4] {
-        std::array::from_fn(|k| self.addrs.entries().get(k).copied().unwrap_or(0))
+        };
+        let addr = |k: usize| self.addrs.entries().get(k).copied().unwrap_or(0);
+        let waiting = self.addrs.waiting().iter();
+        FcWave {
+            full: self.full,
+            all_active: self.all_active,
+            op: self.last.valid.then_some(self.last.req.instr.op),
+            last: self.last,
+            loop_depth: self.loops.depth(),
+            addr_depth: self.addrs.depth(),
+            r700_uncounted: self.loops.top().is_some_and(|f| f.uncounted),
+            r700_call_waiting: waiting.flatten().any(|&w| w != 0),
+            loops: std::array::from_fn(frame),
+            addrs: std::array::from_fn(addr),
+        }
     }
 }
