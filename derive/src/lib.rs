@@ -23,8 +23,7 @@
 //!   `u64` value, a `name` field its enum value, a `hide` field too).
 //! - `#[wave(get = expr)]`: the signal is `expr` (of `self`, when packed) instead of the
 //!   field, a value of the field's type or of `#[wave(ty = T)]`: a register struct is its own
-//!   record with a computed signal (a method's value, a saturated count) in a field's place;
-//!   with `each`, an array's (computed once per element: keep it cheap).
+//!   record with a computed signal (a method's value, a saturated count) in a field's place.
 //!
 //! A struct with lifetime parameters may hold its parts by reference (`&'a T`, `T: Wave`): a
 //! record of several blocks' registers, none copied.
@@ -476,10 +475,10 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         let span = f.ty.span();
         derived(&a.before, &mut show);
         // The elements: the field, or with `each` those of an array.
-        let value = a.get.as_ref().map_or(quote!(self.#fid), |g| quote!((#g)));
-        let (ty, els) = match &a.each {
-            Some(each) => {
-                let Type::Array(arr) = a.ty.as_ref().unwrap_or(&f.ty) else {
+        let (ty, els) = match (&a.each, &a.get) {
+            (Some(_), Some(g)) => return Err(Error::new(g.span(), "`get` with `each`")),
+            (Some(each), None) => {
+                let Type::Array(arr) = &f.ty else {
                     return Err(Error::new(span, "`each` is for an array field"));
                 };
                 let n: usize = match &arr.len {
@@ -496,11 +495,12 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
                 let elems = (0..n).map(|k| {
                     let letter = char::from(b'A' + k as u8).to_string();
                     let name = name.replace("{}", &k.to_string()).replace("{A}", &letter);
-                    (name, quote!(#value[#k]), quote!(#fid[#k]))
+                    (name, quote!(self.#fid[#k]), quote!(#fid[#k]))
                 });
                 (&*arr.elem, elems.collect::<Vec<_>>())
             }
-            None => {
+            (None, get) => {
+                let value = get.as_ref().map_or(quote!(self.#fid), |g| quote!((#g)));
                 let ty = a.ty.as_ref().unwrap_or(&f.ty);
                 (ty, vec![(fname, value, quote!(#fid))])
             }
