@@ -40,17 +40,11 @@ impl Probe {
 }
 
 /// The AEO, the stripes and the Enable count: they change with Enable.
-#[wave_view(EmcArray)]
+#[derive(Wave)]
 struct ArrayRegs {
-    #[wave(bits = 4, hide, get = self.stripe_bits(), then(
-        aeo: 1 = stripes == 0,
-        stripe0: 1 = stripes & 1,
-        stripe1: 1 = stripes >> 1 & 1,
-        stripe2: 1 = stripes >> 2 & 1,
-        stripe3: 1 = stripes >> 3 & 1,
-    ))]
-    stripes: u32,
-    #[wave(bits = 15, get = self.counts.enable(&self.enable))]
+    #[wave(bits = 1, each = "stripe{}", before(aeo: 1 = stripes == [0; 4]))]
+    stripes: [bool; 4],
+    #[wave(bits = 15)]
     enable_count: u32,
 }
 
@@ -77,8 +71,13 @@ impl EmcArray {
     /// board's cycle record keeps it).
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, op: &ArrayOp) {
+        let stripes = self.stripe_bits();
+        let regs = ArrayRegs {
+            stripes: std::array::from_fn(|k| stripes >> k & 1 != 0),
+            enable_count: self.counts.enable(&self.enable),
+        };
         t.push_scope("emc_array");
-        ArrayRegs(self).record_group(t);
+        regs.record_group(t);
         Operands(op).record_group(t);
         t.pop_scope();
     }
