@@ -167,6 +167,9 @@ struct RegsView {
     phase: Phase,
 }
 
+// The view's layout is its description's, checked at compile time like a record's.
+const _: () = assert!(<RegsView<'static> as Wave>::BITS == 16 + 5 + 2);
+
 #[test]
 fn a_view_shows_its_blocks_registers_in_its_own_order() {
     let r = Regs {
