@@ -5,7 +5,9 @@
 //! rows and its memory does not grow with the stream (issue 21, item 5).
 
 use pp5_rtl::cause::Cause;
+use pp5_rtl::igc::microinstruction::NUM_OPR;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// Cycles by [`Cause`], for the timing report.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -188,7 +190,7 @@ impl Tally {
         let k = match self.slot[cmd] {
             0 => {
                 self.names.push(NameTally {
-                    name: r.name.clone(),
+                    name: r.name.to_string(),
                     ..NameTally::default()
                 });
                 self.slot[cmd] = self.names.len() as u16;
@@ -241,10 +243,11 @@ pub struct TransferRecord {
 pub struct CommandRecord {
     /// Sequence number among all commands taken.
     pub index: u64,
-    /// Mnemonic from the opcode table (or `CMD 0x..`).
-    pub name: String,
+    /// Mnemonic from the opcode table (or `CMD 0x..`): shared by the records of one name,
+    /// so logging a command allocates nothing.
+    pub name: CommandName,
     /// Operand registers as latched.
-    pub operands: Vec<u32>,
+    pub operands: Operands,
     pub opcode: u32,
     /// First cycle of its routine.
     pub start: u64,
@@ -254,4 +257,104 @@ pub struct CommandRecord {
     pub boot: bool,
     /// Its cycles by cause (executing, waiting on a semaphore, a transfer, the transmitter).
     pub causes: CauseCounts,
+}
+
+/// A command's name, shared by the records of that name (cloning it allocates nothing).
+/// Reads as a `str`; compares, prints and serialises as the string it is.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct CommandName(Arc<str>);
+
+impl CommandName {
+    /// The name as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for CommandName {
+    fn from(s: String) -> CommandName {
+        CommandName(s.into())
+    }
+}
+
+impl std::ops::Deref for CommandName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for CommandName {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for CommandName {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl std::fmt::Display for CommandName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Debug for CommandName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl Serialize for CommandName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// A command's operand registers as latched (as many as its opcode table entry has, at most
+/// the IGC's [`NUM_OPR`]), held inline: a record allocates nothing. Reads as a slice.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Operands {
+    regs: [u32; NUM_OPR],
+    len: u8,
+}
+
+impl Operands {
+    /// The first `n` of the registers `opr` (all of them when `n` is larger).
+    pub fn latched(opr: &[u32; NUM_OPR], n: usize) -> Operands {
+        let len = n.min(NUM_OPR);
+        let mut regs = [0; NUM_OPR];
+        regs[..len].copy_from_slice(&opr[..len]);
+        Operands {
+            regs,
+            len: len as u8,
+        }
+    }
+
+    /// The operands, in order.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.regs[..usize::from(self.len)]
+    }
+}
+
+impl std::ops::Deref for Operands {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Operands {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl Serialize for Operands {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(s)
+    }
 }

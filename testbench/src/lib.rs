@@ -127,7 +127,7 @@ impl Testbench {
             cycles: self.sim.board.cycle - start,
             command_cycles: self.sim.commands[first..]
                 .iter()
-                .map(|c| (c.name.clone(), c.cycles))
+                .map(|c| (c.name.to_string(), c.cycles))
                 .collect(),
         }
     }

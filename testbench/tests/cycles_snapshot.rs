@@ -221,7 +221,7 @@ fn formulas() -> HashMap<String, Option<Formula>> {
 fn expected_cycles(img: &McImage, c: &CommandRecord) -> Option<u64> {
     let f = formulas();
     let terms = f
-        .get(&c.name)
+        .get(c.name.as_str())
         .unwrap_or_else(|| panic!("no formula for {}", c.name))
         .clone()?;
     let spec = img.table.get(&c.name).expect("spec");

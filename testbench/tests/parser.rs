@@ -50,7 +50,7 @@ fn error_messages(tb: &Testbench) -> Vec<[u32; 3]> {
 fn names_from(tb: &Testbench, from: usize) -> Vec<String> {
     tb.sim.commands[from..]
         .iter()
-        .map(|c| c.name.clone())
+        .map(|c| c.name.to_string())
         .collect()
 }
 
@@ -147,7 +147,7 @@ fn truncated_then_next(partial: &[u32], state: ParserState, before: &[&str]) -> 
     want.push("SCAIntoMEM".into());
     assert_eq!(names_from(&tb, first), want);
     assert_eq!(
-        tb.sim.commands.last().map(|c| c.operands.clone()),
+        tb.sim.commands.last().map(|c| c.operands.to_vec()),
         Some(vec![16, 8])
     );
     assert_mem(&tb, 16, 8, 42);

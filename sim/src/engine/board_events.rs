@@ -138,7 +138,7 @@ impl BoardEvents {
         self.conflict_reported = open;
         let name = cx
             .command
-            .map_or_else(|| "a command".into(), |c| c.name.clone());
+            .map_or_else(|| "a command".into(), |c| c.name.to_string());
         let xfer = match cx.board.transfer.active {
             Some((d, s)) => format!(
                 "a BS{} of sector {s}",

@@ -3,8 +3,9 @@
 //! microcode boot ended. Reads as a slice of the records it keeps.
 
 use super::observer::{Cx, Observer};
-use crate::records::{CauseCounts, CommandRecord, Keep, Keeper, Tally};
+use crate::records::{CauseCounts, CommandName, CommandRecord, Keep, Keeper, Tally};
 use pp5_rtl::cause::Cause;
+use pp5_rtl::igc::opcode::OpcodeWord;
 use pp5_rtl::igc::{IgcEvent, IgcState};
 use pp5_rtl::renderer::BoardEvent;
 use pp5_rtl::Renderer;
@@ -26,6 +27,41 @@ pub struct CommandLog {
     boot_pending: bool,
     /// Cycle at which the boot sequence ended (RMODEOFF executed), if a boot was queued.
     pub boot_end: Option<u64>,
+    /// The records' names, shared.
+    names: NameCache,
+}
+
+/// The name of the last command taken with each dispatch byte, shared by the records of that
+/// name: a command taken allocates nothing unless its name is new (or the table changed).
+#[derive(Clone, Debug)]
+struct NameCache {
+    /// `slot[cmd]`: the name and whether it is the opcode table's (not `CMD 0x..`).
+    slot: Vec<Option<(bool, CommandName)>>,
+}
+
+impl Default for NameCache {
+    fn default() -> Self {
+        NameCache {
+            slot: vec![None; 256],
+        }
+    }
+}
+
+impl NameCache {
+    /// The name of the command `opcode` as [`Cx::command_name`] gives it.
+    fn of(&mut self, opcode: u32, cx: &Cx) -> CommandName {
+        let spec = cx.spec(opcode);
+        let slot = &mut self.slot[usize::from(OpcodeWord(opcode).cmd())];
+        match (&*slot, spec) {
+            (Some((true, n)), Some(s)) if *n == *s.name => n.clone(),
+            (Some((false, n)), None) => n.clone(),
+            _ => {
+                let n = CommandName::from(cx.command_name(opcode));
+                *slot = Some((spec.is_some(), n.clone()));
+                n
+            }
+        }
+    }
 }
 
 impl CommandLog {
@@ -39,6 +75,7 @@ impl CommandLog {
             open: None,
             boot_pending: false,
             boot_end: None,
+            names: NameCache::default(),
         }
     }
 
@@ -155,7 +192,7 @@ impl CommandLog {
         self.close(cx.cycle);
         self.records.push(CommandRecord {
             index: self.next_index,
-            name: cx.command_name(opcode),
+            name: self.names.of(opcode, cx),
             operands: cx.operands(opcode),
             opcode,
             start: cx.cycle + 1,

@@ -194,7 +194,7 @@ impl DeadlockWatch {
                 since,
             })
         };
-        let cmd = command.map_or_else(|| "its command".into(), |c| c.name.clone());
+        let cmd = command.map_or_else(|| "its command".into(), |c| c.name.to_string());
         match b.igc.state {
             IgcState::WaitSem => add(
                 "igc",

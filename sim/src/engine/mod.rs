@@ -65,8 +65,8 @@ pub use self::watch::{Cond, Signal, Value, Watch};
 use crate::asm::microcode::McImage;
 use crate::asm::opcodes::OpcodeTable;
 pub use crate::records::{
-    BlockCauses, BsCommandRecord, CauseCounts, CommandRecord, Keep, NameTally, Overlap, Tally,
-    TransferRecord,
+    BlockCauses, BsCommandRecord, CauseCounts, CommandName, CommandRecord, Keep, NameTally,
+    Overlap, Tally, TransferRecord,
 };
 use crate::stream::{Port, Stream};
 use crate::trace::board::BoardTrace;

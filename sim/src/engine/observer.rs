@@ -10,7 +10,7 @@
 
 use super::ring_env::RingEnv;
 use crate::asm::opcodes::{CommandSpec, OpcodeTable};
-use crate::records::CommandRecord;
+use crate::records::{CommandRecord, Operands};
 use pp5_rtl::cause::Cause;
 use pp5_rtl::igc::opcode::OpcodeWord;
 use pp5_rtl::renderer::BoardEvent;
@@ -105,11 +105,11 @@ impl<'a> Cx<'a> {
     }
 
     /// The operand registers a command just latched, as many as its opcode table entry has.
-    pub fn operands(&self, opcode: u32) -> Vec<u32> {
+    pub fn operands(&self, opcode: u32) -> Operands {
         let nargs = self
             .spec(opcode)
             .map_or(0, |s| s.args.iter().filter(|a| a.kind.is_operand()).count());
-        self.board.igc.opr.iter().copied().take(nargs).collect()
+        Operands::latched(&self.board.igc.opr, nargs)
     }
 }
 

@@ -36,11 +36,8 @@ impl RuleCheck {
         };
         // The command log (shown the event first) holds the command's name and operands.
         let record = cx.command.filter(|c| c.opcode == opcode);
-        let operands = match record {
-            Some(c) => std::borrow::Cow::Borrowed(c.operands.as_slice()),
-            None => std::borrow::Cow::Owned(cx.operands(opcode)),
-        };
-        let name = record.map_or(spec.name.as_str(), |c| c.name.as_str());
+        let operands = record.map_or_else(|| cx.operands(opcode), |c| c.operands);
+        let name = record.map_or(spec.name.as_str(), |c| &c.name);
         let fbits = u32::from(cx.board.igc.fbits);
         let out_of_range = length_rules(spec, name, &operands, fbits);
         self.sequencing(spec, name, cx);

@@ -166,7 +166,7 @@ impl StopReport {
                 i: igc.i,
                 fbits: igc.fbits,
                 indicator: igc.indicator,
-                command: command.map(|c| c.name.clone()),
+                command: command.map(|c| c.name.to_string()),
                 opcode: igc.opcode,
                 pword: igc.pword,
                 opr: igc.opr.to_vec(),

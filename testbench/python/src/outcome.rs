@@ -61,8 +61,8 @@ impl Command {
     pub fn of(c: &CommandRecord) -> Command {
         Command {
             index: c.index,
-            name: c.name.clone(),
-            operands: c.operands.clone(),
+            name: c.name.to_string(),
+            operands: c.operands.to_vec(),
             opcode: c.opcode,
             start: c.start,
             cycles: c.cycles,
