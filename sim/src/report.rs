@@ -155,7 +155,7 @@ impl Summary {
             sent: sim.tx.iter().map(SentMessage::of).collect(),
             sent_not_kept: sim.tx.not_kept(),
             bs_commands,
-            causes: sim.causes,
+            causes: sim.causes(),
             resets: sim.ring.resets_done.clone(),
             transfers: sim.transfers.to_vec(),
             profile: None,

@@ -431,7 +431,7 @@ fn check(tb: &Testbench, stop: &StopReason, text: &str) -> Result<(), TestCaseEr
     }
 
     // Every cycle of every block has exactly one cause; so has every cycle of a command.
-    let c = &sim.causes;
+    let c = &sim.causes();
     for (name, cc) in [
         ("igc", c.igc),
         ("bs_port", c.bs_port),
@@ -665,7 +665,7 @@ fn records(tb: &Testbench) -> String {
         &*s.commands,
         &*s.bs_commands,
         s.transfers,
-        s.causes,
+        s.causes(),
         &*s.diagnostics,
         s.tx,
         s.input_progress(),

@@ -58,7 +58,7 @@ impl Run {
     fn new() -> Run {
         let tb = booted().clone();
         let base = tb.sim.board.cycle;
-        let before = tb.sim.causes;
+        let before = tb.sim.causes();
         Run { tb, base, before }
     }
 
@@ -83,13 +83,13 @@ impl Run {
 
     /// Cycles of `cause` a block spent during this run.
     fn igc(&self, c: Cause) -> u64 {
-        delta(&self.tb.sim.causes.igc, &self.before.igc, c)
+        delta(&self.tb.sim.causes().igc, &self.before.igc, c)
     }
     fn bs(&self, c: Cause) -> u64 {
-        delta(&self.tb.sim.causes.bs_port, &self.before.bs_port, c)
+        delta(&self.tb.sim.causes().bs_port, &self.before.bs_port, c)
     }
     fn igc_tx(&self, c: Cause) -> u64 {
-        delta(&self.tb.sim.causes.igc_tx, &self.before.igc_tx, c)
+        delta(&self.tb.sim.causes().igc_tx, &self.before.igc_tx, c)
     }
 
     fn diags(&self) -> String {
@@ -116,7 +116,7 @@ impl Run {
 
     /// Every cycle of every block is charged to exactly one cause.
     fn check_cause_totals(&self) {
-        let c = &self.tb.sim.causes;
+        let c = &self.tb.sim.causes();
         let n = self.end();
         for (name, cc) in [
             ("igc", c.igc),

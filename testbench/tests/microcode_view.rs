@@ -70,7 +70,7 @@ fn a_loop_of_known_trip_count_gives_that_count_on_its_body_and_both_branch_outco
 #[test]
 fn the_profile_adds_up_to_the_run_and_its_causes_to_the_igc_causes() {
     let (mut tb, sources) = booted();
-    let (start, before) = (tb.sim.board.cycle, tb.sim.causes.igc);
+    let (start, before) = (tb.sim.board.cycle, tb.sim.causes().igc);
     tb.sim.enable_profile();
     let o = tb.run_text("SETENABS\nFIVE 10\nPIGC\n");
     // PIGC waits for a V that never comes: a deadlock, with semaphore-wait cycles.
@@ -92,7 +92,7 @@ fn the_profile_adds_up_to_the_run_and_its_causes_to_the_igc_causes() {
         let by_routine: u64 = profile.routines.iter().map(|r| r.causes.get(c)).sum();
         assert_eq!(
             by_routine,
-            tb.sim.causes.igc.get(c) - before.get(c),
+            tb.sim.causes().igc.get(c) - before.get(c),
             "{} cycles",
             c.name()
         );

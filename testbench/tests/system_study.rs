@@ -124,7 +124,7 @@ fn rerun(stream: &pp5_sim::stream::Stream) -> u64 {
 /// rest of one (the engine's causes).
 fn input_waits(sim: &Sim) -> u64 {
     use pp5_rtl::cause::Cause;
-    sim.causes.igc.get(Cause::Idle) + sim.causes.igc.get(Cause::FifoEmpty)
+    sim.causes().igc.get(Cause::Idle) + sim.causes().igc.get(Cause::FifoEmpty)
 }
 
 /// A saved stream run on a fresh board, and the end of its boot.
@@ -187,7 +187,7 @@ fn renderer_cycles_under_ring_contention_equal_their_saved_streams_rerun() {
         fast.events.clear();
         let (slow, _) = rerun_sim(timed);
         let (quick, _) = rerun_sim(&fast);
-        let held = |s: &Sim| s.causes.bs_port.get(pp5_rtl::cause::Cause::TxHold);
+        let held = |s: &Sim| s.causes().bs_port.get(pp5_rtl::cause::Cause::TxHold);
         assert!(held(&slow) > 1000 && held(&quick) == 0, "{policy:?}");
         assert!(
             input_waits(&slow) > input_waits(&quick) + 1000,

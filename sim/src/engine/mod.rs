@@ -51,6 +51,7 @@ mod watch;
 use self::board_events::BoardEvents;
 pub use self::breakpoint::{Breakpoints, Hit, Resume, Until};
 pub use self::bs_log::{BsCommandLog, TransferLog};
+pub use self::causes::CauseTally;
 pub use self::command_log::CommandLog;
 use self::deadlock::DeadlockWatch;
 pub use self::message_log::{MessageLog, TxSink, KEEP_ALL_MESSAGES};
@@ -179,8 +180,8 @@ pub struct Sim {
     index: CommandIndex,
     /// The IGC's commands.
     pub commands: CommandLog,
-    /// Every cycle of each block by cause.
-    pub causes: BlockCauses,
+    /// Every cycle of each block by cause ([`Sim::causes`]).
+    causes: CauseTally,
     /// The BS port's commands.
     pub bs_commands: BsCommandLog,
     /// The backing-store transfers.
@@ -245,7 +246,7 @@ impl Sim {
             index: CommandIndex::new(&table),
             table,
             commands: CommandLog::new(opts.keep),
-            causes: BlockCauses::default(),
+            causes: CauseTally::default(),
             bs_commands: BsCommandLog::new(opts.keep),
             transfers: TransferLog::default(),
             events: BoardEvents::default(),
@@ -728,6 +729,11 @@ impl Sim {
             "note",
             format!("at the cycle limit the IGC executes {at}{cmd}"),
         );
+    }
+
+    /// Every cycle so far of each block, by cause, and the cycles two blocks worked at once.
+    pub fn causes(&self) -> BlockCauses {
+        self.causes.totals()
     }
 
     /// The record of the command executing (or stuck), if any.

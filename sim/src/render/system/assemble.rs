@@ -67,8 +67,8 @@ pub(super) fn assemble(
                 }
             }
         }
-        let bs_busy = b.sim.causes.bs_port.get(Cause::Executing);
-        let bs_held = b.sim.causes.bs_port.get(Cause::TxHold);
+        let bs_busy = b.sim.causes().bs_port.get(Cause::Executing);
+        let bs_held = b.sim.causes().bs_port.get(Cause::TxHold);
         let last_end = b.measured.iter().map(|r| r.end).max().unwrap_or(0);
         let sum = |f: fn(&RegionRun) -> u64| b.measured.iter().map(f).sum::<u64>();
         let work = b.prologue_work + sum(|r| r.work);
