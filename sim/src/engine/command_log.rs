@@ -155,8 +155,13 @@ impl CommandLog {
     /// calls it directly, the hottest hook).
     #[inline]
     pub fn charge(&mut self, cause: Cause) {
-        if let Some(k) = self.open {
-            self.records[k].causes.add(cause);
+        // The open record is the last one (a command opens by pushing its record; the records
+        // before it are the ones that go), so it is found without a bounds check.
+        if self.open.is_some() {
+            debug_assert_eq!(self.open, self.records.len().checked_sub(1));
+            if let Some(r) = self.records.last_mut() {
+                r.causes.add(cause);
+            }
         }
     }
 
