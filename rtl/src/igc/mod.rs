@@ -430,7 +430,13 @@ impl Igc {
 
     #[inline]
     fn mem_addr(&self, a: u32, port: &str, events: &mut Vec<IgcEvent>) -> Option<u8> {
-        if (a as usize) < MEM_BITS && !(self.inputs.xfer_busy && (a as usize) < XFER_BITS) {
+        // The transfer's bits only while it runs; the rest of the memory always.
+        let ok = if (a as usize) < XFER_BITS {
+            !self.inputs.xfer_busy
+        } else {
+            (a as usize) < MEM_BITS
+        };
+        if ok {
             Some(a as u8)
         } else {
             self.mem_addr_dropped(a, port, events)
