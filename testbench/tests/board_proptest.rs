@@ -674,6 +674,12 @@ fn records(tb: &Testbench) -> String {
     )
 }
 
+/// One to nine items of every kind, ALU, QEE and flow-control commands among them.
+fn all_items() -> impl Strategy<Value = Vec<Item>> {
+    let commands: Vec<_> = ALU.iter().chain(&QEE_AND_FLOW).copied().collect();
+    prop::collection::vec(item_from(&commands), 1..10)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 40,
@@ -689,7 +695,7 @@ proptest! {
     /// and the diagnostics are the same.
     #[test]
     fn still_cycles_passed_at_once_give_what_stepping_gives(
-        items in prop::collection::vec(item_from(&ALU.iter().chain(&QEE_AND_FLOW).copied().collect::<Vec<_>>()), 1..10)
+        items in all_items()
     ) {
         let mut a = booted_default().clone();
         let mut b = booted_default().clone();
@@ -1064,7 +1070,7 @@ fn timing_records(tb: &Testbench) -> String {
         &*s.commands,
         &*s.bs_commands,
         s.transfers,
-        s.causes,
+        s.causes(),
         &*s.diagnostics,
         s.input_progress(),
         s.ring.resets_done,
@@ -1090,7 +1096,7 @@ proptest! {
     /// recorded run.
     #[test]
     fn a_replay_at_other_times_gives_the_full_run_or_says_it_cannot(
-        items in prop::collection::vec(item_from(&ALU.iter().chain(&QEE_AND_FLOW).copied().collect::<Vec<_>>()), 1..10),
+        items in all_items(),
         shift in 1u64..5_000,
     ) {
         let booted = booted_default();
