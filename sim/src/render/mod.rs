@@ -154,7 +154,7 @@ pub fn render_system(
         || system::bounds::simulate(&frame, &shading, image, &spec, &early, None),
     );
     let sim_err = |e: system::SystemError| RenderError::Sim(e.to_string());
-    let run = run.map_err(sim_err)?;
+    let mut run = run.map_err(sim_err)?;
     let done = done.map_err(sim_err)?;
     let study = study::Study::new(scene, (w, h), opts.policy, &frame.stats, &run);
     let bounds = match feed {
@@ -164,6 +164,8 @@ pub fn render_system(
         ),
         None => None,
     };
+    // The record served the study's frames: its memory goes now, not with the frame.
+    run.recorded = None;
     Ok(Rendered {
         frame,
         shading,
