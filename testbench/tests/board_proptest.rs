@@ -674,6 +674,15 @@ fn records(tb: &Testbench) -> String {
     )
 }
 
+/// The properties that run two or three boards per case: 40 cases, nothing persisted.
+fn forty_cases() -> ProptestConfig {
+    ProptestConfig {
+        cases: 40,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
 /// One to nine items of every kind, ALU, QEE and flow-control commands among them.
 fn all_items() -> impl Strategy<Value = Vec<Item>> {
     let commands: Vec<_> = ALU.iter().chain(&QEE_AND_FLOW).copied().collect();
@@ -681,11 +690,7 @@ fn all_items() -> impl Strategy<Value = Vec<Item>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 40,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(forty_cases())]
 
     /// Random two-port streams of ALU, QEE and flow-control commands, transfers, semaphores,
     /// status messages, arrival times, TxReady changes, Ring resets and garbage, run twice:
@@ -1083,11 +1088,7 @@ fn timing_records(tb: &Testbench) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 40,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(forty_cases())]
 
     /// Random two-port streams (ALU, QEE and flow-control commands, transfers, semaphores,
     /// status messages, TxReady changes, Ring resets, garbage) recorded, then run again

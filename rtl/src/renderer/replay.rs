@@ -276,9 +276,9 @@ impl Renderer {
         if !self.replaying() {
             self.emc_array(op);
         }
-        let now = self.array.stripe_bits();
         match self.tap.as_deref_mut() {
             Some(DataTap::Record { log, last }) => {
+                let now = self.array.stripe_bits();
                 log.events += event as u64;
                 if now != *last {
                     // AEO changed in a cycle that is not an event: nothing to key it by.
