@@ -22,8 +22,9 @@
 //!   field, of width `W` or `text`, computed on decode from the fields (a bits field is its
 //!   `u64` value, a `name` field its enum value, a `hide` field too).
 //! - `#[wave(get = expr)]`: the signal is `expr` (of `self`, when packed) instead of the
-//!   field, a value of the field's type or of `#[wave(ty = T)]`: a register struct is its own
-//!   record with a computed signal (a method's value, a saturated count) in a field's place.
+//!   field, a value of the field's type or of `#[wave(ty = T)]` (with `each`, an array): a
+//!   register struct is its own record with a computed signal (a method's value, a saturated
+//!   count) in a field's place. A record's `words` evaluates each `get` once.
 //!
 //! A struct with lifetime parameters may hold its parts by reference (`&'a T`, `T: Wave`): a
 //! record of several blocks' registers, none copied.
@@ -265,6 +266,10 @@ struct Part {
     check: Ts,
 }
 
+/// An element of a record: its layout key, bits, pack (its `get` inline), unpack, and pack
+/// from its `get`'s local (`words`).
+type Elem = (u32, Ts, Ts, Ts, Ts);
+
 fn is_one(e: &Expr) -> bool {
     matches!(e, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. })
         if n.base10_parse::<u32>().ok() == Some(1))
@@ -457,8 +462,11 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
             }
         })?;
     }
-    // Every element's layout key, bits, pack and unpack (at `__o`); per field, its elements.
-    let (mut elems, mut owners, mut show, mut checks) = (vec![], vec![], vec![], vec![]);
+    // Every element's layout key, bits, pack and unpack (at `__o`); per field, its elements;
+    // the `get`s, each evaluated once into a local before the words are built.
+    let (mut owners, mut show, mut checks) = (vec![], vec![], vec![]);
+    let mut elems: Vec<Elem> = vec![];
+    let mut lets = vec![];
     for f in &fields.named {
         let a = field_attr(&f.attrs)?;
         if a.skip {
@@ -474,10 +482,20 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         };
         let span = f.ty.span();
         derived(&a.before, &mut show);
+        // The field's value: the field, or its `get`: inline in `Wave::word`, in a local of
+        // `words` (evaluated once for all the words; in `word`, a local costs more).
+        let (value, once) = match &a.get {
+            Some(g) => {
+                let local = format_ident!("__get_{}", fid);
+                let ty = a.ty.as_ref().unwrap_or(&f.ty);
+                lets.push(quote!(let #local: #ty = #g;));
+                (quote!({ let __get: #ty = #g; __get }), quote!(#local))
+            }
+            None => (quote!(self.#fid), quote!(self.#fid)),
+        };
         // The elements: the field, or with `each` those of an array.
-        let (ty, els) = match (&a.each, &a.get) {
-            (Some(_), Some(g)) => return Err(Error::new(g.span(), "`get` with `each`")),
-            (Some(each), None) => {
+        let (ty, els) = match &a.each {
+            Some(each) => {
                 let Type::Array(arr) = &f.ty else {
                     return Err(Error::new(span, "`each` is for an array field"));
                 };
@@ -495,21 +513,26 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
                 let elems = (0..n).map(|k| {
                     let letter = char::from(b'A' + k as u8).to_string();
                     let name = name.replace("{}", &k.to_string()).replace("{A}", &letter);
-                    (name, quote!(self.#fid[#k]), quote!(#fid[#k]))
+                    (
+                        name,
+                        quote!(#value[#k]),
+                        quote!(#once[#k]),
+                        quote!(#fid[#k]),
+                    )
                 });
                 (&*arr.elem, elems.collect::<Vec<_>>())
             }
-            (None, get) => {
-                let value = get.as_ref().map_or(quote!(self.#fid), |g| quote!((#g)));
+            None => {
                 let ty = a.ty.as_ref().unwrap_or(&f.ty);
-                (ty, vec![(fname, value, quote!(#fid))])
+                (ty, vec![(fname, value, once, quote!(#fid))])
             }
         };
         let first = elems.len();
-        for (name, value, local) in els {
+        for (name, value, once, local) in els {
+            let pack_once = part(&a.kind, ty, &name, once, local.clone(), span)?.pack;
             let p = part(&a.kind, ty, &name, value, local, span)?;
             checks.push(p.check);
-            elems.push((p.key, p.bits, p.pack, p.unpack));
+            elems.push((p.key, p.bits, p.pack, p.unpack, pack_once));
             if !a.hide {
                 show.push(p.show);
             }
@@ -532,9 +555,23 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
     let bits = sum;
     // Each word is one expression: the parts of every element (those not in it are 0 once
     // `at` and `__k` are constants, so each word is built in registers and stored once).
-    let pack = order.iter().map(|&k| {
-        let (o, pk) = (&off[k], &elems[k].2);
-        quote! { | { let __o = at + (#o); #pk } }
+    let pack = |pk: fn(&Elem) -> &Ts| -> Vec<Ts> {
+        let part = |&k: &usize| {
+            let (o, pk) = (&off[k], pk(&elems[k]));
+            quote! { | { let __o = at + (#o); #pk } }
+        };
+        order.iter().map(part).collect()
+    };
+    let (pack, pack_once) = (pack(|e| &e.2), pack(|e| &e.4));
+    // The first 8 words written out, so that each is built in registers from the locals
+    // whatever the optimiser's unrolling (a closure called per word is not inlined).
+    let unrolled = (0..8usize).map(|k| {
+        quote! {
+            if let Some(__v) = __words.get_mut(#k) {
+                let __k = #k;
+                *__v = 0 #(#pack_once)*;
+            }
+        }
     });
     let unpack = owners.iter().map(|(fid, array, range)| {
         let values = range.clone().map(|k| {
@@ -558,10 +595,18 @@ fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
                 /// Words of the record.
                 pub const #words_ident: usize =
                     (<#stat as #rt::Wave>::BITS as usize).div_ceil(64);
-                /// The record's words.
+                /// The record's words: each `get` evaluated once.
                 #[inline(always)]
+                #[allow(clippy::identity_op)]
                 pub fn words(&self) -> [u64; <#stat>::#words_ident] {
-                    #rt::words(self)
+                    #(#lets)*
+                    let at = 0u32;
+                    let mut __words = [0u64; <#stat>::#words_ident];
+                    #(#unrolled)*
+                    for (__k, __v) in __words.iter_mut().enumerate().skip(8) {
+                        *__v = 0 #(#pack_once)*;
+                    }
+                    __words
                 }
                 /// The record's signals from its words (a `Decode`).
                 pub fn decode(w: &[u64], t: &mut dyn #rt::Tracer) {

@@ -196,3 +196,40 @@ fn a_view_shows_its_blocks_registers_in_its_own_order() {
     assert_eq!(rec.text_value("view.phase"), Some("RUN_FAST"));
     assert_eq!(RegsView::WORDS, 1);
 }
+
+/// A block whose record's signals are computed by a method that counts its calls.
+#[derive(Default)]
+struct Counted {
+    base: u64,
+    calls: std::cell::Cell<u32>,
+}
+
+impl Counted {
+    fn lanes(&self) -> [u64; 3] {
+        self.calls.set(self.calls.get() + 1);
+        [self.base, self.base + 1, self.base + 2]
+    }
+}
+
+/// A view over two words whose array signal is one `get` (with `each`).
+#[wave_view(Counted)]
+struct CountedView {
+    #[wave(bits = 40, each = "lane{}", get = self.lanes())]
+    lanes: [u64; 3],
+}
+
+#[test]
+fn a_records_words_evaluate_each_get_once() {
+    let c = Counted {
+        base: 0xff_0000_0001,
+        ..Counted::default()
+    };
+    assert_eq!(CountedView::WORDS, 2);
+    let words = CountedView(&c).words();
+    assert_eq!(c.calls.get(), 1, "one call for two words");
+    let mut rec = pp5_rtl::trace::Recorder::default();
+    CountedView::decode(&words, &mut rec);
+    assert_eq!(rec.value("lane0"), Some(0xff_0000_0001));
+    assert_eq!(rec.value("lane1"), Some(0xff_0000_0002));
+    assert_eq!(rec.value("lane2"), Some(0xff_0000_0003));
+}

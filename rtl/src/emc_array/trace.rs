@@ -40,11 +40,14 @@ impl Probe {
 }
 
 /// The AEO, the stripes and the Enable count: they change with Enable.
-#[derive(Wave)]
+#[wave_view(EmcArray)]
 struct ArrayRegs {
-    #[wave(bits = 1, each = "stripe{}", before(aeo: 1 = stripes == [0; 4]))]
+    #[wave(bits = 1, each = "stripe{}", before(aeo: 1 = stripes == [0; 4]), get = {
+        let s = self.stripe_bits();
+        std::array::from_fn(|k| s >> k & 1 != 0)
+    })]
     stripes: [bool; 4],
-    #[wave(bits = 15)]
+    #[wave(bits = 15, get = self.counts.enable(&self.enable))]
     enable_count: u32,
 }
 
@@ -71,13 +74,8 @@ impl EmcArray {
     /// board's cycle record keeps it).
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, op: &ArrayOp) {
-        let stripes = self.stripe_bits();
-        let regs = ArrayRegs {
-            stripes: std::array::from_fn(|k| stripes >> k & 1 != 0),
-            enable_count: self.counts.enable(&self.enable),
-        };
         t.push_scope("emc_array");
-        regs.record_group(t);
+        ArrayRegs(self).record_group(t);
         Operands(op).record_group(t);
         t.pop_scope();
     }

@@ -4,30 +4,32 @@
 //! changed).
 
 use super::instruction::FcOp;
-use super::stacks::{LoopKind, STACK_DEPTH};
+use super::stacks::{LoopFrame, LoopKind, STACK_DEPTH};
 use super::{FlowControl, LastFc};
-use crate::trace::{Tracer, Wave};
+use crate::trace::{wave_view, Tracer, Wave};
 
-#[derive(Wave)]
+#[wave_view(FlowControl)]
 struct FcWave {
     full: bool,
     all_active: bool,
     /// The last instruction ("-": none yet), its fields and its decision.
-    #[wave(name, none = "-")]
+    #[wave(name, none = "-", get = self.last.valid.then_some(self.last.req.instr.op))]
     op: Option<FcOp>,
     #[wave(flatten)]
     last: LastFc,
-    #[wave(bits = 3)]
+    #[wave(bits = 3, get = self.loops.depth())]
     loop_depth: usize,
     // The R700 stack of our model (docs/flow-control.md, "The R700 stack"): its entries in
     // use, and whether the last instruction over- or underflowed it.
-    #[wave(bits = 3, then(r700_stack: 4 = loop_depth + addr_depth))]
+    #[wave(bits = 3, get = self.addrs.depth(), then(r700_stack: 4 = loop_depth + addr_depth))]
     addr_depth: usize,
+    #[wave(get = self.loops.top().is_some_and(|f| f.uncounted))]
     r700_uncounted: bool,
+    #[wave(get = self.addrs.waiting().iter().flatten().any(|&w| w != 0))]
     r700_call_waiting: bool,
-    #[wave(scope, each = "loop{}")]
+    #[wave(scope, each = "loop{}", get = std::array::from_fn(|k| Frame::of(self.loops.frames().get(k))))]
     loops: [Frame; 4],
-    #[wave(bits = 11, each = "addr{}")]
+    #[wave(bits = 11, each = "addr{}", get = std::array::from_fn(|k| self.addrs.entries().get(k).copied().unwrap_or(0)))]
     addrs: [u16; 4],
 }
 
@@ -47,42 +49,24 @@ struct Frame {
     al: i32,
 }
 
+impl Frame {
+    fn of(f: Option<&LoopFrame>) -> Frame {
+        f.map_or(Frame::default(), |f| Frame {
+            kind: Some(f.kind),
+            count: f.count,
+            al: f.al.unwrap_or(0),
+        })
+    }
+}
+
 impl FlowControl {
     /// Trace the unit as scope `fc`, a record skipped while `key` (which must change
     /// whenever the unit does) is unchanged.
     #[inline]
     pub fn trace<T: Tracer + ?Sized>(&self, t: &mut T, key: u64) {
         if t.group(key) {
-            self.wave().record(t, "fc");
+            FcWave(self).record(t, "fc");
             t.end_group();
-        }
-    }
-
-    #[inline(never)]
-    fn wave(&self) -> FcWave {
-        let frame = |k: usize| {
-            self.loops
-                .frames()
-                .get(k)
-                .map_or(Frame::default(), |f| Frame {
-                    kind: Some(f.kind),
-                    count: f.count,
-                    al: f.al.unwrap_or(0),
-                })
-        };
-        let addr = |k: usize| self.addrs.entries().get(k).copied().unwrap_or(0);
-        let waiting = self.addrs.waiting().iter();
-        FcWave {
-            full: self.full,
-            all_active: self.all_active,
-            op: self.last.valid.then_some(self.last.req.instr.op),
-            last: self.last,
-            loop_depth: self.loops.depth(),
-            addr_depth: self.addrs.depth(),
-            r700_uncounted: self.loops.top().is_some_and(|f| f.uncounted),
-            r700_call_waiting: waiting.flatten().any(|&w| w != 0),
-            loops: std::array::from_fn(frame),
-            addrs: std::array::from_fn(addr),
         }
     }
 }
