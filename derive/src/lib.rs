@@ -20,7 +20,9 @@
 //!   (for derived signals); `#[wave(skip)]`: neither (a field `Default` builds).
 //! - `then(sig: W = expr, ...)` / `before(...)`: derived signals shown after (before) the
 //!   field, of width `W` or `text`, computed on decode from the fields (a bits field is its
-//!   `u64` value, a `name` field its enum value, a `hide` field too).
+//!   `u64` value, a `name` field its enum value, a `hide` field too); `then(s: T = expr)`
+//!   with `T` a `Wave` record: its signals, in scope `s` (`""`: in the record's), a record
+//!   the waveform shows decoded from another's words.
 //! - `#[wave(get = expr)]`: the signal is `expr` (of `self`, when packed) instead of the
 //!   field, a value of the field's type or of `#[wave(ty = T)]` (with `each`, an array): a
 //!   register struct is its own record with a computed signal (a method's value, a saturated
@@ -106,11 +108,18 @@ pub fn derive_wave_enum(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// A derived signal: `name: width = expr` or `name: text = expr`.
+/// A derived signal: `name: width = expr` or `name: text = expr`; or a derived record,
+/// `name: Type = expr` (a `Wave` record's signals, in scope `name`, none if `""`).
 struct Derived {
     name: String,
-    width: Option<LitInt>,
+    width: DerivedKind,
     expr: Expr,
+}
+
+enum DerivedKind {
+    Bits(LitInt),
+    Text,
+    Record(Type),
 }
 
 impl Parse for Derived {
@@ -122,13 +131,12 @@ impl Parse for Derived {
         };
         input.parse::<Token![:]>()?;
         let width = if input.peek(LitInt) {
-            Some(input.parse::<LitInt>()?)
+            DerivedKind::Bits(input.parse()?)
         } else {
-            let k: Ident = input.parse()?;
-            if k != "text" {
-                return Err(Error::new(k.span(), "a width or `text`"));
+            match input.parse::<Type>()? {
+                Type::Path(p) if p.path.is_ident("text") => DerivedKind::Text,
+                ty => DerivedKind::Record(ty),
             }
-            None
         };
         input.parse::<Token![=]>()?;
         Ok(Derived {
@@ -375,12 +383,18 @@ fn part(kind: &Kind, ty: &Type, name: &str, value: Ts, local: Ts, span: Span) ->
 fn derived(d: &[Derived], show: &mut Vec<Show>) {
     for d in d {
         let (name, e) = (&d.name, &d.expr);
+        let rt = quote!(::pp5_rtl::trace);
         show.push(match &d.width {
-            Some(n) if n.base10_parse::<u32>().ok() == Some(1) => {
+            DerivedKind::Bits(n) if n.base10_parse::<u32>().ok() == Some(1) => {
                 Show::Bit(name.clone(), quote!(((#e) as u64 & 1)))
             }
-            Some(n) => Show::Other(quote!(__t.bits(#name, #n, (#e) as u64);)),
-            None => Show::Other(quote!(__t.text_static(#name, #e);)),
+            DerivedKind::Bits(n) => Show::Other(quote!(__t.bits(#name, #n, (#e) as u64);)),
+            DerivedKind::Text => Show::Other(quote!(__t.text_static(#name, #e);)),
+            DerivedKind::Record(ty) => Show::Other(quote! {{
+                const N: usize = (<#ty as #rt::Wave>::BITS as usize).div_ceil(64);
+                let r: #ty = #e;
+                <#ty as #rt::Wave>::show(&#rt::words::<_, N>(&r), 0, #name, __t);
+            }}),
         });
     }
 }

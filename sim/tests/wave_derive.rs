@@ -233,3 +233,28 @@ fn a_records_words_evaluate_each_get_once() {
     assert_eq!(rec.value("lane1"), Some(0xff_0000_0002));
     assert_eq!(rec.value("lane2"), Some(0xff_0000_0003));
 }
+
+/// A record that shows another record decoded from its own raw bits.
+#[derive(Wave)]
+struct Raw {
+    #[wave(bits = 3, hide, then(
+        "": Inner = Inner { flag: raw & 1 != 0, last: (raw >> 1 != 0).then_some(Phase::Hold) },
+        again: Inner = Inner { flag: raw & 1 == 0, last: None },
+    ))]
+    raw: u8,
+}
+
+#[test]
+fn a_derived_record_shows_its_signals_in_the_records_scope_or_its_own() {
+    let mut rec = pp5_rtl::trace::Recorder::default();
+    Raw { raw: 0b011 }.record(&mut rec, "raw");
+    let names: Vec<&str> = rec.signals.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(
+        names,
+        ["raw.flag", "raw.last", "raw.again.flag", "raw.again.last"]
+    );
+    assert_eq!(rec.value("raw.flag"), Some(1));
+    assert_eq!(rec.text_value("raw.last"), Some("hold"));
+    assert_eq!(rec.value("raw.again.flag"), Some(0));
+    assert_eq!(rec.text_value("raw.again.last"), Some("-"));
+}

@@ -5,7 +5,7 @@
 use super::microinstruction::{self, Microinstruction};
 use super::opcode::OpcodeWord;
 use super::{Igc, IgcNames, IgcState};
-use crate::trace::{get, part, wave_view, words as words_of, Tracer, Wave};
+use crate::trace::{wave_view, Tracer, Wave};
 
 /// `state`, `rmode`, `pc`, `upc`: the registers that change every cycle.
 #[wave_view(Igc)]
@@ -42,34 +42,15 @@ struct Counters {
     l: u8,
 }
 
-/// The executed microinstruction (`uinst`): its fields by name, decoded from the words it
-/// was fetched as, and the store's words at its address now.
+/// The executed microinstruction (`uinst`): its fields by name, decoded on the writer's
+/// thread from the words it was fetched as, and the store's words at its address now.
 #[derive(Wave)]
 struct Uinst {
-    #[wave(flatten)]
-    fetched: Fetched,
+    #[wave(bits = 32, hide, each = "fetched{}", then("": Microinstruction =
+        microinstruction::decode(&fetched.map(|w| w as u32)).unwrap_or_default()))]
+    fetched: [u32; 4],
     #[wave(bits = 32, each = "w{}")]
     store: [u32; 4],
-}
-
-/// A microinstruction's words, shown as its fields: decoded on the writer's thread, and
-/// shown as [`Microinstruction`]'s record.
-struct Fetched([u32; 4]);
-
-impl Wave for Fetched {
-    const BITS: u32 = 128;
-    #[inline(always)]
-    fn word(&self, at: u32, k: usize) -> u64 {
-        (0..4).fold(0, |w, i| {
-            w | part(self.0[i].into(), at + 32 * i as u32, 32, k)
-        })
-    }
-    fn show(w: &[u64], at: u32, _: &str, t: &mut dyn Tracer) {
-        let words = std::array::from_fn(|k| get(w, at + 32 * k as u32, 32) as u32);
-        let m = microinstruction::decode(&words).unwrap_or_default();
-        const N: usize = (Microinstruction::BITS as usize).div_ceil(64);
-        Microinstruction::show(&words_of::<_, N>(&m), 0, "", t);
-    }
 }
 
 impl Igc {
@@ -91,7 +72,7 @@ impl Igc {
             self.store.uinst_words(self.last_pc)
         };
         t.push_scope("uinst");
-        let fetched = Fetched(self.last_words);
+        let fetched = self.last_words;
         Uinst { fetched, store }.record_group(t);
         // Where the microinstruction at `pc` came from: the one the IGC executes in the
         // cycle this sample shows (the report's cycle numbers the same cycles; `upc` and the
