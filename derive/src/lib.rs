@@ -119,7 +119,7 @@ struct Derived {
 enum DerivedKind {
     Bits(LitInt),
     Text,
-    Record(Type),
+    Record(Box<Type>),
 }
 
 impl Parse for Derived {
@@ -135,7 +135,7 @@ impl Parse for Derived {
         } else {
             match input.parse::<Type>()? {
                 Type::Path(p) if p.path.is_ident("text") => DerivedKind::Text,
-                ty => DerivedKind::Record(ty),
+                ty => DerivedKind::Record(Box::new(ty)),
             }
         };
         input.parse::<Token![=]>()?;
