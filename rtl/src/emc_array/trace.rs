@@ -27,7 +27,7 @@ struct ProbeAlu {
 
 impl Probe {
     /// The probe's ALU view as a record of the caller's scope (the pixel's): Enable, Carry
-    /// and the ALU's inputs and outputs of the last cycle ([`ProbeAlu`]).
+    /// and the ALU's inputs and outputs of the last cycle (`ProbeAlu`).
     #[inline]
     pub fn trace_alu<T: Tracer + ?Sized>(&self, t: &mut T, array: &EmcArray) {
         ProbeAlu {

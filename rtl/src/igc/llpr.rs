@@ -34,7 +34,7 @@ pub struct Llpr {
     /// Coefficients A, B, C, D, E, F (raw words: IEEE floats, or C as the scalar).
     #[wave(skip)]
     pub coef: [u32; 6],
-    /// Which coefficients were sent with this command (bit k = coef[k]); the others keep the
+    /// Which coefficients were sent with this command (bit `k` = `coef[k]`); the others keep the
     /// IGC's previous values (coefficient re-use, seed §III.4.2.4).
     #[wave(bits = 6)]
     pub coef_mask: u8,

@@ -191,7 +191,7 @@ pub enum Seq {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LLoad {
     None,
-    /// L = OPR[k].
+    /// `L = OPR[k]`.
     Opr(u8),
     /// L = IMM8.
     Imm,

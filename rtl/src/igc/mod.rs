@@ -134,7 +134,7 @@ pub enum IgcEvent {
     /// simulator reports it and stops).
     Fault { pc: u16, why: String },
     /// Something suspicious with no hardware effect (e.g. an address past the 208 bits), at
-    /// the microinstruction at `pc`: `{what} at <pc> {msg}` ([`IgcEvent::diagnostic_text`]).
+    /// the microinstruction at `pc`: `{what} at <pc> {msg}` (as the engine reports it).
     Diagnostic {
         pc: u16,
         /// What did it: `microinstruction`, `QEE command`.

@@ -2,9 +2,9 @@
 //!
 //! Coefficients arrive as IEEE single floats and are converted to fixed point with FBITS
 //! fractional bits, truncated toward zero; exponents outside `-FBITS ..= 63-FBITS` (and zero,
-//! denormals, infinities, NaNs) read as 0. The tree result `Q(x,y) = Dx² + Exy + Fy² + Ax + By
-//! + C` is computed exactly from the truncated coefficients and then truncated *downward* to an
-//! integer. `tree[n]` sign-extends to `n` bits.
+//! denormals, infinities, NaNs) read as 0. The tree result
+//! `Q(x,y) = Dx² + Exy + Fy² + Ax + By + C` is computed exactly from the truncated coefficients
+//! and then truncated *downward* to an integer. `tree[n]` sign-extends to `n` bits.
 //!
 //! These are pure functions; the clocked QEE block (shift chains, per-EMC configuration
 //! register, the bit-serial tree output) is built on them.

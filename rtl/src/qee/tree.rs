@@ -17,7 +17,7 @@
 //!   second one `Z`); their carries are bit planes.
 //!
 //! Every node of the per-EMC trees is one word of 64 lanes (EMC `k` in lane
-//! [`emc_lane`]`(k)`); a step is one clock of every adder. The state is the adders' carries
+//! [`emc_lane`](super::bitslice::emc_lane)`(k)`); a step is one clock of every adder. The state is the adders' carries
 //! and the chains' position (the step index); the output of a step is the bit plane of bit `s`
 //! of every pixel's `V`.
 
