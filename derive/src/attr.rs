@@ -1,5 +1,6 @@
 //! The `#[wave(...)]` attributes of a `derive(Wave)` struct and of its fields, parsed.
 
+use syn::meta::ParseNestedMeta;
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Error, Expr, Ident, LitInt, LitStr, Token, Type};
@@ -81,23 +82,31 @@ pub(crate) struct StructAttr {
 /// The struct's attributes; an error at an unknown one.
 pub(crate) fn struct_attr(attrs: &[syn::Attribute]) -> syn::Result<StructAttr> {
     let mut a = StructAttr::default();
-    for attr in attrs.iter().filter(|x| x.path().is_ident("wave")) {
-        attr.parse_nested_meta(|m| {
-            match m.path.get_ident().map(Ident::to_string).as_deref() {
-                Some("words") => a.words = Some(m.value()?.parse::<LitInt>()?),
-                Some("part") => a.part = true,
-                _ => {
-                    return Err(m.error("unknown wave attribute (on a struct: `words = N`, `part`)"))
-                }
-            }
-            Ok(())
-        })?;
-    }
+    wave_attrs(attrs, |name, m| {
+        match name {
+            Some("words") => a.words = Some(m.value()?.parse::<LitInt>()?),
+            Some("part") => a.part = true,
+            _ => return Err(m.error("unknown wave attribute (a struct's: `words`, `part`)")),
+        }
+        Ok(())
+    })?;
     Ok(a)
 }
 
+/// The items of the `#[wave(...)]` attributes among `attrs` to `f`, each with its name
+/// (`None` if its path is not one identifier); the first error `f` gives.
+pub(crate) fn wave_attrs(
+    attrs: &[syn::Attribute],
+    mut f: impl FnMut(Option<&str>, &ParseNestedMeta) -> syn::Result<()>,
+) -> syn::Result<()> {
+    for attr in attrs.iter().filter(|x| x.path().is_ident("wave")) {
+        attr.parse_nested_meta(|m| f(m.path.get_ident().map(Ident::to_string).as_deref(), &m))?;
+    }
+    Ok(())
+}
+
 /// `then(...)` / `before(...)`: the derived signals, comma-separated.
-fn derived_list(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<Derived>> {
+fn derived_list(meta: &ParseNestedMeta) -> syn::Result<Vec<Derived>> {
     let content;
     syn::parenthesized!(content in meta.input);
     Ok(content
@@ -108,7 +117,7 @@ fn derived_list(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<Derived>> 
 
 /// `bits = N`: a literal `N` must be 1..=64 (an error at it); any other expression is
 /// checked by a const assertion (`check_width`).
-fn bits(m: &syn::meta::ParseNestedMeta) -> syn::Result<Kind> {
+fn bits(m: &ParseNestedMeta) -> syn::Result<Kind> {
     let n: Expr = m.value()?.parse()?;
     if let Some(k) = int_lit(&n) {
         if !(1..=64).contains(&k.base10_parse::<u32>()?) {
@@ -133,29 +142,27 @@ pub(crate) fn int_lit(e: &Expr) -> Option<&LitInt> {
 pub(crate) fn field_attr(attrs: &[syn::Attribute]) -> syn::Result<FieldAttr> {
     let mut a = FieldAttr::default();
     let mut none = None;
-    for attr in attrs.iter().filter(|x| x.path().is_ident("wave")) {
-        attr.parse_nested_meta(|m| {
-            let string = || Ok::<_, Error>(m.value()?.parse::<LitStr>()?.value());
-            match m.path.get_ident().map(Ident::to_string).as_deref() {
-                Some("bits") => a.kind = bits(&m)?,
-                Some("name") => a.kind = Kind::Name(None),
-                Some("none") => none = Some(m.value()?.parse::<LitStr>()?),
-                Some("scope") if m.input.peek(Token![=]) => a.kind = Kind::Scope(Some(string()?)),
-                Some("scope") => a.kind = Kind::Scope(None),
-                Some("flatten") => a.kind = Kind::Flatten,
-                Some("rename") => a.rename = Some(string()?),
-                Some("each") => a.each = Some(string()?),
-                Some("hide") => a.hide = true,
-                Some("skip") => a.skip = true,
-                Some("get") => a.get = Some(m.value()?.parse()?),
-                Some("ty") => a.ty = Some(m.value()?.parse()?),
-                Some("then") => a.then.extend(derived_list(&m)?),
-                Some("before") => a.before.extend(derived_list(&m)?),
-                _ => return Err(m.error("unknown wave attribute")),
-            }
-            Ok(())
-        })?;
-    }
+    wave_attrs(attrs, |name, m| {
+        let string = || Ok::<_, Error>(m.value()?.parse::<LitStr>()?.value());
+        match name {
+            Some("bits") => a.kind = bits(m)?,
+            Some("name") => a.kind = Kind::Name(None),
+            Some("none") => none = Some(m.value()?.parse::<LitStr>()?),
+            Some("scope") if m.input.peek(Token![=]) => a.kind = Kind::Scope(Some(string()?)),
+            Some("scope") => a.kind = Kind::Scope(None),
+            Some("flatten") => a.kind = Kind::Flatten,
+            Some("rename") => a.rename = Some(string()?),
+            Some("each") => a.each = Some(string()?),
+            Some("hide") => a.hide = true,
+            Some("skip") => a.skip = true,
+            Some("get") => a.get = Some(m.value()?.parse()?),
+            Some("ty") => a.ty = Some(m.value()?.parse()?),
+            Some("then") => a.then.extend(derived_list(m)?),
+            Some("before") => a.before.extend(derived_list(m)?),
+            _ => return Err(m.error("unknown wave attribute")),
+        }
+        Ok(())
+    })?;
     if let (Some(n), Kind::Name(x)) = (none, &mut a.kind) {
         *x = Some(n);
     }

@@ -125,22 +125,20 @@ impl<'a> Collected<'a> {
     /// The field's value: the field, or its `get`: inline in `Wave::word`, in a local of
     /// `words` (evaluated once for all the words; in `word`, a local costs more).
     fn value(&mut self, a: &FieldAttr, f: &Field, fid: &Ident) -> Value {
-        let Some(g) = &a.get else {
-            let field = quote!(self.#fid);
-            let decoded = quote!(#fid);
-            return Value {
-                word: field.clone(),
-                words: field,
-                decoded,
-            };
+        let (word, words) = match &a.get {
+            None => (quote!(self.#fid), quote!(self.#fid)),
+            Some(g) => {
+                let local = format_ident!("__get_{}", fid);
+                let ty = a.ty.as_ref().unwrap_or(&f.ty);
+                self.lets.push(quote!(let #local: #ty = #g;));
+                (quote!({ let __get: #ty = #g; __get }), quote!(#local))
+            }
         };
-        let local = format_ident!("__get_{}", fid);
-        let ty = a.ty.as_ref().unwrap_or(&f.ty);
-        self.lets.push(quote!(let #local: #ty = #g;));
+        let decoded = quote!(#fid);
         Value {
-            word: quote!({ let __get: #ty = #g; __get }),
-            words: quote!(#local),
-            decoded: quote!(#fid),
+            word,
+            words,
+            decoded,
         }
     }
 }
