@@ -53,8 +53,8 @@ mod show;
 mod view;
 
 use proc_macro::TokenStream;
-use proc_macro2::TokenStream as Ts;
-use quote::quote;
+use proc_macro2::{Span, TokenStream as Ts};
+use quote::quote_spanned;
 use syn::{parse_macro_input, DeriveInput, Error, Type};
 
 /// `#[derive(Wave)]` on a struct: its `Wave` impl and its record's methods.
@@ -92,5 +92,10 @@ pub fn derive_wave_enum(input: TokenStream) -> TokenStream {
 
 /// The path of the runtime support, `pp5_rtl::trace`.
 fn rt() -> Ts {
-    quote!(::pp5_rtl::trace)
+    rt_at(Span::call_site())
+}
+
+/// The path of the runtime support at `span` (where an error in a call through it points).
+fn rt_at(span: Span) -> Ts {
+    quote_spanned!(span=> ::pp5_rtl::trace)
 }

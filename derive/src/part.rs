@@ -2,10 +2,11 @@
 //! packing into the words, its unpacking from them and how the waveform shows it.
 
 use crate::attr::{int_lit, option_inner, Kind};
-use crate::rt;
 use crate::show::Show;
+use crate::{rt, rt_at};
 use proc_macro2::{Span, TokenStream as Ts};
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{LitInt, Type};
 
 /// An element's value where it is used: in `Wave::word` (its `get` inline: a local there
@@ -29,6 +30,7 @@ pub(crate) struct Elem {
     pub pack_words: Ts,
     /// Its value (for derived signals and the show) from the words.
     pub unpack: Ts,
+    /// Its const assertion (a bits signal no wider than its type), or nothing.
     pub check: Ts,
 }
 
@@ -61,9 +63,9 @@ pub(crate) fn part(kind: &Kind, ty: &Type, name: &str, v: Value, span: Span) -> 
     Ok(match (kind, type_width(ty)) {
         (Kind::Unset, Some(n)) => {
             let n = LitInt::new(&n.to_string(), span);
-            bits_part(&syn::parse_quote!(#n), ty, name, v, span)?
+            bits_part(&syn::parse_quote!(#n), ty, name, v)?
         }
-        (Kind::Bits(n), _) => bits_part(n, ty, name, v, span)?,
+        (Kind::Bits(n), _) => bits_part(n, ty, name, v)?,
         (Kind::Name(None), _) => name_part(ty, name, v),
         (Kind::Name(Some(none)), _) => option_name_part(option_inner(ty)?, none, name, v),
         (Kind::Flatten, _) => wave_part(ty, "", v),
@@ -72,7 +74,7 @@ pub(crate) fn part(kind: &Kind, ty: &Type, name: &str, v: Value, span: Span) -> 
 }
 
 /// A bits signal of width `n`: the value `as u64`, its low `n` bits.
-fn bits_part(n: &syn::Expr, ty: &Type, name: &str, v: Value, span: Span) -> syn::Result<Part> {
+fn bits_part(n: &syn::Expr, ty: &Type, name: &str, v: Value) -> syn::Result<Part> {
     let rt = rt();
     let pack = |v: &Ts| quote!(#rt::part((#v) as u64, __o, #n, __k));
     let elem = Elem {
@@ -81,8 +83,10 @@ fn bits_part(n: &syn::Expr, ty: &Type, name: &str, v: Value, span: Span) -> syn:
         pack_word: pack(&v.word),
         pack_words: pack(&v.words),
         unpack: quote!(#rt::get(__w, __o, #n)),
-        check: quote_spanned! {span=>
-            const _: () = #rt::check_width::<#ty>(#n);
+        // At the width (`bits = N`), where a compile error about it points.
+        check: {
+            let rt = rt_at(n.span());
+            quote_spanned! {n.span()=> const _: () = #rt::check_width::<#ty>(#n);}
         },
     };
     let (local, one) = (v.decoded, int_lit(n).map(LitInt::base10_parse::<u32>));

@@ -4,10 +4,10 @@
 
 use crate::attr::{field_attr, int_lit, struct_attr, FieldAttr, Kind};
 use crate::part::{part, Elem, Value};
-use crate::rt;
 use crate::show::{derived, show_calls, Show};
+use crate::{rt, rt_at};
 use proc_macro2::TokenStream as Ts;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use std::ops::Range;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Field, Fields, Ident, Type};
@@ -22,9 +22,10 @@ pub(crate) fn wave_struct(input: &DeriveInput) -> syn::Result<Ts> {
         c.field(f)?;
     }
     let layout = Layout::of(&c.elems);
-    let rt = rt();
+    // At `words = N`, where a compile error about it points.
     let words_check = attr.words.map(|n| {
-        quote! {
+        let rt = rt_at(n.span());
+        quote_spanned! {n.span()=>
             const _: () = #rt::check_words(<#stat as #rt::Wave>::BITS, #n);
         }
     });
