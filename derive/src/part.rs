@@ -41,13 +41,8 @@ pub(crate) type Part = (Elem, Show);
 /// type.
 fn type_width(ty: &Type) -> Option<u32> {
     let Type::Path(p) = ty else { return None };
-    match p
-        .path
-        .get_ident()
-        .filter(|_| p.qself.is_none())?
-        .to_string()
-        .as_str()
-    {
+    let t = p.path.get_ident().filter(|_| p.qself.is_none())?;
+    match t.to_string().as_str() {
         "bool" => Some(1),
         "u8" => Some(8),
         "u16" => Some(16),
