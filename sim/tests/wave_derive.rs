@@ -6,7 +6,7 @@ mod common;
 
 use common::{wave_changes, Scratch};
 use pp5_rtl::clock::{CYCLE_PS, HALF_CYCLE_PS};
-use pp5_rtl::trace::{wave_view, Recorder, Traced, Tracer, Wave, WaveEnum};
+use pp5_rtl::trace::{wave_view, Traced, Tracer, Wave, WaveEnum};
 use pp5_sim::trace::{TraceConfig, WaveFormat, WaveWriter};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, WaveEnum)]
@@ -106,7 +106,7 @@ fn pack_and_decode_agree() {
         },
         _not_traced: 7,
     };
-    let mut rec = Recorder::default();
+    let mut rec = pp5_rtl::trace::Recorder::default();
     r.trace(&mut rec);
     assert_eq!(rec.value("blk.count"), Some(9));
     assert_eq!(rec.text_value("blk.phase"), Some("hold"));
@@ -144,7 +144,7 @@ fn computed_signals_and_parts_by_reference() {
         flag: true,
         last: None,
     };
-    let mut rec = Recorder::default();
+    let mut rec = pp5_rtl::trace::Recorder::default();
     Both {
         fifo: &fifo,
         regs: &regs,
@@ -178,7 +178,7 @@ fn a_view_shows_its_blocks_registers_in_its_own_order() {
         added: 0xabcd,
         ..Regs::default()
     };
-    let mut rec = Recorder::default();
+    let mut rec = pp5_rtl::trace::Recorder::default();
     RegsView(&r).record(&mut rec, "view");
     let names: Vec<&str> = rec.signals.iter().map(|s| s.0.as_str()).collect();
     assert_eq!(
@@ -227,7 +227,7 @@ fn a_records_words_evaluate_each_get_once() {
     assert_eq!(CountedView::WORDS, 2);
     let words = CountedView(&c).words();
     assert_eq!(c.calls.get(), 1, "one call for two words");
-    let mut rec = Recorder::default();
+    let mut rec = pp5_rtl::trace::Recorder::default();
     CountedView::decode(&words, &mut rec);
     assert_eq!(rec.value("lane0"), Some(0xff_0000_0001));
     assert_eq!(rec.value("lane1"), Some(0xff_0000_0002));
@@ -246,7 +246,7 @@ struct Raw {
 
 #[test]
 fn a_derived_record_shows_its_signals_in_the_records_scope_or_its_own() {
-    let mut rec = Recorder::default();
+    let mut rec = pp5_rtl::trace::Recorder::default();
     Raw { raw: 0b011 }.record(&mut rec, "raw");
     let names: Vec<&str> = rec.signals.iter().map(|s| s.0.as_str()).collect();
     assert_eq!(
@@ -257,27 +257,4 @@ fn a_derived_record_shows_its_signals_in_the_records_scope_or_its_own() {
     assert_eq!(rec.text_value("raw.last"), Some("hold"));
     assert_eq!(rec.value("raw.again.flag"), Some(0));
     assert_eq!(rec.text_value("raw.again.last"), Some("-"));
-}
-
-/// A record with a part kept packed (`Packed<Inner>`: one word, taken every cycle).
-#[derive(Wave)]
-struct WithPacked {
-    #[wave(scope)]
-    inner: pp5_rtl::trace::Packed<Inner>,
-}
-
-#[test]
-fn a_packed_part_shows_as_its_type() {
-    let inner = Inner {
-        flag: true,
-        last: Some(Phase::RunFast),
-    };
-    let (mut packed, mut plain) = (Recorder::default(), Recorder::default());
-    WithPacked {
-        inner: pp5_rtl::trace::Packed::new(&inner),
-    }
-    .record(&mut packed, "r");
-    inner.record(&mut plain, "r.inner");
-    assert_eq!(packed.signals, plain.signals);
-    assert_eq!(packed.text_value("r.inner.last"), Some("RUN_FAST"));
 }

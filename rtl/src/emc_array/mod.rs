@@ -19,7 +19,7 @@ mod step;
 mod trace;
 
 use plane::{AlignedPlane, Plane};
-pub use probe::{AluSample, Probe, ProbeInputs};
+pub use probe::{probe_bits, Probe, ProbeInputs};
 
 /// Bits of pixel memory per PE (seed 003 §III.4.2.5.1: "208 bits of random access memory").
 pub const MEM_BITS: usize = 208;
@@ -247,13 +247,13 @@ impl EmcArray {
 
 #[cfg(test)]
 mod tests {
-    use super::{alu::Lut, ArrayOp, BSource, EmcArray, Probe};
+    use super::{alu::Lut, probe_bits, ArrayOp, BSource, EmcArray, Probe};
     use crate::emc_array::plane::{Plane, ZERO_PLANE};
     use crate::trace::Recorder;
 
     /// Every combination of a probe's inputs, each table bit and each write control: the
-    /// sample taken before the edge shows in the waveform's record as the ALU outputs the
-    /// truth tables give and the memory write the array performed at the pixel.
+    /// sample taken before the edge shows in the waveform's record as the ALU inputs, the
+    /// outputs the truth tables give and the memory write the array performed at the pixel.
     #[test]
     fn probe_sample_decodes_to_the_alu_outputs() {
         let (x, y) = (70, 5);
@@ -288,21 +288,22 @@ mod tests {
                         ..ArrayOp::default()
                     };
                     let before = arr.peek(x, y, 9, 1);
-                    probe.sample = probe.sample_array(&arr, &op, &ZERO_PLANE, Some(&active));
+                    let s = probe.sample_array(&arr, &op, &ZERO_PLANE, Some(&active));
+                    probe.sample = s;
                     arr.step(&op, &ZERO_PLANE, Some(&active));
                     let mut rec = Recorder::default();
                     probe.trace_alu(&mut rec, &arr);
                     let v = |name| rec.value(name).expect("a probe signal") == 1;
                     let [r, cout, written, wdata] =
                         ["alu_out", "alu_cout", "mem_we", "mem_wdata"].map(v);
-                    let inputs_shown = ["alu_a", "alu_b", "alu_cin"].map(v);
-                    assert_eq!(inputs_shown, [a, b, c]);
+                    assert_eq!(["alu_a", "alu_b", "alu_cin"].map(v), [a, b, c]);
                     assert_eq!(r, Lut::eval_bit(table, a, b, c), "{inputs:05b} {table:#x}");
                     assert_eq!(cout, Lut::eval_bit(!table, a, b, c));
                     assert_eq!(written, w.is_some() && (wr_all || e) && act);
                     assert_eq!(wdata, written && r);
                     let after = arr.peek(x, y, 9, 1);
                     assert_eq!(after, if written { r as u64 } else { before });
+                    assert_eq!(s >> probe_bits::ENABLE & 1 != 0, e);
                 }
             }
         }

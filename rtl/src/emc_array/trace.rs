@@ -2,19 +2,27 @@
 //! operands of the last operation) and the probe pixels' ALU view (from each probe's sample
 //! of the last cycle, `probe.rs`). All are records, decoded on the writer's thread.
 
-use super::probe::{AluSample, Probe};
+use super::probe::{probe_bits, probe_outputs, Probe};
 use super::{ArrayOp, BSource, EmcArray};
-use crate::trace::Packed;
 use crate::trace::{wave_view, Tracer, Wave};
 
-/// A probe pixel's Enable and Carry after the edge, and its ALU sample ([`AluSample`]: the
-/// ALU's inputs before it, its outputs and the memory write).
+/// A probe pixel's Enable, Carry and ALU signals: the ALU sample (see [`probe_bits`]), from
+/// which the ALU's inputs and outputs and the memory write follow.
 #[derive(Wave)]
 struct ProbeAlu {
+    #[wave(bits = 64, hide)]
+    s: u64,
     enable: bool,
+    #[wave(bits = 1, then(
+        alu_a: 1 = s >> probe_bits::A & 1,
+        alu_b: 1 = s >> probe_bits::B & 1,
+        alu_cin: 1 = s >> probe_bits::CARRY & 1,
+        alu_out: 1 = probe_outputs(s).0,
+        alu_cout: 1 = probe_outputs(s).1,
+        mem_we: 1 = probe_outputs(s).2,
+        mem_wdata: 1 = probe_outputs(s).3,
+    ))]
     carry: bool,
-    #[wave(flatten)]
-    sample: Packed<AluSample>,
 }
 
 impl Probe {
@@ -23,7 +31,7 @@ impl Probe {
     #[inline]
     pub fn trace_alu<T: Tracer + ?Sized>(&self, t: &mut T, array: &EmcArray) {
         ProbeAlu {
-            sample: self.sample,
+            s: self.sample,
             enable: self.bit(&array.enable),
             carry: self.bit(&array.carry),
         }

@@ -4,7 +4,6 @@
 //! compile-time width checks).
 
 use super::Tracer;
-use std::marker::PhantomData;
 
 /// A record, or a part of one, shown from bits of its words: `#[derive(Wave)]` (the
 /// `pp5-derive` crate documents its attributes) generates this from the struct, so that its
@@ -130,44 +129,4 @@ pub fn get(w: &[u64], at: u32, width: u32) -> u64 {
         v |= w.get(i + 1).map_or(0, |x| x << (64 - s));
     }
     v & mask(width)
-}
-
-/// A part of a record kept as its bits (`T`'s layout from bit 0, at most 64 bits), for a value
-/// taken every cycle and shown seldom: built with [`Packed::new`], copied into a record as one
-/// word, shown as `T`'s signals. The default is all bits 0.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Packed<T>(u64, PhantomData<T>);
-
-impl<T> Clone for Packed<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for Packed<T> {}
-
-impl<T> Default for Packed<T> {
-    fn default() -> Self {
-        Packed(0, PhantomData)
-    }
-}
-
-impl<T: Wave> Packed<T> {
-    /// `x`'s bits.
-    #[inline(always)]
-    pub fn new(x: &T) -> Self {
-        const { assert!(T::BITS <= 64, "a packed part fits in a word") };
-        Packed(x.word(0, 0), PhantomData)
-    }
-}
-
-impl<T: Wave> Wave for Packed<T> {
-    const BITS: u32 = T::BITS;
-    #[inline(always)]
-    fn word(&self, at: u32, k: usize) -> u64 {
-        part(self.0, at, T::BITS, k)
-    }
-    fn show(w: &[u64], at: u32, name: &str, t: &mut dyn Tracer) {
-        T::show(w, at, name, t)
-    }
 }
