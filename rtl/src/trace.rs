@@ -21,7 +21,9 @@ mod wave;
 
 pub use pp5_derive::{wave_view, Wave, WaveEnum};
 pub use recorder::Recorder;
-pub use wave::{bits_for, check_width, check_words, get, mask, part, words, Wave, WaveEnum};
+pub use wave::{
+    bits_for, check_width, check_words, get, mask, part, words, Packed, Wave, WaveEnum,
+};
 
 /// Shows the signals of a [`Tracer::record`] or [`Tracer::record_group`] from its words: a
 /// pure function of `words` (a plain `fn`, so it captures nothing), which must visit the

@@ -4,6 +4,7 @@
 //! demo stream and on the QEE triangle stream, read back with `wellen`.
 
 use pp5_rtl::clock::CYCLE_PS;
+use pp5_rtl::trace::Packed;
 use pp5_rtl::trace::{Recorder, Traced};
 use pp5_sim::asm::microcode::{self, McImage};
 use pp5_sim::engine::{SimOptions, StopReason};
@@ -283,7 +284,7 @@ fn probe_samples_are_the_alu_inputs_before_each_edge() {
                     "{name}: {} cycle {}",
                     p.scope, sim.board.cycle
                 );
-                busy += (want != 0) as u32;
+                busy += (want != Packed::default()) as u32;
             }
         }
         assert!(busy > 100, "{name}: the probes saw {busy} operations");
@@ -387,7 +388,7 @@ fn a_windowed_run_shows_the_probes_as_the_whole_run_does() {
                 .ctx
                 .probes
                 .iter()
-                .filter(|p| p.sample != 0)
+                .filter(|p| p.sample != Packed::default())
                 .count();
         }
         assert_eq!(

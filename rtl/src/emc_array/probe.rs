@@ -1,29 +1,53 @@
 //! The probe pixels: pixels chosen for the waveform, each sampled before every edge (its ALU
-//! inputs and the operation's constants, [`Probe::sample`]), and what a sample implies (the
-//! ALU's outputs and the memory write, [`probe_outputs`]). They are the waveform's, not the
-//! array's: whoever traces the board keeps them; `trace.rs` shows them as records.
+//! inputs and the operation's constants, [`Probe::sample`]), from which the waveform derives
+//! the ALU's outputs and the memory write (`trace.rs`, on the writer's thread). They are the
+//! waveform's, not the array's: whoever traces the board keeps them.
 
 use super::plane::{self, Plane, PLANE_WORDS};
 use super::{emc_of, ArrayOp, BSource, EmcArray, MEM_BITS};
+use crate::trace::{Packed, Wave};
 
-/// What a probe pixel saw in the last cycle, packed for its waveform record: the ALU's
-/// inputs at the pixel and the operation's constants, from which the record's decoder (on
-/// the waveform writer's thread) derives the ALU and carry outputs and the memory write.
-pub mod probe_bits {
-    /// Carry, port B and port A before the edge: bits 2:0 are the truth tables' index
-    /// `(a << 2) | (b << 1) | c`. Then Enable and "active" (flow control).
-    pub const CARRY: u32 = 0;
-    pub const B: u32 = 1;
-    pub const A: u32 = 2;
-    pub const ENABLE: u32 = 3;
-    pub const ACTIVE: u32 = 4;
+/// A probe pixel's ALU record: Enable and Carry after the edge, filled in when the record is
+/// shown ([`Probe::trace_alu`]), and the sample taken before the edge ([`Probe::sample`]):
+/// the ALU's inputs at the pixel (`alu_a`, `alu_b`, `alu_cin`) and the operation's
+/// constants, from which the record derives the ALU and carry outputs and the memory write
+/// (the `then` signals, on the writer's thread).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Wave)]
+pub struct ProbeAlu {
+    /// Enable and Carry after the edge (false in a sample).
+    #[wave(rename = "enable")]
+    pub enable_now: bool,
+    #[wave(rename = "carry")]
+    pub carry_now: bool,
+    /// Port A, port B and Carry before the edge: the truth tables' index is
+    /// `(a << 2) | (b << 1) | carry`.
+    #[wave(rename = "alu_a")]
+    pub a: bool,
+    #[wave(rename = "alu_b")]
+    pub b: bool,
+    #[wave(rename = "alu_cin")]
+    pub carry: bool,
+    /// Enable, and "active" (the flow-control unit leaves the PE active).
+    #[wave(hide)]
+    pub enable: bool,
+    #[wave(hide)]
+    pub active: bool,
     /// The operation writes a memory bit (a valid address).
-    pub const W_OK: u32 = 5;
+    #[wave(hide)]
+    pub w_ok: bool,
     /// The operation writes at every PE, not only where Enable is set.
-    pub const WR_ALL: u32 = 6;
-    /// The result and carry truth tables (8 bits each).
-    pub const LUT_R: u32 = 8;
-    pub const LUT_C: u32 = 16;
+    #[wave(hide)]
+    pub wr_all: bool,
+    /// The result and carry truth tables.
+    #[wave(hide)]
+    pub lut_r: u8,
+    #[wave(hide, then(
+        alu_out: 1 = lut_r >> (a << 2 | b << 1 | carry),
+        alu_cout: 1 = lut_c >> (a << 2 | b << 1 | carry),
+        mem_we: 1 = w_ok & (wr_all | enable) & active,
+        mem_wdata: 1 = w_ok & (wr_all | enable) & active & lut_r >> (a << 2 | b << 1 | carry),
+    ))]
+    pub lut_c: u8,
 }
 
 /// A pixel chosen for tracing, and its last sample.
@@ -31,8 +55,8 @@ pub mod probe_bits {
 pub struct Probe {
     pub x: usize,
     pub y: usize,
-    /// The last cycle's sample (see [`probe_bits`]; 0 after a cycle that changed nothing).
-    pub sample: u64,
+    /// The last cycle's sample, packed (all 0 after a cycle that changed nothing).
+    pub sample: Packed<ProbeAlu>,
     /// Where the pixel lives in a plane (word, bit number), and its EMC.
     pub word: usize,
     pub shift: u32,
@@ -62,7 +86,7 @@ impl Probe {
         Some(Probe {
             x,
             y,
-            sample: 0,
+            sample: Packed::default(),
             word,
             shift: mask.trailing_zeros(),
             emc: emc_of(x, y) as u64,
@@ -76,24 +100,42 @@ impl Probe {
         pl[self.word % PLANE_WORDS] >> self.shift & 1 != 0
     }
 
-    /// The sample of a cycle that executed `op` with these inputs at the pixel (0 for the
-    /// no-op, which changes nothing).
+    /// The sample of a cycle that executed `op` with these inputs at the pixel (all 0 for
+    /// the no-op, which changes nothing).
     #[inline]
-    pub fn sample(op: &ArrayOp, i: ProbeInputs) -> u64 {
-        use probe_bits::*;
-        if op.is_nop() {
-            return 0;
-        }
-        let w_ok = op.w.is_some_and(|w| (w as usize) < MEM_BITS);
-        (w_ok as u64) << W_OK
-            | (op.wr_all as u64) << WR_ALL
-            | (op.lut_r as u64) << LUT_R
-            | (op.lut_c as u64) << LUT_C
-            | (i.a as u64) << A
-            | (i.b as u64) << B
-            | (i.carry as u64) << CARRY
-            | (i.enable as u64) << ENABLE
-            | (i.active as u64) << ACTIVE
+    pub fn sample(op: &ArrayOp, i: ProbeInputs) -> Packed<ProbeAlu> {
+        Probe::sample_of(Probe::op_sample(op), i)
+    }
+
+    /// The part of a cycle's samples that its operation `op` fixes, the same at every probe
+    /// (`None` for the no-op).
+    #[inline]
+    pub fn op_sample(op: &ArrayOp) -> Option<Packed<ProbeAlu>> {
+        (!op.is_nop()).then(|| {
+            Packed::new(&ProbeAlu {
+                w_ok: op.w.is_some_and(|w| (w as usize) < MEM_BITS),
+                wr_all: op.wr_all,
+                lut_r: op.lut_r,
+                lut_c: op.lut_c,
+                ..ProbeAlu::default()
+            })
+        })
+    }
+
+    /// [`Probe::sample`] from the operation's part of it ([`Probe::op_sample`]).
+    #[inline]
+    pub fn sample_of(op: Option<Packed<ProbeAlu>>, i: ProbeInputs) -> Packed<ProbeAlu> {
+        let Some(op) = op else {
+            return Packed::default();
+        };
+        op.merged(Packed::new(&ProbeAlu {
+            a: i.a,
+            b: i.b,
+            carry: i.carry,
+            enable: i.enable,
+            active: i.active,
+            ..ProbeAlu::default()
+        }))
     }
 
     /// [`Probe::sample`] with the inputs read from `array` before the edge: the tree plane
@@ -105,7 +147,7 @@ impl Probe {
         op: &ArrayOp,
         tree: &Plane,
         active: Option<&Plane>,
-    ) -> u64 {
+    ) -> Packed<ProbeAlu> {
         let mem = |a: u8| array.mem.get(a as usize).is_some_and(|p| self.bit(p));
         let b = match op.b {
             BSource::Zero => false,
@@ -123,16 +165,4 @@ impl Probe {
         };
         Probe::sample(op, inputs)
     }
-}
-
-/// The ALU outputs and memory write a probe's sample word implies, as
-/// `(alu_out, carry_out, mem_written, mem_write)` (the written bit's value).
-pub fn probe_outputs(s: u64) -> (bool, bool, bool, bool) {
-    use probe_bits::*;
-    let bit = |k: u32| s >> k & 1 != 0;
-    let idx = (s & 7) as u32;
-    let alu_out = s >> (LUT_R + idx) & 1 != 0;
-    let carry_out = s >> (LUT_C + idx) & 1 != 0;
-    let written = bit(W_OK) && (bit(WR_ALL) || bit(ENABLE)) && bit(ACTIVE);
-    (alu_out, carry_out, written, written && alu_out)
 }

@@ -2,40 +2,21 @@
 //! operands of the last operation) and the probe pixels' ALU view (from each probe's sample
 //! of the last cycle, `probe.rs`). All are records, decoded on the writer's thread.
 
-use super::probe::{probe_bits, probe_outputs, Probe};
+use super::probe::{Probe, ProbeAlu};
 use super::{ArrayOp, BSource, EmcArray};
-use crate::trace::{wave_view, Tracer, Wave};
-
-/// A probe pixel's Enable, Carry and ALU signals: the ALU sample (see [`probe_bits`]), from
-/// which the ALU's inputs and outputs and the memory write follow.
-#[derive(Wave)]
-struct ProbeAlu {
-    #[wave(bits = 64, hide)]
-    s: u64,
-    enable: bool,
-    #[wave(bits = 1, then(
-        alu_a: 1 = s >> probe_bits::A & 1,
-        alu_b: 1 = s >> probe_bits::B & 1,
-        alu_cin: 1 = s >> probe_bits::CARRY & 1,
-        alu_out: 1 = probe_outputs(s).0,
-        alu_cout: 1 = probe_outputs(s).1,
-        mem_we: 1 = probe_outputs(s).2,
-        mem_wdata: 1 = probe_outputs(s).3,
-    ))]
-    carry: bool,
-}
+use crate::trace::{wave_view, Packed, Tracer};
 
 impl Probe {
-    /// The probe's ALU view as a record of the caller's scope (the pixel's): Enable, Carry
-    /// and the ALU's inputs and outputs of the last cycle (`ProbeAlu`).
+    /// The probe's ALU view as a record of the caller's scope (the pixel's): Enable and Carry
+    /// now, and the ALU's inputs and outputs of the last cycle ([`ProbeAlu`]).
     #[inline]
     pub fn trace_alu<T: Tracer + ?Sized>(&self, t: &mut T, array: &EmcArray) {
-        ProbeAlu {
-            s: self.sample,
-            enable: self.bit(&array.enable),
-            carry: self.bit(&array.carry),
-        }
-        .record_group(t);
+        let now = Packed::new(&ProbeAlu {
+            enable_now: self.bit(&array.enable),
+            carry_now: self.bit(&array.carry),
+            ..ProbeAlu::default()
+        });
+        t.record_group(&[self.sample.merged(now).bits()], ProbeAlu::decode);
     }
 }
 

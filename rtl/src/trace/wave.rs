@@ -4,6 +4,7 @@
 //! compile-time width checks).
 
 use super::Tracer;
+use std::marker::PhantomData;
 
 /// A record, or a part of one, shown from bits of its words: `#[derive(Wave)]` (the
 /// `pp5-derive` crate documents its attributes) generates this from the struct, so that its
@@ -129,4 +130,47 @@ pub fn get(w: &[u64], at: u32, width: u32) -> u64 {
         v |= w.get(i + 1).map_or(0, |x| x << (64 - s));
     }
     v & mask(width)
+}
+
+/// A one-word record `T` kept as its bits (`T`'s layout, at most 64 bits): a value taken
+/// every cycle and shown seldom, stored as one word and handed to the tracer as its record's
+/// words (with `T::decode`). The default is all bits 0.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Packed<T>(u64, PhantomData<T>);
+
+impl<T> Clone for Packed<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Packed<T> {}
+
+impl<T> Default for Packed<T> {
+    fn default() -> Self {
+        Packed(0, PhantomData)
+    }
+}
+
+impl<T: Wave> Packed<T> {
+    /// `x`'s bits.
+    #[inline(always)]
+    pub fn new(x: &T) -> Self {
+        const { assert!(T::BITS <= 64, "a packed record fits in a word") };
+        Packed(x.word(0, 0), PhantomData)
+    }
+
+    /// The fields of `self` and of `other`, each of which leaves the other's fields at their
+    /// zero value (a sample taken before an edge, and the fields known after it).
+    #[inline(always)]
+    pub fn merged(self, other: Self) -> Self {
+        debug_assert_eq!(self.0 & other.0, 0, "merged records overlap");
+        Packed(self.0 | other.0, PhantomData)
+    }
+
+    /// The record's word.
+    #[inline(always)]
+    pub fn bits(self) -> u64 {
+        self.0
+    }
 }

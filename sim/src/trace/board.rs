@@ -198,6 +198,7 @@ impl BoardTrace {
         let op = b.record.array_op;
         let active = b.igc.fc.active_mask();
         let xfer = self.xfer_lane;
+        let op_sample = Probe::op_sample(&op);
         let probes = self.ctx.probes.iter_mut();
         for ((p, c), before) in probes.zip(self.columns.iter_mut()).zip(&self.before) {
             let mem = |a: u8| column_bit(c, a as usize);
@@ -214,7 +215,7 @@ impl BoardTrace {
                 enable: before.enable,
                 active: active.is_none_or(|pl| p.bit(pl)),
             };
-            p.sample = Probe::sample(&op, inputs);
+            p.sample = Probe::sample_of(op_sample, inputs);
             if let Some(w) = op.w {
                 refresh_bit(c, p, b, w as usize);
             }
