@@ -27,7 +27,7 @@ pub struct ProbeAlu {
     pub b: bool,
     #[wave(rename = "alu_cin")]
     pub carry: bool,
-    /// Enable, and "active" (the flow-control unit leaves the PE active).
+    /// Enable before the edge, and "active" (the flow-control unit leaves the PE active).
     #[wave(hide)]
     pub enable: bool,
     #[wave(hide)]
