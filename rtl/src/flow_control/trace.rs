@@ -27,9 +27,13 @@ struct FcWave {
     r700_uncounted: bool,
     #[wave(get = self.addrs.waiting().iter().flatten().any(|&w| w != 0))]
     r700_call_waiting: bool,
-    #[wave(scope, each = "loop{}", get = std::array::from_fn(|k| Frame::of(self.loops.frames().get(k))))]
+    #[wave(scope, each = "loop{}", get = std::array::from_fn(|k| {
+        Frame::of(self.loops.frames().get(k))
+    }))]
     loops: [Frame; 4],
-    #[wave(bits = 11, each = "addr{}", get = std::array::from_fn(|k| self.addrs.entries().get(k).copied().unwrap_or(0)))]
+    #[wave(bits = 11, each = "addr{}", get = std::array::from_fn(|k| {
+        self.addrs.entries().get(k).copied().unwrap_or(0)
+    }))]
     addrs: [u16; 4],
 }
 
@@ -50,6 +54,7 @@ struct Frame {
 }
 
 impl Frame {
+    /// The waveform's view of a loop-stack entry (the default for an unused one).
     fn of(f: Option<&LoopFrame>) -> Frame {
         f.map_or(Frame::default(), |f| Frame {
             kind: Some(f.kind),
